@@ -1,0 +1,69 @@
+/* config.h -- target profiles: every number of the machine model.
+ *
+ * Profiles are the JSON files in configs/, compiled into libasc so no file
+ * is needed at run time; `--config F.json` reads another one and `--set
+ * key=value` overrides any key.  Keys, ranges and defaults: sim/asc_config.def.
+ * A profile file carries "version": ASC_CONFIG_VERSION; a mismatch names
+ * which side to upgrade.  Resolution is one function: defaults, then the
+ * profile's values, then overrides, then cross-key checks. */
+#ifndef ASC_CONFIG_H
+#define ASC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asc/diag.h"
+#include "asc/image.h"
+#include "asc/isa.h"
+
+#define ASC_CONFIG_VERSION 1
+#define ASC_DEFAULT_TARGET "ascend910b"
+
+typedef enum AscConfigKey {
+#define ASC_KEY(id, key, lo, hi, def, what) ASC_KEY_##id,
+#include "asc_config.def"
+#undef ASC_KEY
+    ASC_KEY_COUNT
+} AscConfigKey;
+
+typedef enum AscCoreKind { ASC_CORE_AIV = 0, ASC_CORE_AIC = 1, ASC_CORE_COUPLED = 2 } AscCoreKind;
+
+typedef struct AscConfig {
+    char name[ASC_TARGET_NAME_MAX];
+    char description[128];
+    int64_t v[ASC_KEY_COUNT]; /* v[ASC_KEY_UB_BYTES] ... */
+} AscConfig;
+
+typedef struct AscConfigKeyInfo {
+    const char *key;
+    int64_t lo, hi, def;
+    const char *what;
+} AscConfigKeyInfo;
+extern const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT];
+
+/* Names of the built-in profiles, NULL-terminated. */
+const char *const *asc_config_builtin_names(void);
+/* "ascend910b, ascend910, teach" for messages. */
+const char *asc_config_builtin_list(void);
+
+/* Load a built-in profile by name / a profile from JSON text.  `origin`
+ * names the text in diagnostics (a path).  Errors: UNKNOWN_TARGET,
+ * CONFIG (naming key and allowed range). */
+bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d);
+bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d);
+/* Apply "key=value"; the key's range is checked. */
+bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
+/* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
+bool asc_config_check(const AscConfig *cfg, AscDiags *d);
+/* The resolved profile as JSON with keys in table order (deterministic);
+ * allocated with `alloc`. */
+char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc);
+
+/* Questions the assembler and the loader ask of a target. */
+bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe);
+bool asc_config_sync_legal(const AscConfig *cfg, AscCoreKind core, AscPipe src, AscPipe dst);
+bool asc_config_insn_legal(const AscConfig *cfg, AscCoreKind core, AscOp op);
+const char *asc_core_kind_name(AscCoreKind core); /* "AIV", "AIC", "coupled" */
+
+#endif

@@ -1,0 +1,65 @@
+/* alloc.c -- the default allocator and the helpers every module uses. */
+#include "asc/alloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *std_alloc(void *ud, size_t size)
+{
+    (void)ud;
+    return malloc(size ? size : 1);
+}
+
+static void std_free(void *ud, void *ptr)
+{
+    (void)ud;
+    free(ptr);
+}
+
+AscAlloc asc_alloc_resolve(const AscAlloc *a)
+{
+    if (a && a->alloc && a->free) return *a;
+    AscAlloc d = {std_alloc, std_free, NULL};
+    return d;
+}
+
+void *asc_malloc(const AscAlloc *a, size_t size)
+{
+    AscAlloc r = asc_alloc_resolve(a);
+    return r.alloc(r.ud, size);
+}
+
+void *asc_calloc(const AscAlloc *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    void *p = asc_malloc(a, n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void *asc_realloc(const AscAlloc *a, void *ptr, size_t old_size, size_t new_size)
+{
+    void *p = asc_malloc(a, new_size);
+    if (!p) return NULL;
+    if (ptr) {
+        memcpy(p, ptr, old_size < new_size ? old_size : new_size);
+        asc_free(a, ptr);
+    }
+    return p;
+}
+
+void asc_free(const AscAlloc *a, void *ptr)
+{
+    if (!ptr) return;
+    AscAlloc r = asc_alloc_resolve(a);
+    r.free(r.ud, ptr);
+}
+
+char *asc_strdup(const AscAlloc *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = asc_malloc(a, n);
+    if (p) memcpy(p, s, n);
+    return p;
+}

@@ -1,0 +1,125 @@
+/* diag.c -- recording and printing diagnostics (see asc/diag.h). */
+#include "asc/diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    AscSev sev;
+    const char *fmt;
+} diag_table[ASC_DIAG_COUNT] = {
+#define ASC_DIAG(id, sev, fmt) [ASC_DIAG_##id] = {#id, ASC_SEV_##sev, fmt},
+#include "asc_diag.def"
+#undef ASC_DIAG
+};
+
+void asc_diags_init(AscDiags *d, const AscAlloc *alloc)
+{
+    memset(d, 0, sizeof *d);
+    d->alloc = asc_alloc_resolve(alloc);
+}
+
+void asc_diags_free(AscDiags *d)
+{
+    for (uint32_t i = 0; i < d->count; i++) asc_free(&d->alloc, d->items[i].msg);
+    asc_free(&d->alloc, d->items);
+    d->items = NULL;
+    d->count = d->cap = 0;
+}
+
+static void record(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, va_list ap)
+{
+    if (sev == ASC_SEV_WARNING && d->werror) sev = ASC_SEV_ERROR;
+    uint32_t cap = d->max_errors ? d->max_errors : 50;
+    if (sev == ASC_SEV_ERROR) {
+        d->nerrors++;
+        if (d->nerrors > cap) return; /* counted, not stored */
+    } else if (sev == ASC_SEV_WARNING) {
+        d->nwarnings++;
+    }
+    if (d->count == d->cap) {
+        uint32_t ncap = d->cap ? d->cap * 2 : 16;
+        AscDiag *n = asc_realloc(&d->alloc, d->items, d->cap * sizeof *n, ncap * sizeof *n);
+        if (!n) {
+            d->oom = true;
+            return;
+        }
+        d->items = n;
+        d->cap = ncap;
+    }
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, diag_table[id].fmt, ap);
+    char *msg = asc_strdup(&d->alloc, buf);
+    if (!msg) {
+        d->oom = true;
+        return;
+    }
+    d->items[d->count++] = (AscDiag){id, sev, loc, msg};
+}
+
+void asc_vdiag(AscDiags *d, AscDiagId id, AscLoc loc, va_list ap)
+{
+    record(d, id, diag_table[id].sev, loc, ap);
+}
+
+void asc_diag(AscDiags *d, AscDiagId id, AscLoc loc, ...)
+{
+    va_list ap;
+    va_start(ap, loc);
+    record(d, id, diag_table[id].sev, loc, ap);
+    va_end(ap);
+}
+
+void asc_diag_sev(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, ...)
+{
+    va_list ap;
+    va_start(ap, loc);
+    record(d, id, sev, loc, ap);
+    va_end(ap);
+}
+
+bool asc_diags_has_errors(const AscDiags *d) { return d->nerrors > 0 || d->oom; }
+
+const char *asc_diag_id_name(AscDiagId id) { return id < ASC_DIAG_COUNT ? diag_table[id].name : "?"; }
+
+const char *asc_sev_name(AscSev sev)
+{
+    switch (sev) {
+    case ASC_SEV_NOTE: return "note";
+    case ASC_SEV_WARNING: return "warning";
+    case ASC_SEV_ERROR: return "error";
+    }
+    return "?";
+}
+
+void asc_diags_print(const AscDiags *d, FILE *out, AscSourceLineFn source_line, void *ud)
+{
+    for (uint32_t i = 0; i < d->count; i++) {
+        const AscDiag *g = &d->items[i];
+        if (g->loc.file && g->loc.line && g->loc.col)
+            fprintf(out, "%s:%u:%u: ", g->loc.file, g->loc.line, g->loc.col);
+        else if (g->loc.file && g->loc.line)
+            fprintf(out, "%s:%u: ", g->loc.file, g->loc.line);
+        else if (g->loc.file)
+            fprintf(out, "%s: ", g->loc.file);
+        fprintf(out, "%s: %s\n", asc_sev_name(g->sev), g->msg);
+        uint32_t len = 0;
+        const char *text = (source_line && g->loc.file && g->loc.line)
+                               ? source_line(ud, g->loc.file, g->loc.line, &len)
+                               : NULL;
+        if (text) {
+            fprintf(out, "    %.*s\n", (int)len, text);
+            if (g->loc.col) {
+                fprintf(out, "    ");
+                for (uint32_t c = 1; c < g->loc.col && c <= len; c++) fputc(text[c - 1] == '\t' ? '\t' : ' ', out);
+                fputc('^', out);
+                for (uint32_t c = 1; c < g->loc.len; c++) fputc('~', out);
+                fputc('\n', out);
+            }
+        }
+    }
+    uint32_t cap = d->max_errors ? d->max_errors : 50;
+    if (d->nerrors > cap) fprintf(out, "error: too many errors (%u), only the first %u are shown\n", d->nerrors, cap);
+    if (d->oom) fprintf(out, "error: out of memory while recording diagnostics\n");
+}
