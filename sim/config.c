@@ -1,0 +1,315 @@
+/* config.c -- target profiles: parse, override, check, print (asc/config.h).
+ *
+ * Users: asc-sim (every timing and size number), asc-as and the loader
+ * (target-aware checks), pyasc (buffer capacity), asc-sim config/targets.
+ * Invariants: after asc_config_builtin/parse + asc_config_set + check, every
+ * key lies in its declared range; output is in table order, so printing a
+ * config is deterministic. */
+#include "asc/config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    const char *json;
+    size_t len;
+} AscBuiltinProfile;
+extern const AscBuiltinProfile asc_builtin_profiles[]; /* generated: config_builtin.c */
+
+const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
+#define ASC_KEY(id, key, lo, hi, def, what) [ASC_KEY_##id] = {key, lo, hi, def, what},
+#include "asc_config.def"
+#undef ASC_KEY
+};
+
+const char *const *asc_config_builtin_names(void)
+{
+    static const char *const names[] = {"ascend910b", "ascend910", "teach", NULL};
+    return names;
+}
+
+const char *asc_config_builtin_list(void) { return "ascend910b, ascend910, teach"; }
+
+static void set_defaults(AscConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int k = 0; k < ASC_KEY_COUNT; k++) cfg->v[k] = asc_config_keys[k].def;
+}
+
+static int key_lookup(const char *key, size_t len)
+{
+    for (int k = 0; k < ASC_KEY_COUNT; k++)
+        if (strlen(asc_config_keys[k].key) == len && memcmp(asc_config_keys[k].key, key, len) == 0) return k;
+    return -1;
+}
+
+static AscLoc origin_loc(const char *origin)
+{
+    AscLoc l = {origin, 0, 0, 0};
+    return l;
+}
+
+static bool set_key(AscConfig *cfg, int k, double value, const char *text, const char *origin, AscDiags *d)
+{
+    const AscConfigKeyInfo *ki = &asc_config_keys[k];
+    if (value != (double)(int64_t)value || value < (double)ki->lo || value > (double)ki->hi) {
+        asc_diag(d, ASC_DIAG_CONFIG_RANGE, origin_loc(origin), ki->key, (long long)ki->lo, (long long)ki->hi, text);
+        return false;
+    }
+    cfg->v[k] = (int64_t)value;
+    return true;
+}
+
+bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d)
+{
+    set_defaults(cfg);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        char msg[200];
+        snprintf(msg, sizeof msg, "config is not valid JSON (near byte %ld)",
+                 at && at >= json && at <= json + len ? (long)(at - json) : -1L);
+        asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
+        return false;
+    }
+    bool ok = true;
+    if (!cJSON_IsObject(root)) {
+        asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config must be a JSON object of \"key\": value");
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (!cJSON_IsNumber(ver)) {
+        asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config has no \"version\" number (this build reads version 1)");
+        ok = false;
+    } else if ((int)ver->valuedouble != ASC_CONFIG_VERSION) {
+        asc_diag(d, ASC_DIAG_CONFIG_VERSION, origin_loc(origin), (long long)ver->valuedouble, ASC_CONFIG_VERSION,
+                 ver->valuedouble > ASC_CONFIG_VERSION ? "upgrade asc to read it" : "upgrade the config file");
+        ok = false;
+    }
+    for (const cJSON *it = root->child; it; it = it->next) {
+        const char *key = it->string;
+        if (!strcmp(key, "version")) continue;
+        if (!strcmp(key, "name") || !strcmp(key, "description")) {
+            if (!cJSON_IsString(it)) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "config key '%s' must be a string", key);
+                asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
+                ok = false;
+            } else if (!strcmp(key, "name")) {
+                snprintf(cfg->name, sizeof cfg->name, "%s", it->valuestring);
+            } else {
+                snprintf(cfg->description, sizeof cfg->description, "%s", it->valuestring);
+            }
+            continue;
+        }
+        int k = key_lookup(key, strlen(key));
+        if (k < 0) {
+            asc_diag(d, ASC_DIAG_CONFIG_KEY, origin_loc(origin), key);
+            ok = false;
+            continue;
+        }
+        if (!cJSON_IsNumber(it)) {
+            char *txt = cJSON_PrintUnformatted(it);
+            asc_diag(d, ASC_DIAG_CONFIG_RANGE, origin_loc(origin), key, (long long)asc_config_keys[k].lo,
+                     (long long)asc_config_keys[k].hi, txt ? txt : "a non-number");
+            free(txt);
+            ok = false;
+            continue;
+        }
+        char txt[64];
+        snprintf(txt, sizeof txt, "%.17g", it->valuedouble);
+        ok &= set_key(cfg, k, it->valuedouble, txt, origin, d);
+    }
+    cJSON_Delete(root);
+    if (!cfg->name[0]) snprintf(cfg->name, sizeof cfg->name, "custom");
+    return ok && asc_config_check(cfg, d);
+}
+
+bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d)
+{
+    for (const AscBuiltinProfile *p = asc_builtin_profiles; p->name; p++)
+        if (!strcmp(p->name, name)) return asc_config_parse(cfg, p->name, p->json, p->len, d);
+    AscLoc none = {0};
+    asc_diag(d, ASC_DIAG_UNKNOWN_TARGET, none, name, asc_config_builtin_list());
+    return false;
+}
+
+/* value := integer [k|K|m|M|g|G]   (binary multiples: 64k = 65536) */
+bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
+{
+    AscLoc none = {0};
+    const char *eq = strchr(assign, '=');
+    if (!eq || eq == assign) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "--set takes key=value, got '%.200s'", assign);
+        asc_diag(d, ASC_DIAG_CONFIG, none, msg);
+        return false;
+    }
+    int k = key_lookup(assign, (size_t)(eq - assign));
+    if (k < 0) {
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - assign) < 100 ? (int)(eq - assign) : 100, assign);
+        asc_diag(d, ASC_DIAG_CONFIG_KEY, none, key);
+        return false;
+    }
+    const char *v = eq + 1;
+    char *end = NULL;
+    errno = 0;
+    long long n = strtoll(v, &end, 0);
+    long long mul = 1;
+    if (end && (*end == 'k' || *end == 'K')) mul = 1024, end++;
+    else if (end && (*end == 'm' || *end == 'M')) mul = 1024 * 1024, end++;
+    else if (end && (*end == 'g' || *end == 'G')) mul = 1024LL * 1024 * 1024, end++;
+    const AscConfigKeyInfo *ki = &asc_config_keys[k];
+    if (!*v || errno || !end || *end || (n != 0 && (n > INT64_MAX / mul || n < INT64_MIN / mul))) {
+        asc_diag(d, ASC_DIAG_CONFIG_RANGE, none, ki->key, (long long)ki->lo, (long long)ki->hi, v);
+        return false;
+    }
+    n *= mul;
+    if (n < ki->lo || n > ki->hi) {
+        asc_diag(d, ASC_DIAG_CONFIG_RANGE, none, ki->key, (long long)ki->lo, (long long)ki->hi, v);
+        return false;
+    }
+    cfg->v[k] = n;
+    return true;
+}
+
+static bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+bool asc_config_check(const AscConfig *cfg, AscDiags *d)
+{
+    AscLoc loc = {cfg->name, 0, 0, 0};
+    bool ok = true;
+    char msg[256];
+#define RULE(cond, ...)                                  \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            snprintf(msg, sizeof msg, __VA_ARGS__);      \
+            asc_diag(d, ASC_DIAG_CONFIG, loc, msg);      \
+            ok = false;                                  \
+        }                                                \
+    } while (0)
+    const int64_t *v = cfg->v;
+    RULE(v[ASC_KEY_UB_RESERVED_BYTES] < v[ASC_KEY_UB_BYTES], "ub_reserved_bytes (%lld) must be below ub_bytes (%lld)",
+         (long long)v[ASC_KEY_UB_RESERVED_BYTES], (long long)v[ASC_KEY_UB_BYTES]);
+    RULE(pow2(v[ASC_KEY_UB_BANK_GROUPS]), "ub_bank_groups must be a power of two, got %lld",
+         (long long)v[ASC_KEY_UB_BANK_GROUPS]);
+    static const AscConfigKey aligns[] = {ASC_KEY_UB_ALIGN, ASC_KEY_L1_ALIGN, ASC_KEY_L0AB_ALIGN, ASC_KEY_L0C_ALIGN,
+                                          ASC_KEY_GM_ALIGN_FAST};
+    for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++)
+        RULE(pow2(v[aligns[i]]), "%s must be a power of two, got %lld", asc_config_keys[aligns[i]].key,
+             (long long)v[aligns[i]]);
+    RULE(v[ASC_KEY_UB_BANK_GROUP_LO] + 63 - __builtin_clzll((unsigned long long)v[ASC_KEY_UB_BANK_GROUPS]) <=
+             v[ASC_KEY_UB_BANK_LAYER_LO],
+         "UB bank group bits [%lld, +log2(%lld)) must lie below the layer bits starting at %lld",
+         (long long)v[ASC_KEY_UB_BANK_GROUP_LO], (long long)v[ASC_KEY_UB_BANK_GROUPS],
+         (long long)v[ASC_KEY_UB_BANK_LAYER_LO]);
+    int64_t per_layer = (int64_t)1 << v[ASC_KEY_UB_BANK_LAYER_LO];
+    RULE(v[ASC_KEY_UB_BYTES] <= per_layer * v[ASC_KEY_UB_BANK_LAYERS],
+         "ub_bytes (%lld) exceeds ub_bank_layers (%lld) x %lld bytes per layer", (long long)v[ASC_KEY_UB_BYTES],
+         (long long)v[ASC_KEY_UB_BANK_LAYERS], (long long)per_layer);
+    RULE(v[ASC_KEY_GM_BYTES] > (int64_t)ASC_GM_RODATA_BASE, "gm_bytes must exceed the .rodata base 0x%llx",
+         (unsigned long long)ASC_GM_RODATA_BASE);
+#undef RULE
+    return ok;
+}
+
+char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc)
+{
+    size_t cap = 256 + 96 * ASC_KEY_COUNT + sizeof cfg->description * 2;
+    char *buf = asc_malloc(alloc, cap);
+    if (!buf) return NULL;
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, cap - n, "{\n  \"version\": %d,\n  \"name\": \"%s\",\n  \"description\": \"",
+                          ASC_CONFIG_VERSION, cfg->name);
+    for (const char *p = cfg->description; *p && n + 8 < cap; p++) {
+        if (*p == '"' || *p == '\\') buf[n++] = '\\';
+        buf[n++] = *p;
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "\",\n");
+    for (int k = 0; k < ASC_KEY_COUNT; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "  \"%s\": %lld%s\n", asc_config_keys[k].key, (long long)cfg->v[k],
+                              k + 1 < ASC_KEY_COUNT ? "," : "");
+    snprintf(buf + n, cap - n, "}\n");
+    return buf;
+}
+
+/* ---- questions about the target --------------------------------------- */
+
+const char *asc_core_kind_name(AscCoreKind core)
+{
+    switch (core) {
+    case ASC_CORE_AIV: return "AIV";
+    case ASC_CORE_AIC: return "AIC";
+    case ASC_CORE_COUPLED: return "coupled";
+    }
+    return "?";
+}
+
+bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe)
+{
+    (void)cfg;
+    switch (core) {
+    case ASC_CORE_AIV: return pipe == ASC_PIPE_S || pipe == ASC_PIPE_V || pipe == ASC_PIPE_MTE2 || pipe == ASC_PIPE_MTE3;
+    case ASC_CORE_AIC:
+        return pipe == ASC_PIPE_S || pipe == ASC_PIPE_M || pipe == ASC_PIPE_MTE1 || pipe == ASC_PIPE_MTE2 ||
+               pipe == ASC_PIPE_MTE3 || pipe == ASC_PIPE_FIX;
+    case ASC_CORE_COUPLED:
+        return pipe == ASC_PIPE_S || pipe == ASC_PIPE_V || pipe == ASC_PIPE_M || pipe == ASC_PIPE_MTE1 ||
+               pipe == ASC_PIPE_MTE2 || pipe == ASC_PIPE_MTE3;
+    }
+    return false;
+}
+
+/* Legal in-core flag pairs on arch 2201 (ASCDK 核内同步能力概述). */
+static const struct {
+    uint8_t src, dst;
+} aiv_pairs[] = {
+    {ASC_PIPE_S, ASC_PIPE_V},       {ASC_PIPE_S, ASC_PIPE_MTE2},    {ASC_PIPE_S, ASC_PIPE_MTE3},
+    {ASC_PIPE_V, ASC_PIPE_S},       {ASC_PIPE_V, ASC_PIPE_MTE2},    {ASC_PIPE_V, ASC_PIPE_MTE3},
+    {ASC_PIPE_MTE2, ASC_PIPE_S},    {ASC_PIPE_MTE2, ASC_PIPE_V},    {ASC_PIPE_MTE2, ASC_PIPE_MTE3},
+    {ASC_PIPE_MTE3, ASC_PIPE_S},    {ASC_PIPE_MTE3, ASC_PIPE_V},    {ASC_PIPE_MTE3, ASC_PIPE_MTE2},
+},
+  aic_pairs[] = {
+    {ASC_PIPE_M, ASC_PIPE_MTE1},    {ASC_PIPE_M, ASC_PIPE_MTE2},    {ASC_PIPE_M, ASC_PIPE_FIX},
+    {ASC_PIPE_MTE1, ASC_PIPE_M},    {ASC_PIPE_MTE1, ASC_PIPE_MTE2}, {ASC_PIPE_MTE1, ASC_PIPE_MTE3},
+    {ASC_PIPE_MTE1, ASC_PIPE_FIX},  {ASC_PIPE_MTE2, ASC_PIPE_M},    {ASC_PIPE_MTE2, ASC_PIPE_MTE1},
+    {ASC_PIPE_MTE2, ASC_PIPE_MTE3}, {ASC_PIPE_MTE3, ASC_PIPE_MTE1}, {ASC_PIPE_MTE3, ASC_PIPE_MTE2},
+    {ASC_PIPE_FIX, ASC_PIPE_M},     {ASC_PIPE_FIX, ASC_PIPE_MTE1},
+};
+
+bool asc_config_sync_legal(const AscConfig *cfg, AscCoreKind core, AscPipe src, AscPipe dst)
+{
+    switch (core) {
+    case ASC_CORE_AIV:
+        for (size_t i = 0; i < sizeof aiv_pairs / sizeof aiv_pairs[0]; i++)
+            if (aiv_pairs[i].src == src && aiv_pairs[i].dst == dst) return true;
+        return false;
+    case ASC_CORE_AIC:
+        for (size_t i = 0; i < sizeof aic_pairs / sizeof aic_pairs[0]; i++)
+            if (aic_pairs[i].src == src && aic_pairs[i].dst == dst) return true;
+        return false;
+    case ASC_CORE_COUPLED:
+        /* 1001 publishes no table: any two distinct pipes of the core. */
+        return src != dst && asc_config_core_has_pipe(cfg, core, src) && asc_config_core_has_pipe(cfg, core, dst);
+    }
+    return false;
+}
+
+bool asc_config_insn_legal(const AscConfig *cfg, AscCoreKind core, AscOp op)
+{
+    if (op <= ASC_OP_INVALID || op >= ASC_OP_COUNT) return false;
+    const AscInsnInfo *ii = &asc_insn_info[op];
+    if (ii->pipe != ASC_PIPE_DYN && !asc_config_core_has_pipe(cfg, core, (AscPipe)ii->pipe)) return false;
+    switch (core) {
+    case ASC_CORE_AIV: return (ii->flags & K_AIV) != 0;
+    case ASC_CORE_AIC: return (ii->flags & K_AIC) != 0;
+    case ASC_CORE_COUPLED: return true;
+    }
+    return false;
+}

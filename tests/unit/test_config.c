@@ -1,0 +1,147 @@
+/* test_config.c -- target profiles: built-ins load and check, overrides are
+ * range-checked, bad files name the key and rule, legality tables. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asc/config.h"
+
+static bool has_diag(const AscDiags *d, AscDiagId id, const char *needle)
+{
+    for (uint32_t i = 0; i < d->count; i++)
+        if (d->items[i].id == id && (!needle || strstr(d->items[i].msg, needle))) return true;
+    return false;
+}
+
+START_TEST(builtins_load)
+{
+    for (const char *const *n = asc_config_builtin_names(); *n; n++) {
+        AscConfig c;
+        AscDiags d;
+        asc_diags_init(&d, NULL);
+        ck_assert_msg(asc_config_builtin(&c, *n, &d), "%s: %s", *n, d.count ? d.items[0].msg : "");
+        ck_assert_str_eq(c.name, *n);
+        asc_diags_free(&d);
+    }
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&c, "ascend910b", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_UB_BYTES], 196608);
+    ck_assert_int_eq(c.v[ASC_KEY_CLOCK_MHZ], 1850);
+    ck_assert_int_eq(c.v[ASC_KEY_AI_CORES], 24);
+    ck_assert_int_eq(c.v[ASC_KEY_SPLIT], 1);
+    ck_assert_int_eq(c.v[ASC_KEY_UB_BANK_GROUPS] * c.v[ASC_KEY_UB_BANK_LAYERS], 48);
+    ck_assert(asc_config_builtin(&c, "ascend910", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_SPLIT], 0);
+    ck_assert_int_eq(c.v[ASC_KEY_EVENT_IDS], 4);
+    ck_assert(!asc_config_builtin(&c, "ascend999", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_UNKNOWN_TARGET, "ascend910b, ascend910, teach"));
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(set_overrides)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&c, "ascend910b", &d));
+    ck_assert(asc_config_set(&c, "ub_bytes=256k", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_UB_BYTES], 262144);
+    ck_assert(asc_config_set(&c, "lat.vec_add=9", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_LAT_VEC_ADD], 9);
+    ck_assert(!asc_config_set(&c, "no_such_key=1", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_KEY, "no_such_key"));
+    ck_assert(!asc_config_set(&c, "event_ids=17", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_RANGE, "[1, 16]"));
+    ck_assert(!asc_config_set(&c, "clock_mhz=fast", &d));
+    ck_assert(!asc_config_set(&c, "clock_mhz", &d));
+    ck_assert(!asc_config_set(&c, "ub_bytes=99999999999999999999", &d));
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(bad_files)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    const char *t1 = "{\"version\": 1, \"ub_bytes\": 12}";
+    ck_assert(!asc_config_parse(&c, "t1.json", t1, strlen(t1), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_RANGE, "ub_bytes"));
+    const char *t2 = "{\"version\": 2}";
+    ck_assert(!asc_config_parse(&c, "t2.json", t2, strlen(t2), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_VERSION, "upgrade asc"));
+    const char *t3 = "{\"version\": 1, \"ub_bytes\": ";
+    ck_assert(!asc_config_parse(&c, "t3.json", t3, strlen(t3), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "not valid JSON"));
+    const char *t4 = "{\"version\": 1, \"colour\": 3}";
+    ck_assert(!asc_config_parse(&c, "t4.json", t4, strlen(t4), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_KEY, "colour"));
+    const char *t5 = "{\"version\": 1, \"ub_bytes\": \"big\"}";
+    ck_assert(!asc_config_parse(&c, "t5.json", t5, strlen(t5), &d));
+    const char *t6 = "{\"version\": 1, \"ub_bytes\": 65536, \"ub_reserved_bytes\": 65536}";
+    ck_assert(!asc_config_parse(&c, "t6.json", t6, strlen(t6), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "must be below ub_bytes"));
+    const char *t7 = "[1,2]";
+    ck_assert(!asc_config_parse(&c, "t7.json", t7, strlen(t7), &d));
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(json_round_trip)
+{
+    AscConfig a, b;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&a, "teach", &d));
+    ck_assert(asc_config_set(&a, "queue_depth=3", &d));
+    char *j = asc_config_to_json(&a, NULL);
+    ck_assert_ptr_nonnull(j);
+    ck_assert(asc_config_parse(&b, "rt", j, strlen(j), &d));
+    ck_assert_str_eq(a.name, b.name);
+    ck_assert_str_eq(a.description, b.description);
+    ck_assert(memcmp(a.v, b.v, sizeof a.v) == 0);
+    free(j);
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(legality)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&c, "ascend910b", &d));
+    ck_assert(asc_config_sync_legal(&c, ASC_CORE_AIV, ASC_PIPE_MTE2, ASC_PIPE_V));
+    ck_assert(!asc_config_sync_legal(&c, ASC_CORE_AIV, ASC_PIPE_M, ASC_PIPE_V));
+    ck_assert(asc_config_sync_legal(&c, ASC_CORE_AIC, ASC_PIPE_MTE1, ASC_PIPE_M));
+    ck_assert(!asc_config_sync_legal(&c, ASC_CORE_AIC, ASC_PIPE_S, ASC_PIPE_M));
+    ck_assert(asc_config_insn_legal(&c, ASC_CORE_AIV, ASC_OP_VADD_F16));
+    ck_assert(!asc_config_insn_legal(&c, ASC_CORE_AIC, ASC_OP_VADD_F16));
+    ck_assert(asc_config_insn_legal(&c, ASC_CORE_AIC, ASC_OP_MMAD_F16F32));
+    ck_assert(!asc_config_insn_legal(&c, ASC_CORE_AIV, ASC_OP_MOV_L1_TO_UB));
+    ck_assert(asc_config_insn_legal(&c, ASC_CORE_COUPLED, ASC_OP_MOV_L1_TO_UB));
+    ck_assert(!asc_config_insn_legal(&c, ASC_CORE_COUPLED, ASC_OP_FIX_L0C_TO_OUT_F16));
+    ck_assert(asc_config_insn_legal(&c, ASC_CORE_AIV, ASC_OP_ADD));
+    asc_diags_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, builtins_load);
+    tcase_add_test(tc, set_overrides);
+    tcase_add_test(tc, bad_files);
+    tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, legality);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
