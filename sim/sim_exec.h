@@ -1,0 +1,149 @@
+/* sim_exec.h -- the contract between the simulator engine (sim.c & co:
+ * scalar unit, queues, flags, timing, cores, HBM) and the data semantics of
+ * queued instructions (exec_vector.c, exec_cube.c, exec_dma.c, gm.c).
+ *
+ * The engine decodes each instruction once, and when the scalar unit issues
+ * a non-scalar instruction it captures everything the instruction will read
+ * from the scalar side (register values, vector mask, CTRL, cmpmask) into an
+ * AscIssued, so later scalar writes cannot change a queued instruction.
+ *
+ * When the instruction STARTS on its pipe, the engine calls the family's
+ * exec function (generated dispatch: asc_exec_<FAM> from the FAM column of
+ * isa/asc_isa.def).  The exec function checks every access (bounds,
+ * alignment, reserved config bits, parameter ranges), applies the whole data
+ * effect at once, and fills AscExecStats, from which the engine computes the
+ * duration with the target config.  Applying data at start is exact for
+ * kernels synchronised with flags and barriers; an unsynchronised kernel is
+ * racy on real hardware too (--check-races reports such accesses).
+ *
+ * Exec functions never allocate, never print; on a fault they return false
+ * with a message in `fault` naming the rule, the address range and the
+ * buffer, e.g. "UB write [0x2e000, 0x2e100) is outside UB (0x2e000 bytes
+ * usable)"; the engine adds core, pipe, pc, instruction and source line. */
+#ifndef ASC_SIM_EXEC_H
+#define ASC_SIM_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asc/config.h"
+#include "asc/isa.h"
+
+typedef enum AscBuf {
+    ASC_BUF_GM = 0,
+    ASC_BUF_UB,
+    ASC_BUF_L1,
+    ASC_BUF_L0A,
+    ASC_BUF_L0B,
+    ASC_BUF_L0C,
+    ASC_BUF_COUNT
+} AscBuf;
+
+/* A local buffer of one core.  size 0 = the core has no such buffer. */
+typedef struct AscMem {
+    uint8_t *data;
+    uint32_t size;  /* bytes addressable (UB: ub_bytes - ub_reserved_bytes) */
+    uint32_t align; /* required address alignment, bytes */
+} AscMem;
+
+/* GM: a lazily backed address space shared by all cores (gm.c).  Pages are
+ * allocated on first write; reading a never-written byte gives 0.  Page
+ * allocation is the one allocation allowed while running (it happens on data,
+ * not per step); failure is a fault ("out of host memory backing GM"). */
+typedef struct AscGm AscGm;
+AscGm *asc_gm_new(const AscAlloc *alloc, uint64_t size_bytes);
+void asc_gm_free(AscGm *gm);
+uint64_t asc_gm_size(const AscGm *gm);
+/* Copy out / in; false when [addr, addr+n) leaves GM or memory runs out. */
+bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n);
+bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n);
+/* Bytes of host memory backing GM (for tests of laziness). */
+uint64_t asc_gm_backed_bytes(const AscGm *gm);
+
+/* What the scalar unit captured when it issued the instruction. */
+typedef struct AscIssued {
+    AscInsn in;
+    uint32_t pc;
+    uint64_t rd, rs1, rs2, rs3; /* values of the register operands at issue */
+    uint64_t mask0, mask1;      /* vector mask at issue */
+    uint64_t ctrl;              /* CTRL at issue (bit 56: counter mode) */
+    uint64_t cmpmask;           /* SPR cmpmask at issue (vsel) */
+} AscIssued;
+
+#define ASC_CTRL_COUNTER_BIT 56
+
+/* The core's data state an exec function may touch. */
+typedef struct AscExecCtx {
+    const AscConfig *cfg;
+    AscMem mem[ASC_BUF_COUNT]; /* mem[ASC_BUF_GM] unused: GM goes through gm */
+    AscGm *gm;
+    char fault[256];           /* set when an exec function returns false */
+} AscExecCtx;
+
+/* What the timing model needs to know about one executed instruction. */
+typedef struct AscExecStats {
+    /* vector */
+    uint32_t repeats;        /* repeats executed (counter mode: derived) */
+    uint32_t beats;          /* sum over repeats of beats(repeat), including conflicts */
+    uint32_t conflict_beats; /* beats - repeats * vec.base_beats */
+    uint32_t rr_conflicts, ww_conflicts, rw_conflicts; /* repeats with each kind */
+    /* data movement */
+    uint8_t src_buf, dst_buf; /* AscBuf */
+    uint64_t bytes;           /* bytes moved (DMA/load/fixpipe) or read by vector/cube */
+    uint32_t bursts;          /* DMA bursts */
+    bool gm_unaligned;        /* a GM burst start not aligned to dma.gm_align_fast */
+    /* cube */
+    uint64_t cube_steps;      /* ceil(m/m0) * ceil(n/n0) * ceil(k/k0) */
+    uint64_t flops;           /* 2*m*n*k for mmad; element ops for vector */
+} AscExecStats;
+
+/* One exec function per FAM of the data-moving and computing families.
+ * dt0/dt1 are the DT0/DT1 columns of the table row. */
+#define ASC_EXEC_FN(fam) \
+    bool asc_exec_##fam(AscExecCtx *ctx, const AscIssued *q, AscDtype dt0, AscDtype dt1, AscExecStats *st)
+ASC_EXEC_FN(DMA);
+ASC_EXEC_FN(LOAD2D);
+ASC_EXEC_FN(FIXPIPE);
+ASC_EXEC_FN(MMAD);
+ASC_EXEC_FN(VADD);
+ASC_EXEC_FN(VSUB);
+ASC_EXEC_FN(VMUL);
+ASC_EXEC_FN(VMAX);
+ASC_EXEC_FN(VMIN);
+ASC_EXEC_FN(VDIV);
+ASC_EXEC_FN(VAND);
+ASC_EXEC_FN(VOR);
+ASC_EXEC_FN(VEXP);
+ASC_EXEC_FN(VLN);
+ASC_EXEC_FN(VABS);
+ASC_EXEC_FN(VSQRT);
+ASC_EXEC_FN(VRSQRT);
+ASC_EXEC_FN(VREC);
+ASC_EXEC_FN(VRELU);
+ASC_EXEC_FN(VNOT);
+ASC_EXEC_FN(VADDS);
+ASC_EXEC_FN(VMULS);
+ASC_EXEC_FN(VMAXS);
+ASC_EXEC_FN(VMINS);
+ASC_EXEC_FN(VLRELU);
+ASC_EXEC_FN(VDUP);
+ASC_EXEC_FN(VCMP);
+ASC_EXEC_FN(VSEL);
+ASC_EXEC_FN(VCADD);
+ASC_EXEC_FN(VCMAX);
+ASC_EXEC_FN(VCMIN);
+ASC_EXEC_FN(VCOPY);
+ASC_EXEC_FN(VBRCB);
+ASC_EXEC_FN(VTRANSPOSE);
+ASC_EXEC_FN(VCONV);
+
+/* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
+float asc_f16_to_f32(uint16_t h);
+uint16_t asc_f32_to_f16(float f);          /* RNE, overflow -> inf, NaN kept quiet */
+uint16_t asc_f32_to_f16_rnd(float f, AscRnd rnd);
+float asc_bf16_to_f32(uint16_t b);
+uint16_t asc_f32_to_bf16(float f);         /* RNE */
+uint16_t asc_f32_to_bf16_rnd(float f, AscRnd rnd);
+
+#endif
