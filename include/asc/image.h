@@ -32,6 +32,7 @@
 #define ASC_TARGET_NAME_MAX 32
 #define ASC_GM_RODATA_BASE 0x10000ull /* GM address of .rodata byte 0 */
 #define ASC_ELF_MACHINE 0x4153   /* 'AS': not a registered machine, so no tool mistakes it */
+#define ASC_BINARY_VERSION 1     /* file format version, in e_flags; a mismatch names the side to upgrade */
 
 typedef enum AscKernelKind { ASC_KERNEL_AIV = 0, ASC_KERNEL_AIC = 1, ASC_KERNEL_MIX = 2 } AscKernelKind;
 typedef enum AscArgKind { ASC_ARG_GM = 0, ASC_ARG_INT = 1, ASC_ARG_FLOAT = 2 } AscArgKind;
@@ -94,6 +95,18 @@ bool asc_image_write_file(const AscImage *img, const char *path, AscDiags *d);
  * initialised; on failure it is left empty. */
 bool asc_image_read(AscImage *img, const uint8_t *buf, size_t len, AscDiags *d);
 bool asc_image_read_file(AscImage *img, const char *path, AscDiags *d);
+
+/* One section header of a kernel binary, for asc-objdump -h. */
+typedef struct AscSectionInfo {
+    char name[16];
+    uint32_t type; /* SHT_* */
+    uint64_t offset, size, addr;
+} AscSectionInfo;
+/* The section headers of a file (one asc_image_read accepted), index 0 being
+ * the null section.  Stores at most `cap`; returns the number of sections,
+ * 0 when the ELF header or the section table is unreadable.  Never reads
+ * outside buf[0, len). */
+uint32_t asc_image_sections(const uint8_t *buf, size_t len, AscSectionInfo *out, uint32_t cap);
 
 const AscKernelInfo *asc_image_kernel(const AscImage *img, const char *name); /* NULL name: the only/first */
 const AscLineEntry *asc_image_line_at(const AscImage *img, uint32_t pc);      /* NULL when none */

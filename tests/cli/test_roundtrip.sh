@@ -6,7 +6,7 @@ set -u
 b=$1
 src=$2
 as=$b/asm/asc-as
-od=$b/loader/asc-objdump
+objdump=$b/loader/asc-objdump
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -24,7 +24,7 @@ while IFS= read -r s; do
   if ! (cd "$(dirname "$s")" && "$as" "$s" -o "$tmp/$name.bin") 2> "$tmp/$name.err"; then
     echo "FAIL $rel: does not assemble"; cat "$tmp/$name.err"; fail=$((fail + 1)); continue
   fi
-  "$od" -d "$tmp/$name.bin" > "$tmp/$name.dis.s" || { echo "FAIL $rel: objdump"; fail=$((fail + 1)); continue; }
+  "$objdump" -d "$tmp/$name.bin" > "$tmp/$name.dis.s" || { echo "FAIL $rel: objdump"; fail=$((fail + 1)); continue; }
   if ! "$as" "$tmp/$name.dis.s" -o "$tmp/$name.re.bin" 2> "$tmp/$name.re.err"; then
     echo "FAIL $rel: disassembly does not reassemble"; head -20 "$tmp/$name.re.err"; fail=$((fail + 1)); continue
   fi
