@@ -1,0 +1,242 @@
+/* viz.h -- libascviz: the asc-viz timeline viewer as a library.
+ *
+ * Two halves, kept apart like Tracy's server/ and profiler/:
+ *   - the headless model (AscVizModel, AscVizView, PNG codec): loading a
+ *     Chrome trace-event JSON file with a streaming reader, rows in msOpProf
+ *     order, level-of-detail aggregation, hit testing, search, utilisation,
+ *     flag-arrow matching.  No SDL; built as ascviz_model; tested by
+ *     tests/unit/test_viz_model.c.
+ *   - the SDL half (asc_viz_offscreen_*, asc_viz_render_png, asc_viz_run):
+ *     draws a model through a view, headless onto a software surface or in a
+ *     window.  Only libascviz links SDL2.
+ *
+ * Time inside the model is microseconds (double), as in the trace's ts/dur.
+ * Cycles = us * mhz when the clock is known (otherData.clock_mhz or an
+ * override); when an event carries args.start_cycle/end_cycle and the clock
+ * is known, its times come from those exact cycles.
+ *
+ * Errors: functions return 0 on success and -1 on failure, filling an
+ * AscVizError whose message states the rule that was broken.  The library
+ * never prints and never exits. */
+#ifndef ASC_VIZ_H
+#define ASC_VIZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct AscVizError {
+    char msg[384];   /* "X event has no \"dur\" (...)": states the rule */
+    int64_t offset;  /* byte offset into the input; -1 = not about a position */
+    uint32_t line;   /* 1-based line of offset; 0 = unknown */
+    uint32_t col;    /* 1-based column (bytes) of offset; 0 = unknown */
+} AscVizError;
+
+/* ---- the model ---------------------------------------------------------- */
+
+typedef struct AscVizModel AscVizModel;
+
+typedef struct AscVizLoadDesc {
+    double mhz; /* clock override in MHz; 0 = otherData.clock_mhz, else unknown */
+} AscVizLoadDesc;
+
+enum {
+    ASC_VIZ_EV_STALL = 1u << 0,    /* WAIT_FLAG or a non-empty args.stall */
+    ASC_VIZ_EV_BANK = 1u << 1,     /* args.bank_conflict_beats > 0 */
+    ASC_VIZ_EV_SETFLAG = 1u << 2,  /* name SET_FLAG / set_flag */
+    ASC_VIZ_EV_WAITFLAG = 1u << 3, /* name WAIT_FLAG / wait_flag */
+    ASC_VIZ_EV_CYCLES = 1u << 4,   /* args had start_cycle and end_cycle */
+};
+
+/* One duration event (an X event, or a matched B/E pair).  Events are stored
+ * sorted by (row, t0_us, file order): row r owns a contiguous index range. */
+typedef struct AscVizEvent {
+    double t0_us, t1_us;
+    int64_t c0, c1;       /* args.start_cycle / end_cycle when EV_CYCLES */
+    uint64_t src_off;     /* byte offset of the event object in the input */
+    uint32_t name;        /* string id */
+    uint32_t row;
+    uint32_t rgb;         /* 0xRRGGBB from cname, else from the lane, else the name */
+    uint16_t depth;       /* nesting depth inside its row (0 = outermost) */
+    uint8_t flags;        /* ASC_VIZ_EV_* */
+    uint8_t pad_;
+} AscVizEvent;
+
+typedef struct AscVizRowInfo {
+    const char *process;  /* process display name (process_name or pid) */
+    const char *lane;     /* thread display name (thread_name or tid) */
+    uint32_t proc;        /* process index in display order */
+    uint32_t first, count; /* event index range [first, first+count) */
+    uint32_t rgb;         /* the lane's colour (for aggregated columns and the legend) */
+} AscVizRowInfo;
+
+/* A flag arrow: flow start 's' -> end 't'/'f' with the same cat and id. */
+typedef struct AscVizFlow {
+    double ts_s, ts_t;
+    uint32_t row_s, row_t;
+    uint32_t cat;         /* string id */
+} AscVizFlow;
+
+/* What an event waited for: all -1 when nothing was found. */
+typedef struct AscVizDeps {
+    int64_t flow;      /* the flow whose end is at/near the event */
+    int64_t wait;      /* the wait event on the destination lane (may be the event itself) */
+    int64_t set;       /* the SET_FLAG (or whatever event) at the flow start */
+    int64_t producer;  /* the instruction before the set on the source lane */
+} AscVizDeps;
+
+/* Args of one event, re-parsed lazily from the input (for tooltips). */
+typedef struct AscVizEventArgs {
+    char instr[160], pc[32], source[160], stall[160];
+    int64_t bytes, bank_conflict_beats; /* -1 = absent */
+    char other[400];   /* other args as "key=value  " pairs, truncated */
+} AscVizEventArgs;
+
+/* Load from a file (memory-mapped, kept for lazy args) or from memory (copied). */
+int asc_viz_model_load_file(AscVizModel **out, const char *path, const AscVizLoadDesc *desc,
+                            AscVizError *err);
+int asc_viz_model_load_mem(AscVizModel **out, const char *buf, size_t len,
+                           const AscVizLoadDesc *desc, AscVizError *err);
+void asc_viz_model_free(AscVizModel *m);
+
+double asc_viz_model_mhz(const AscVizModel *m); /* 0 = unknown */
+void asc_viz_model_span(const AscVizModel *m, double *t0_us, double *t1_us);
+const char *asc_viz_model_str(const AscVizModel *m, uint32_t id);
+uint32_t asc_viz_model_event_count(const AscVizModel *m);
+const AscVizEvent *asc_viz_model_event(const AscVizModel *m, uint32_t i);
+uint32_t asc_viz_model_row_count(const AscVizModel *m);
+AscVizRowInfo asc_viz_model_row(const AscVizModel *m, uint32_t row);
+uint32_t asc_viz_model_process_count(const AscVizModel *m);
+const char *asc_viz_model_process_name(const AscVizModel *m, uint32_t proc);
+/* Row of (process name or pid, lane name or tid); -1 when absent. */
+int asc_viz_model_find_row(const AscVizModel *m, const char *process, const char *lane);
+uint32_t asc_viz_model_flow_count(const AscVizModel *m);
+const AscVizFlow *asc_viz_model_flow(const AscVizModel *m, uint32_t i);
+
+/* Events of `row` that overlap [t0, t1]: indices [*first, *last). */
+void asc_viz_model_window(const AscVizModel *m, uint32_t row, double t0, double t1,
+                          uint32_t *first, uint32_t *last);
+/* Busy time (us) of the union of non-stall (stall=false) or stall events of
+ * `row` inside [t0, t1]. */
+double asc_viz_model_busy(const AscVizModel *m, uint32_t row, double t0, double t1, bool stall);
+/* busy(non-stall) / (t1 - t0); 0 for an empty window. */
+double asc_viz_model_utilisation(const AscVizModel *m, uint32_t row, double t0, double t1);
+/* Level of detail: for ncols equal columns of [t0, t1], the busy fraction
+ * (0..1) of non-stall and of stall events.  Either output may be NULL.
+ * Cost O(ncols * log n), independent of the number of events visible. */
+void asc_viz_model_lod(const AscVizModel *m, uint32_t row, double t0, double t1, uint32_t ncols,
+                       float *busy, float *stall);
+/* The event of `row` under time t (innermost one containing t; else the
+ * nearest within tol_us); -1 when none. */
+int64_t asc_viz_model_hit(const AscVizModel *m, uint32_t row, double t, double tol_us);
+/* Follow the flag arrow ending at/near event ev back to its set and producer. */
+AscVizDeps asc_viz_model_deps(const AscVizModel *m, uint32_t ev);
+int asc_viz_model_event_args(const AscVizModel *m, uint32_t ev, AscVizEventArgs *out);
+
+/* Search by mnemonic: events whose name contains `needle` (ASCII
+ * case-insensitive), in (t0, row) order.  Free with asc_viz_search_free. */
+typedef struct AscVizSearch {
+    uint32_t *items;
+    uint32_t count;
+} AscVizSearch;
+int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle);
+/* Index into s->items of the first match starting after t (dir > 0) or the
+ * last one starting before t (dir < 0), wrapping; -1 when s is empty. */
+int64_t asc_viz_search_step(const AscVizSearch *s, const AscVizModel *m, double t, int dir);
+void asc_viz_search_free(AscVizSearch *s);
+
+/* ---- the view: layout of rows and the time axis in pixels -------------- */
+
+typedef struct AscVizViewDesc {
+    int width, height; /* 0 = 1600 x 900 */
+    int row_height;    /* 0 = 20 */
+    int label_width;   /* 0 = 190 */
+    int panel_width;   /* 0 = 150 (the utilisation panel); < 0 = none */
+} AscVizViewDesc;
+
+typedef struct AscVizView {
+    int width, height;
+    int label_w, panel_w, row_h, header_h, axis_h, footer_h;
+    int plot_x0, plot_x1;  /* timeline columns [plot_x0, plot_x1) */
+    int plot_y0, plot_y1;  /* row area rows [plot_y0, plot_y1) */
+    double t0, t1;         /* visible window in us */
+    int scroll_y;          /* pixels scrolled down in the row area */
+    int content_h;         /* total height of headers and rows */
+    uint32_t nrows, nprocs;
+    int *row_y;            /* top of each row's band, in content coordinates */
+    int *proc_y;           /* top of each process header, in content coordinates */
+    double mhz;            /* copied from the model */
+} AscVizView;
+
+int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc *desc);
+void asc_viz_view_free(AscVizView *v);
+void asc_viz_view_resize(AscVizView *v, int width, int height);
+void asc_viz_view_fit(AscVizView *v, const AscVizModel *m);
+void asc_viz_view_set_window(AscVizView *v, double t0_us, double t1_us);
+void asc_viz_view_zoom(AscVizView *v, double factor, int x); /* factor > 1 zooms in around x */
+void asc_viz_view_pan(AscVizView *v, int dx_px);              /* content moves right by dx */
+void asc_viz_view_scroll(AscVizView *v, int dy_px);
+double asc_viz_view_x_of_time(const AscVizView *v, double t_us);
+double asc_viz_view_time_of_x(const AscVizView *v, double x);
+/* Pixel column of a cycle (needs a clock); -1 when out of the plot. */
+int asc_viz_view_x_of_cycle(const AscVizView *v, double cycle);
+/* Screen band [*y0, *y1) of a row; false when scrolled out of the plot. */
+bool asc_viz_view_row_band(const AscVizView *v, uint32_t row, int *y0, int *y1);
+int asc_viz_view_row_at(const AscVizView *v, int y); /* -1 = none */
+int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y);
+
+/* ---- PNG (RGB, 8 bit, zlib) ------------------------------------------- */
+
+/* Write rgba (4 bytes a pixel, alpha ignored) as an RGB PNG, atomically
+ * (temp file + rename).  Same pixels, same bytes. */
+int asc_viz_png_write(const char *path, const uint8_t *rgba, int w, int h, int stride,
+                      AscVizError *err);
+/* Decode a PNG (8-bit RGB or RGBA, non-interlaced) into a malloc'd RGBA
+ * buffer (stride w*4); the caller frees it. */
+int asc_viz_png_read(const char *path, uint8_t **rgba, int *w, int *h, AscVizError *err);
+
+/* ---- the SDL half (libascviz) ----------------------------------------- */
+
+/* What the user has done: hover, selection, search, overlays. */
+typedef struct AscVizUi {
+    int64_t hover, selected; /* event or -1 */
+    int mouse_x, mouse_y;
+    AscVizDeps deps;         /* of the selected event */
+    bool help;
+    bool searching;          /* the search bar is open for typing */
+    char search[64];
+    const AscVizSearch *matches;
+    int64_t match_cur;       /* index into matches->items or -1 */
+    const char *title;       /* file name shown in the title bar; may be NULL */
+} AscVizUi;
+void asc_viz_ui_init(AscVizUi *ui);
+
+typedef struct AscVizOffscreen AscVizOffscreen;
+/* font_path NULL = $ASC_VIZ_FONT, else Debian's DejaVuSansMono. */
+AscVizOffscreen *asc_viz_offscreen_create(int w, int h, const char *font_path, AscVizError *err);
+void asc_viz_offscreen_draw(AscVizOffscreen *o, const AscVizModel *m, const AscVizView *v,
+                            const AscVizUi *ui);
+const uint8_t *asc_viz_offscreen_pixels(const AscVizOffscreen *o, int *stride); /* RGBA */
+void asc_viz_offscreen_free(AscVizOffscreen *o);
+
+typedef struct AscVizRenderDesc {
+    int width, height;        /* 0 = 1600 x 900 */
+    bool has_cycles;          /* window in cycles (needs a clock) */
+    double c0, c1;
+    bool has_us;              /* window in us */
+    double t0_us, t1_us;
+    const char *font_path;    /* NULL = default */
+    const char *title;
+} AscVizRenderDesc;
+int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path,
+                       AscVizError *err);
+
+typedef struct AscVizRunDesc {
+    int width, height;        /* 0 = 1400 x 800 */
+    const char *script;       /* replay this script file, then quit; NULL = interactive */
+    const char *font_path;
+    const char *title;
+} AscVizRunDesc;
+int asc_viz_run(const AscVizModel *m, const AscVizRunDesc *desc, AscVizError *err);
+
+#endif

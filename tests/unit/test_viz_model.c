@@ -1,0 +1,639 @@
+/* test_viz_model.c -- the headless asc-viz model, without SDL.
+ *
+ * Fixtures live in tests/viz/: ours.json is a small double-buffered vadd in
+ * the asc-sim/msOpProf layout (clock 1000 MHz so cycles = ts * 1000),
+ * chrome_array.json a generic Chrome trace (array form, int pids, B/E). */
+#include "asc/viz.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX(name) ASC_SOURCE_DIR "/tests/viz/" name
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    ck_assert(fread(b, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    b[len] = 0;
+    *n = (size_t)len;
+    return b;
+}
+
+static AscVizModel *load_ok(const char *path, double mhz)
+{
+    AscVizModel *m = NULL;
+    AscVizError err;
+    AscVizLoadDesc d = {mhz};
+    int rc = asc_viz_model_load_file(&m, path, &d, &err);
+    ck_assert_msg(rc == 0, "load %s: %s (offset %lld)", path, err.msg, (long long)err.offset);
+    return m;
+}
+
+/* deterministic generator: no global state */
+static uint32_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 33);
+}
+
+static int64_t find_event(const AscVizModel *m, int row, const char *name, double t0)
+{
+    AscVizRowInfo ri = asc_viz_model_row(m, (uint32_t)row);
+    for (uint32_t i = ri.first; i < ri.first + ri.count; i++) {
+        const AscVizEvent *e = asc_viz_model_event(m, i);
+        if (!strcmp(asc_viz_model_str(m, e->name), name) && fabs(e->t0_us - t0) < 1e-9) return i;
+    }
+    return -1;
+}
+
+/* ---- our format ---- */
+
+START_TEST(test_ours_rows)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    ck_assert_double_eq(asc_viz_model_mhz(m), 1000);
+    ck_assert_uint_eq(asc_viz_model_row_count(m), 5);
+    ck_assert_uint_eq(asc_viz_model_process_count(m), 2);
+    static const char *const want[][2] = {{"core0.cubecore0", "CUBE"}, {"core0.veccore0", "SCALAR"},
+                                          {"core0.veccore0", "MTE2"},  {"core0.veccore0", "VECTOR"},
+                                          {"core0.veccore0", "MTE3"}};
+    for (uint32_t r = 0; r < 5; r++) {
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        ck_assert_str_eq(ri.process, want[r][0]);
+        ck_assert_str_eq(ri.lane, want[r][1]);
+        ck_assert_int_eq(asc_viz_model_find_row(m, want[r][0], want[r][1]), (int)r);
+    }
+    ck_assert_int_eq(asc_viz_model_find_row(m, "core0.cubecore0", "MTE1"), -1); /* empty lane dropped */
+    ck_assert_uint_eq(asc_viz_model_event_count(m), 20);
+    ck_assert_uint_eq(asc_viz_model_flow_count(m), 4);
+    double t0, t1;
+    asc_viz_model_span(m, &t0, &t1);
+    ck_assert_double_eq_tol(t0, 0, 1e-12);
+    ck_assert_double_eq_tol(t1, 0.3, 1e-12);
+    /* per-row events sorted by start; cycles exact */
+    for (uint32_t r = 0; r < 5; r++) {
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        for (uint32_t i = ri.first + 1; i < ri.first + ri.count; i++)
+            ck_assert(asc_viz_model_event(m, i - 1)->t0_us <= asc_viz_model_event(m, i)->t0_us);
+    }
+    int vec = asc_viz_model_find_row(m, "core0.veccore0", "VECTOR");
+    int64_t va = find_event(m, vec, "vadd.f16", 0.101);
+    ck_assert_int_ge(va, 0);
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)va);
+    ck_assert(e->flags & ASC_VIZ_EV_CYCLES);
+    ck_assert(e->flags & ASC_VIZ_EV_BANK);
+    ck_assert(!(e->flags & ASC_VIZ_EV_STALL));
+    ck_assert_int_eq(e->c0, 101);
+    ck_assert_int_eq(e->c1, 150);
+    ck_assert_uint_eq(e->rgb, 0xEE8888); /* cq_build_failed */
+    int64_t w = find_event(m, vec, "WAIT_FLAG", 0);
+    ck_assert(asc_viz_model_event(m, (uint32_t)w)->flags & ASC_VIZ_EV_STALL);
+    ck_assert(asc_viz_model_event(m, (uint32_t)w)->flags & ASC_VIZ_EV_WAITFLAG);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+START_TEST(test_ours_args_hit_util)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    int vec = asc_viz_model_find_row(m, "core0.veccore0", "VECTOR");
+    int64_t h = asc_viz_model_hit(m, (uint32_t)vec, 0.120, 0);
+    ck_assert_int_ge(h, 0);
+    ck_assert_str_eq(asc_viz_model_str(m, asc_viz_model_event(m, (uint32_t)h)->name), "vadd.f16");
+    AscVizEventArgs a;
+    ck_assert_int_eq(asc_viz_model_event_args(m, (uint32_t)h, &a), 0);
+    ck_assert_str_eq(a.instr, "vadd.f16 x5, x6, x7");
+    ck_assert_str_eq(a.pc, "0x0024");
+    ck_assert_str_eq(a.source, "vadd_db.s:21");
+    ck_assert_int_eq(a.bank_conflict_beats, 2);
+    ck_assert_int_eq(a.bytes, -1);
+    /* nothing under t, nearest within tolerance */
+    int mte3 = asc_viz_model_find_row(m, "core0.veccore0", "MTE3");
+    ck_assert_int_eq(asc_viz_model_hit(m, (uint32_t)mte3, 0.5, 0.01), -1);
+    ck_assert_int_ge(asc_viz_model_hit(m, (uint32_t)mte3, 0.305, 0.01), 0);
+    /* VECTOR: vadd 49 + set 1 + vadd 49 + set 1 = 100 cycles busy of 300 */
+    ck_assert_double_eq_tol(asc_viz_model_utilisation(m, (uint32_t)vec, 0, 0.3), 1.0 / 3, 1e-9);
+    ck_assert_double_eq_tol(asc_viz_model_busy(m, (uint32_t)vec, 0, 0.3, true), 0.151, 1e-9);
+    ck_assert_double_eq_tol(asc_viz_model_utilisation(m, (uint32_t)vec, 0.101, 0.150), 1, 1e-9);
+    ck_assert_double_eq_tol(asc_viz_model_utilisation(m, (uint32_t)vec, 0.125, 0.175), 0.52, 1e-9);
+    int cube = asc_viz_model_find_row(m, "core0.cubecore0", "CUBE");
+    ck_assert_double_eq_tol(asc_viz_model_utilisation(m, (uint32_t)cube, 0, 0.3), 1, 1e-9);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+START_TEST(test_ours_flows_deps)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    int mte2 = asc_viz_model_find_row(m, "core0.veccore0", "MTE2");
+    int vec = asc_viz_model_find_row(m, "core0.veccore0", "VECTOR");
+    int n_m2v = 0;
+    for (uint32_t i = 0; i < asc_viz_model_flow_count(m); i++) {
+        const AscVizFlow *f = asc_viz_model_flow(m, i);
+        if (f->row_s == (uint32_t)mte2) {
+            ck_assert_uint_eq(f->row_t, (uint32_t)vec);
+            ck_assert_str_eq(asc_viz_model_str(m, f->cat), "MTE2ToVECTOR");
+            n_m2v++;
+        }
+    }
+    ck_assert_int_eq(n_m2v, 2);
+    /* the second vadd waited (WAIT_FLAG 151-201) for MTE2's SET_FLAG at 200,
+     * issued after the mov_out_to_ub 100-200 */
+    int64_t va = find_event(m, vec, "vadd.f16", 0.201);
+    AscVizDeps d = asc_viz_model_deps(m, (uint32_t)va);
+    ck_assert_int_ge(d.flow, 0);
+    ck_assert_int_eq(d.wait, find_event(m, vec, "WAIT_FLAG", 0.151));
+    ck_assert_int_eq(d.set, find_event(m, mte2, "SET_FLAG", 0.200));
+    ck_assert_int_eq(d.producer, find_event(m, mte2, "mov_out_to_ub", 0.100));
+    /* the first vadd: flag 0 */
+    d = asc_viz_model_deps(m, (uint32_t)find_event(m, vec, "vadd.f16", 0.101));
+    ck_assert_int_eq(d.set, find_event(m, mte2, "SET_FLAG", 0.100));
+    ck_assert_int_eq(d.producer, find_event(m, mte2, "mov_out_to_ub", 0));
+    /* an MTE2 event waits for nothing */
+    d = asc_viz_model_deps(m, (uint32_t)find_event(m, mte2, "mov_out_to_ub", 0));
+    ck_assert_int_eq(d.flow, -1);
+    ck_assert_int_eq(d.set, -1);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+START_TEST(test_search)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    AscVizSearch s;
+    ck_assert_int_eq(asc_viz_search_run(&s, m, "vadd"), 0);
+    ck_assert_uint_eq(s.count, 2);
+    ck_assert(asc_viz_model_event(m, s.items[0])->t0_us < asc_viz_model_event(m, s.items[1])->t0_us);
+    ck_assert_int_eq(asc_viz_search_step(&s, m, 0.0, 1), 0);
+    ck_assert_int_eq(asc_viz_search_step(&s, m, 0.101, 1), 1);
+    ck_assert_int_eq(asc_viz_search_step(&s, m, 0.201, 1), 0); /* wraps */
+    ck_assert_int_eq(asc_viz_search_step(&s, m, 0.101, -1), 1); /* wraps back */
+    asc_viz_search_free(&s);
+    ck_assert_int_eq(asc_viz_search_run(&s, m, "MOV_"), 0);
+    ck_assert_uint_eq(s.count, 4);
+    for (uint32_t i = 1; i < s.count; i++)
+        ck_assert(asc_viz_model_event(m, s.items[i - 1])->t0_us <= asc_viz_model_event(m, s.items[i])->t0_us);
+    asc_viz_search_free(&s);
+    ck_assert_int_eq(asc_viz_search_run(&s, m, "nosuchop"), 0);
+    ck_assert_uint_eq(s.count, 0);
+    ck_assert_int_eq(asc_viz_search_step(&s, m, 0, 1), -1);
+    asc_viz_search_free(&s);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+/* ---- generic Chrome format ---- */
+
+START_TEST(test_chrome_array)
+{
+    AscVizModel *m = load_ok(FIX("chrome_array.json"), 0);
+    ck_assert_double_eq(asc_viz_model_mhz(m), 0);
+    ck_assert_uint_eq(asc_viz_model_row_count(m), 3);
+    /* numeric pid then numeric tid order */
+    AscVizRowInfo r0 = asc_viz_model_row(m, 0), r1 = asc_viz_model_row(m, 1), r2 = asc_viz_model_row(m, 2);
+    ck_assert_str_eq(r0.process, "1");
+    ck_assert_str_eq(r0.lane, "1");
+    ck_assert_str_eq(r1.lane, "2");
+    ck_assert_str_eq(r2.process, "2");
+    ck_assert_uint_eq(r1.count, 2); /* two B/E pairs */
+    const AscVizEvent *outer = asc_viz_model_event(m, r1.first), *inner = asc_viz_model_event(m, r1.first + 1);
+    ck_assert_str_eq(asc_viz_model_str(m, outer->name), "outer");
+    ck_assert_double_eq(outer->t0_us, 0);
+    ck_assert_double_eq(outer->t1_us, 5);
+    ck_assert_uint_eq(outer->depth, 0);
+    ck_assert_str_eq(asc_viz_model_str(m, inner->name), "inner");
+    ck_assert_double_eq(inner->t1_us, 2);
+    ck_assert_uint_eq(inner->depth, 1);
+    /* innermost wins the hit test; union counts nesting once */
+    ck_assert_int_eq(asc_viz_model_hit(m, 1, 1.5, 0), (int64_t)r1.first + 1);
+    ck_assert_double_eq_tol(asc_viz_model_busy(m, 1, 0, 10, false), 5, 1e-12);
+    asc_viz_model_free(m);
+    /* --mhz gives a cycle axis */
+    m = load_ok(FIX("chrome_array.json"), 100);
+    ck_assert_double_eq(asc_viz_model_mhz(m), 100);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+START_TEST(test_object_forms)
+{
+    static const char *const ok[] = {
+        "{\"traceEvents\":[]}",
+        "[]",
+        " [ {\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":\"p\",\"tid\":3} ] \n",
+        "{\"otherData\":{\"clock_mhz\":1850},\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e-3,\"dur\":2E+1,\"pid\":0,\"tid\":-1,\"name\":\"a\\u00b5\\n\\\"\"}]}",
+        "[{\"ph\":\"C\",\"ts\":1,\"pid\":1,\"name\":\"c\",\"args\":{\"v\":1}},{\"ph\":\"i\",\"ts\":1}]",
+        "[{\"ph\":\"XY\",\"ts\":\"weird\"},{\"ph\":\"Q\"}]",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        AscVizModel *m = NULL;
+        AscVizError err;
+        int rc = asc_viz_model_load_mem(&m, ok[i], strlen(ok[i]), NULL, &err);
+        ck_assert_msg(rc == 0, "case %zu: %s", i, err.msg);
+        asc_viz_model_free(m);
+    }
+    AscVizModel *m = NULL;
+    AscVizError err;
+    ck_assert_int_eq(asc_viz_model_load_mem(&m, ok[3], strlen(ok[3]), NULL, &err), 0);
+    ck_assert_double_eq(asc_viz_model_mhz(m), 1850);
+    const AscVizEvent *e = asc_viz_model_event(m, 0);
+    ck_assert_str_eq(asc_viz_model_str(m, e->name), "a\xc2\xb5\n\"");
+    ck_assert_double_eq_tol(e->t0_us, 1e-3, 1e-15);
+    ck_assert_double_eq_tol(e->t1_us, 20.001, 1e-12);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+/* ---- malformed input: every case rejected with its rule ---- */
+
+typedef struct BadCase {
+    const char *json, *msg;
+    int64_t offset; /* -2 = don't check */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+    {"", "empty input", 0},
+    {"   ", "empty input", 3},
+    {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}", "truncated JSON", 57},
+    {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\"", "truncated JSON", -2},
+    {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":\"co", "unexpected end of input while reading a string", -2},
+    {"[{\"ph\":\"X\",\"ts\":1,\"pid\":1,\"tid\":1}]", "X event has no \"dur\"", 1},
+    {"[{\"ph\":\"X\",\"dur\":1,\"pid\":1,\"tid\":1}]", "X event has no \"ts\"", 1},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"tid\":1}]", "X event has no \"pid\"", 1},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1}]", "X event has no \"tid\"", 1},
+    {"[{\"ph\":\"X\",\"ts\":\"1\",\"dur\":1,\"pid\":1,\"tid\":1}]", "\"ts\" must be a number, got a string", 16},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":true,\"pid\":1,\"tid\":1}]", "\"dur\" must be a number, got a boolean", -2},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":-1,\"pid\":1,\"tid\":1}]", "\"dur\" must be >= 0", -2},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":[1],\"tid\":1}]", "\"pid\" must be a number or a string, got an array", -2},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":3}]", "\"args\" must be an object", -2},
+    {"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":5}]", "\"name\" must be a string", -2},
+    {"[{\"ph\":7}]", "\"ph\" must be a string", -2},
+    {"[{\"ts\":1}]", "trace event has no \"ph\"", 1},
+    {"[{\"ph\":\"B\",\"ts\":0,\"pid\":1,\"tid\":1}]", "never closed by an \"E\"", 1},
+    {"[{\"ph\":\"E\",\"ts\":0,\"pid\":1,\"tid\":1}]", "an \"E\" event closes nothing", 1},
+    {"[{\"ph\":\"B\",\"ts\":0,\"pid\":1,\"tid\":1},{\"ph\":\"E\",\"ts\":1,\"pid\":1,\"tid\":2}]", "unbalanced B/E", -2},
+    {"[{\"ph\":\"s\",\"ts\":0,\"pid\":1,\"tid\":1}]", "flow event has no \"id\"", 1},
+    {"[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{}}]", "process_name metadata needs args.name", -2},
+    {"[{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":1,\"args\":{\"sort_index\":\"x\"}}]", "needs args.sort_index", -2},
+    {"[1]", "each trace event must be a JSON object", 1},
+    {"[{\"ph\":\"i\"}", "truncated JSON", 11},
+    {"[]x", "unexpected data after the end", 2},
+    {"{\"a\":1}", "no \"traceEvents\" array", 0},
+    {"{\"traceEvents\":{}}", "\"traceEvents\" must be an array", 15},
+    {"{\"traceEvents\":[],\"otherData\":{\"clock_mhz\":-5}}", "clock_mhz must be a positive number", -2},
+    {"nope", "must start with '[' or '{'", 0},
+    {"[{\"ph\":\"X\",\"ts\":01}]", "leading zeros", -2},
+    {"[{\"ph\":\"X\",\"ts\":1.}]", "a digit must follow '.'", -2},
+    {"[{\"ph\":\"X\",\"ts\":-}]", "a digit must follow '-'", -2},
+    {"[{\"ph\":\"X\",\"ts\":1e}]", "exponent", -2},
+    {"[{\"ph\":\"X\",\"ts\":1e999}]", "out of range", -2},
+    {"[{\"ph\":\"X\\q\"}]", "invalid escape", -2},
+    {"[{\"ph\":\"X\\u12G4\"}]", "invalid \\u escape", -2},
+    {"[{\"ph\":\"X\n\"}]", "control character", -2},
+    {"[{\"ph\" \"X\"}]", "expected ':'", -2},
+    {"[{\"ph\":\"X\" \"ts\":1}]", "expected ',' or '}'", -2},
+    {"[{\"ph\":\"X\",\"args\":[1 2]}]", "expected ',' or ']'", -2},
+    {"[{\"ph\":\"X\",\"args\":{\"a\":tru}}]", "expected a JSON value", -2},
+    {"[{\"ph\":\"X\",\"x\":nul", "truncated JSON", -2},
+    {"[{\"ph\":\"X\",\"args\":{1:2}}]", "expected a string key", -2},
+    {"[{\"ph\":\"i\"},]", "each trace event must be a JSON object", 12},
+};
+
+START_TEST(test_malformed)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const BadCase *c = &bad_cases[i];
+        AscVizModel *m = NULL;
+        AscVizError err;
+        int rc = asc_viz_model_load_mem(&m, c->json, strlen(c->json), NULL, &err);
+        ck_assert_msg(rc == -1, "case %zu accepted: %s", i, c->json);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strstr(err.msg, c->msg) != NULL, "case %zu: want '%s', got '%s'", i, c->msg, err.msg);
+        if (c->offset != -2)
+            ck_assert_msg(err.offset == c->offset, "case %zu: offset %lld, want %lld (%s)", i,
+                          (long long)err.offset, (long long)c->offset, err.msg);
+        ck_assert(err.offset >= 0 && err.offset <= (int64_t)strlen(c->json));
+        ck_assert_uint_ge(err.line, 1);
+        ck_assert_uint_ge(err.col, 1);
+    }
+    /* deep nesting is an error, not a stack overflow */
+    size_t n = 100000;
+    char *deep = malloc(n * 2 + 64);
+    strcpy(deep, "[{\"ph\":\"X\",\"args\":{\"a\":");
+    size_t k = strlen(deep);
+    for (size_t i = 0; i < n; i++) deep[k++] = '[';
+    for (size_t i = 0; i < n; i++) deep[k++] = ']';
+    strcpy(deep + k, "}}]");
+    AscVizModel *m = NULL;
+    AscVizError err;
+    ck_assert_int_eq(asc_viz_model_load_mem(&m, deep, strlen(deep), NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "nested deeper"));
+    free(deep);
+    /* line:col */
+    const char *two = "[\n  {\"ph\":\"X\",\"ts\":\"1\",\"dur\":1,\"pid\":1,\"tid\":1}]";
+    ck_assert_int_eq(asc_viz_model_load_mem(&m, two, strlen(two), NULL, &err), -1);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.col, 18);
+    /* missing file */
+    ck_assert_int_eq(asc_viz_model_load_file(&m, "/nonexistent/t.json", NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
+    ck_assert_int_eq(err.offset, -1);
+}
+END_TEST
+
+START_TEST(test_fixture_errors)
+{
+    static const char *const files[][2] = {
+        {"bad_truncated.json", "truncated JSON"},
+        {"bad_x_no_dur.json", "X event has no \"dur\""},
+        {"bad_ts_string.json", "\"ts\" must be a number"},
+        {"bad_unbalanced.json", "unbalanced B/E"},
+        {"bad_no_pid.json", "X event has no \"pid\""},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/viz/%s", ASC_SOURCE_DIR, files[i][0]);
+        AscVizModel *m = NULL;
+        AscVizError err;
+        ck_assert_int_eq(asc_viz_model_load_file(&m, path, NULL, &err), -1);
+        ck_assert_msg(strstr(err.msg, files[i][1]) != NULL, "%s: %s", files[i][0], err.msg);
+        ck_assert_int_ge(err.offset, 0);
+    }
+}
+END_TEST
+
+/* Truncate and mutate a valid trace thousands of times: never a crash, and
+ * every failure carries a message and an offset inside the input. */
+START_TEST(test_fuzz)
+{
+    size_t n;
+    char *src = slurp(FIX("ours.json"), &n);
+    char *buf = malloc(n + 64);
+    uint64_t seed = 12345;
+    int failures = 0;
+    static const char alphabet[] = "{}[]\",:0123456789.-eE+ \\untrfalsXBEMsph";
+    for (int it = 0; it < 6000; it++) {
+        size_t len;
+        if (it < 2000) { /* truncation */
+            len = lcg(&seed) % n;
+            memcpy(buf, src, len);
+        } else {         /* 1-3 byte mutations: replace, delete, insert */
+            memcpy(buf, src, n);
+            len = n;
+            int k = 1 + (int)(lcg(&seed) % 3);
+            for (int j = 0; j < k; j++) {
+                size_t pos = lcg(&seed) % len;
+                char c = alphabet[lcg(&seed) % (sizeof alphabet - 1)];
+                switch (lcg(&seed) % 3) {
+                case 0: buf[pos] = c; break;
+                case 1: memmove(buf + pos, buf + pos + 1, len - pos - 1); len--; break;
+                default: memmove(buf + pos + 1, buf + pos, len - pos); buf[pos] = c; len++; break;
+                }
+            }
+        }
+        AscVizModel *m = NULL;
+        AscVizError err;
+        int rc = asc_viz_model_load_mem(&m, buf, len, NULL, &err);
+        if (rc == 0) {
+            /* whatever loaded must be queryable */
+            uint32_t rows = asc_viz_model_row_count(m);
+            double t0, t1;
+            asc_viz_model_span(m, &t0, &t1);
+            for (uint32_t r = 0; r < rows; r++) {
+                float busy[8];
+                asc_viz_model_lod(m, r, t0, t1, 8, busy, NULL);
+                (void)asc_viz_model_hit(m, r, (t0 + t1) / 2, 1);
+            }
+            for (uint32_t i = 0; i < asc_viz_model_event_count(m); i++) (void)asc_viz_model_deps(m, i);
+            asc_viz_model_free(m);
+        } else {
+            failures++;
+            ck_assert(m == NULL);
+            ck_assert(err.msg[0] != 0);
+            ck_assert(err.offset >= -1 && err.offset <= (int64_t)len);
+        }
+    }
+    ck_assert_int_gt(failures, 2000); /* every truncation before the final '}' fails */
+    free(buf);
+    free(src);
+}
+END_TEST
+
+/* ---- level of detail vs brute force ---- */
+
+static double brute_union(const double (*iv)[2], int n, double a, double b)
+{
+    /* measure of the union of [iv] clipped to [a, b], by sweeping sorted clips */
+    double (*c)[2] = malloc((size_t)(n ? n : 1) * sizeof *c);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        double x = iv[i][0] > a ? iv[i][0] : a, y = iv[i][1] < b ? iv[i][1] : b;
+        if (y > x) { c[k][0] = x; c[k][1] = y; k++; }
+    }
+    for (int i = 1; i < k; i++) /* insertion sort: small */
+        for (int j = i; j > 0 && c[j][0] < c[j - 1][0]; j--) {
+            double t0 = c[j][0], t1 = c[j][1];
+            c[j][0] = c[j - 1][0]; c[j][1] = c[j - 1][1];
+            c[j - 1][0] = t0; c[j - 1][1] = t1;
+        }
+    double sum = 0, cs = 0, ce = 0;
+    bool open = false;
+    for (int i = 0; i < k; i++) {
+        if (open && c[i][0] <= ce) { if (c[i][1] > ce) ce = c[i][1]; continue; }
+        if (open) sum += ce - cs;
+        cs = c[i][0]; ce = c[i][1]; open = true;
+    }
+    if (open) sum += ce - cs;
+    free(c);
+    return sum;
+}
+
+START_TEST(test_lod_exact)
+{
+    uint64_t seed = 777;
+    for (int trial = 0; trial < 20; trial++) {
+        int n = 50 + (int)(lcg(&seed) % 400);
+        double (*iv)[2] = malloc((size_t)n * sizeof *iv);
+        size_t cap = (size_t)n * 128 + 64, len = 0;
+        char *json = malloc(cap);
+        len += (size_t)snprintf(json + len, cap - len, "[");
+        for (int i = 0; i < n; i++) {
+            double t = (lcg(&seed) % 100000) / 100.0;
+            double d = (lcg(&seed) % 5 == 0) ? (lcg(&seed) % 3000) / 100.0 : (lcg(&seed) % 200) / 1000.0;
+            iv[i][0] = t;
+            iv[i][1] = t + d;
+            len += (size_t)snprintf(json + len, cap - len,
+                                    "%s{\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":%.17g,\"dur\":%.17g}",
+                                    i ? "," : "", t, d);
+        }
+        snprintf(json + len, cap - len, "]");
+        AscVizModel *m = NULL;
+        AscVizError err;
+        ck_assert_msg(asc_viz_model_load_mem(&m, json, strlen(json), NULL, &err) == 0, "%s", err.msg);
+        ck_assert_uint_eq(asc_viz_model_row_count(m), 1);
+        double a = (lcg(&seed) % 50000) / 100.0, b = a + 1 + (lcg(&seed) % 60000) / 100.0;
+        uint32_t cols = 37 + lcg(&seed) % 500;
+        float *busy = malloc(cols * sizeof *busy);
+        asc_viz_model_lod(m, 0, a, b, cols, busy, NULL);
+        double w = (b - a) / cols;
+        for (uint32_t c = 0; c < cols; c++) {
+            double ca = a + w * c, cb = c + 1 == cols ? b : a + w * (c + 1);
+            double want = brute_union((const double (*)[2])iv, n, ca, cb) / w;
+            ck_assert_msg(fabs(busy[c] - want) < 1e-4, "trial %d col %u: %f vs %f", trial, c, busy[c], want);
+        }
+        /* busy() on random windows too */
+        for (int q = 0; q < 50; q++) {
+            double x = (lcg(&seed) % 100000) / 100.0, y = x + (lcg(&seed) % 10000) / 100.0;
+            ck_assert(fabs(asc_viz_model_busy(m, 0, x, y, false) -
+                           brute_union((const double (*)[2])iv, n, x, y)) < 1e-9);
+        }
+        /* window: every overlapping event is inside [first, last) */
+        uint32_t f, l;
+        asc_viz_model_window(m, 0, a, b, &f, &l);
+        for (uint32_t i = 0; i < asc_viz_model_event_count(m); i++) {
+            const AscVizEvent *e = asc_viz_model_event(m, i);
+            if (e->t1_us >= a && e->t0_us <= b) ck_assert(i >= f && i < l);
+        }
+        free(busy);
+        free(json);
+        free(iv);
+        asc_viz_model_free(m);
+    }
+}
+END_TEST
+
+/* ---- the view ---- */
+
+START_TEST(test_view)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    AscVizView v;
+    AscVizViewDesc d = {.width = 1000, .height = 600};
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &d), 0);
+    ck_assert_int_eq(v.width, 1000);
+    int prev = -1;
+    for (uint32_t r = 0; r < asc_viz_model_row_count(m); r++) {
+        int y0, y1;
+        ck_assert(asc_viz_view_row_band(&v, r, &y0, &y1));
+        ck_assert_int_gt(y0, prev);
+        ck_assert_int_eq(y1 - y0, v.row_h);
+        ck_assert_int_eq(asc_viz_view_row_at(&v, (y0 + y1) / 2), (int)r);
+        prev = y1 - 1;
+    }
+    /* fit shows the whole span; cycles map into the plot */
+    int x0 = asc_viz_view_x_of_cycle(&v, 0), x1 = asc_viz_view_x_of_cycle(&v, 299);
+    ck_assert_int_gt(x0, v.plot_x0);
+    ck_assert_int_lt(x1, v.plot_x1);
+    ck_assert_int_gt(x1, x0);
+    ck_assert_int_eq(asc_viz_view_x_of_cycle(&v, 100000), -1);
+    /* hit through the view */
+    int vec = asc_viz_model_find_row(m, "core0.veccore0", "VECTOR"), y0, y1;
+    asc_viz_view_row_band(&v, (uint32_t)vec, &y0, &y1);
+    int64_t h = asc_viz_view_hit(&v, m, asc_viz_view_x_of_cycle(&v, 120), (y0 + y1) / 2);
+    ck_assert_int_ge(h, 0);
+    ck_assert_str_eq(asc_viz_model_str(m, asc_viz_model_event(m, (uint32_t)h)->name), "vadd.f16");
+    ck_assert_int_eq(asc_viz_view_hit(&v, m, 5, (y0 + y1) / 2), -1);
+    /* zoom keeps the time under the cursor; pan moves by pixels */
+    int cx = (v.plot_x0 + v.plot_x1) / 2;
+    double tc = asc_viz_view_time_of_x(&v, cx);
+    asc_viz_view_zoom(&v, 4, cx);
+    ck_assert_double_eq_tol(asc_viz_view_time_of_x(&v, cx), tc, 1e-12);
+    double w = v.t1 - v.t0;
+    asc_viz_view_pan(&v, 100);
+    ck_assert_double_eq_tol(v.t1 - v.t0, w, 1e-12);
+    ck_assert_double_eq_tol(asc_viz_view_time_of_x(&v, cx + 100), tc, 1e-12);
+    asc_viz_view_fit(&v, m);
+    ck_assert(v.t0 < 0 && v.t1 > 0.3);
+    asc_viz_view_free(&v);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+/* ---- PNG ---- */
+
+START_TEST(test_png_roundtrip)
+{
+    int w = 37, h = 23;
+    uint8_t *img = malloc((size_t)w * h * 4);
+    uint64_t seed = 9;
+    for (int i = 0; i < w * h * 4; i++) img[i] = (uint8_t)lcg(&seed);
+    char p1[] = "/tmp/test_viz_png_aXXXXXX", p2[] = "/tmp/test_viz_png_bXXXXXX";
+    int f1 = mkstemp(p1), f2 = mkstemp(p2);
+    close(f1);
+    close(f2);
+    AscVizError err;
+    ck_assert_int_eq(asc_viz_png_write(p1, img, w, h, w * 4, &err), 0);
+    ck_assert_int_eq(asc_viz_png_write(p2, img, w, h, w * 4, &err), 0);
+    size_t n1, n2;
+    char *b1 = slurp(p1, &n1), *b2 = slurp(p2, &n2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_int_eq(memcmp(b1, b2, n1), 0); /* deterministic bytes */
+    uint8_t *back;
+    int bw, bh;
+    ck_assert_int_eq(asc_viz_png_read(p1, &back, &bw, &bh, &err), 0);
+    ck_assert_int_eq(bw, w);
+    ck_assert_int_eq(bh, h);
+    for (int i = 0; i < w * h; i++) {
+        ck_assert_int_eq(back[i * 4], img[i * 4]);
+        ck_assert_int_eq(back[i * 4 + 1], img[i * 4 + 1]);
+        ck_assert_int_eq(back[i * 4 + 2], img[i * 4 + 2]);
+        ck_assert_int_eq(back[i * 4 + 3], 255);
+    }
+    /* a corrupted file is rejected, not misread */
+    b1[n1 / 2] ^= 0x55;
+    FILE *f = fopen(p1, "wb");
+    fwrite(b1, 1, n1, f);
+    fclose(f);
+    uint8_t *bad = NULL;
+    ck_assert_int_eq(asc_viz_png_read(p1, &bad, &bw, &bh, &err), -1);
+    ck_assert_ptr_null(bad);
+    ck_assert_int_eq(asc_viz_png_read(FIX("ours.json"), &bad, &bw, &bh, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a PNG"));
+    free(back);
+    free(b1);
+    free(b2);
+    free(img);
+    unlink(p1);
+    unlink(p2);
+}
+END_TEST
+
+static Suite *viz_suite(void)
+{
+    Suite *s = suite_create("viz_model");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_ours_rows);
+    tcase_add_test(tc, test_ours_args_hit_util);
+    tcase_add_test(tc, test_ours_flows_deps);
+    tcase_add_test(tc, test_search);
+    tcase_add_test(tc, test_chrome_array);
+    tcase_add_test(tc, test_object_forms);
+    tcase_add_test(tc, test_malformed);
+    tcase_add_test(tc, test_fixture_errors);
+    tcase_add_test(tc, test_fuzz);
+    tcase_add_test(tc, test_lod_exact);
+    tcase_add_test(tc, test_view);
+    tcase_add_test(tc, test_png_roundtrip);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(viz_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

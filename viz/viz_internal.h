@@ -1,0 +1,122 @@
+/* viz_internal.h -- the AscVizModel layout shared by viz_json.c (loading)
+ * and viz_model.c (indexes and queries).  Not a public header.
+ *
+ * Invariants after a successful load:
+ *   - ev[] is sorted by (row, t0_us, seq); row r owns [row_first[r], row_first[r+1]).
+ *   - pmax[i] is the running max of t1_us over its row's events up to i, so
+ *     the first event overlapping a window is a binary search away.
+ *   - busy/stall unions are disjoint sorted intervals with prefix sums. */
+#ifndef ASC_VIZ_INTERNAL_H
+#define ASC_VIZ_INTERNAL_H
+
+#include "asc/viz.h"
+
+#include <stdio.h>
+
+#define VIZ_NONE 0xffffffffu
+
+typedef struct VizProc {
+    uint32_t pid;      /* string id of the pid as written */
+    uint32_t label;    /* process_name, else pid */
+    int64_t sort;      /* process_sort_index */
+    bool has_sort;
+    uint32_t seq;      /* order of first appearance */
+    uint32_t order;    /* display index after sorting */
+} VizProc;
+
+typedef struct VizLane {
+    uint32_t proc, tid, label;
+    int64_t sort;
+    bool has_sort;
+    uint32_t seq;
+    uint32_t row;      /* VIZ_NONE when the lane shows nothing */
+    uint32_t nev;      /* events + flow ends, to drop empty lanes */
+} VizLane;
+
+/* A B or E record waiting to be paired. */
+typedef struct VizBE {
+    double ts;
+    uint64_t off;
+    uint32_t lane, name, seq, rgb;
+    uint8_t begin, flags;
+} VizBE;
+
+typedef struct VizFlowEnd {
+    double ts;
+    uint64_t off;
+    uint32_t lane, id, cat, seq;
+    char ph;
+} VizFlowEnd;
+
+typedef struct VizSpan {
+    double a, b;
+} VizSpan;
+
+typedef struct VizUnion {
+    VizSpan *iv;       /* disjoint, sorted */
+    double *pre;       /* pre[k] = total length of iv[0..k) */
+    uint32_t n;
+} VizUnion;
+
+struct AscVizModel {
+    /* input, kept for lazily re-parsed args */
+    char *buf;
+    size_t len;
+    bool mapped;
+
+    /* interned strings: ids index str_off; text in pool, NUL-terminated */
+    char *pool;
+    size_t pool_len, pool_cap;
+    uint32_t *str_off;
+    uint32_t nstr, str_cap;
+    uint32_t *shash;   /* open addressing: id+1, 0 = empty */
+    uint32_t shash_cap;
+
+    VizProc *procs;
+    uint32_t nprocs, procs_cap;
+    VizLane *lanes;
+    uint32_t nlanes, lanes_cap;
+    uint64_t *lhash;   /* (proc << 32 | tid) + 1 keyed, value in lhash_v */
+    uint32_t *lhash_v;
+    uint32_t lhash_cap;
+
+    AscVizEvent *ev;   /* src_off doubles as the file-order tie-break */
+    uint32_t nev, ev_cap;
+    VizBE *be;
+    uint32_t nbe, be_cap;
+    VizFlowEnd *fe;
+    uint32_t nfe, fe_cap;
+
+    double file_mhz, mhz;
+    uint32_t seq;
+
+    /* built by viz_model_finish */
+    uint32_t nrows;
+    uint32_t *row_lane;   /* row -> lane */
+    uint32_t *row_first;  /* nrows + 1 */
+    uint32_t *row_rgb;
+    uint32_t *proc_order; /* display index -> proc */
+    uint32_t nprocs_shown;
+    uint32_t *row_proc;   /* row -> display process index */
+    double *pmax;
+    VizUnion *busy, *stall;
+    AscVizFlow *flows;
+    uint32_t nflows;
+    uint32_t *flow_by_t;  /* flow ids sorted by (row_t, ts_t) */
+    uint32_t *row_flow_first; /* nrows + 1, into flow_by_t */
+    double span0, span1;
+};
+
+/* viz_json.c */
+uint32_t viz_intern(AscVizModel *m, const char *s, size_t n); /* VIZ_NONE = out of memory */
+int viz_parse(AscVizModel *m, AscVizError *err);
+void viz_error_at(AscVizError *err, const char *base, size_t len, int64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int viz_event_args(const AscVizModel *m, const AscVizEvent *e, AscVizEventArgs *out);
+uint32_t viz_cname_rgb(const char *s, size_t n, bool *found);
+uint32_t viz_lane_rgb(const char *lane, bool *found);
+
+/* viz_model.c */
+int viz_model_finish(AscVizModel *m, AscVizError *err);
+
+#endif

@@ -1,0 +1,907 @@
+/* viz_model.c -- the headless timeline model of asc-viz.
+ *
+ * Users: viz_draw.c (drawing), asc_viz_main.c, tests/unit/test_viz_model.c,
+ * bench/viz_bench.c.  Builds, after viz_json.c has read the records:
+ *   - rows: one per (process, lane) in msOpProf order (sort indexes, then the
+ *     known lane order SCALAR..WAIT_FLAG, then numeric ids, then first
+ *     appearance); lanes with nothing to draw are dropped;
+ *   - per-row event ranges sorted by start, a running max of ends (so the
+ *     first event of a window is a binary search away), nesting depths;
+ *   - per-row unions of busy and of stall time with prefix sums, which answer
+ *     "busy time inside [a, b]" in O(log n): utilisation and the level of
+ *     detail (one busy fraction per pixel column, cost O(pixels log n));
+ *   - flag arrows (flow s -> t/f) matched by (cat, id).
+ * It also holds the view (pixel layout).  Nothing here prints, exits or
+ * touches SDL. */
+#include "viz_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* msOpProf lane order (reference §4.2, utility.cpp getLaneOrderMap) */
+static const char *const lane_order[] = {"SCALAR", "FLOWCTRL", "MTE1", "CUBE", "FIXP",
+                                         "MTE2", "VECTOR", "MTE3", "CACHEMISS", "SCALARLDST",
+                                         "ALL", "USERMARK", "EVENT", "SET_FLAG", "WAIT_FLAG"};
+
+/* A pleasant fixed palette for events with neither cname nor known lane. */
+static const uint32_t name_palette[] = {0x4E79A7, 0xF28E2B, 0xE15759, 0x76B7B2, 0x59A14F, 0xEDC948,
+                                        0xB07AA1, 0xFF9DA7, 0x9C755F, 0xBAB0AC, 0x86BCB6, 0x8CD17D};
+
+static const char *S(const AscVizModel *m, uint32_t id)
+{
+    return m->pool + m->str_off[id];
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int load(AscVizModel *m, AscVizError *err, AscVizModel **out)
+{
+    if (viz_intern(m, "", 0) == VIZ_NONE || viz_parse(m, err) || viz_model_finish(m, err)) {
+        /* keep the model's view of the error, but drop the model */
+        AscVizError keep;
+        if (err) keep = *err;
+        asc_viz_model_free(m);
+        if (err) *err = keep;
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static AscVizModel *model_new(const AscVizLoadDesc *desc)
+{
+    AscVizModel *m = calloc(1, sizeof *m);
+    if (m && desc) m->mhz = desc->mhz > 0 ? desc->mhz : 0;
+    return m;
+}
+
+int asc_viz_model_load_mem(AscVizModel **out, const char *buf, size_t len,
+                           const AscVizLoadDesc *desc, AscVizError *err)
+{
+    *out = NULL;
+    if (err) memset(err, 0, sizeof *err), err->offset = -1;
+    AscVizModel *m = model_new(desc);
+    if (!m || !(m->buf = malloc(len + 1))) {
+        free(m);
+        if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+        return -1;
+    }
+    memcpy(m->buf, buf, len);
+    m->buf[len] = 0;
+    m->len = len;
+    return load(m, err, out);
+}
+
+int asc_viz_model_load_file(AscVizModel **out, const char *path, const AscVizLoadDesc *desc,
+                            AscVizError *err)
+{
+    *out = NULL;
+    if (err) memset(err, 0, sizeof *err), err->offset = -1;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        if (err) snprintf(err->msg, sizeof err->msg, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (err) snprintf(err->msg, sizeof err->msg, "cannot read '%s': not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    AscVizModel *m = model_new(desc);
+    if (!m) {
+        close(fd);
+        if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+        return -1;
+    }
+    m->len = (size_t)st.st_size;
+    if (m->len > 0) {
+        void *p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            if (err) snprintf(err->msg, sizeof err->msg, "cannot map '%s': %s", path, strerror(errno));
+            close(fd);
+            free(m);
+            return -1;
+        }
+        posix_madvise(p, m->len, POSIX_MADV_SEQUENTIAL);
+        m->buf = p;
+        m->mapped = true;
+    } else {
+        m->buf = calloc(1, 1);
+    }
+    close(fd);
+    return load(m, err, out);
+}
+
+void asc_viz_model_free(AscVizModel *m)
+{
+    if (!m) return;
+    if (m->mapped) munmap(m->buf, m->len);
+    else free(m->buf);
+    free(m->pool); free(m->str_off); free(m->shash);
+    free(m->procs); free(m->lanes); free(m->lhash); free(m->lhash_v);
+    free(m->ev); free(m->be); free(m->fe);
+    free(m->row_lane); free(m->row_first); free(m->row_rgb); free(m->proc_order);
+    free(m->row_proc); free(m->pmax);
+    for (uint32_t r = 0; r < m->nrows; r++) {
+        if (m->busy) { free(m->busy[r].iv); free(m->busy[r].pre); }
+        if (m->stall) { free(m->stall[r].iv); free(m->stall[r].pre); }
+    }
+    free(m->busy); free(m->stall);
+    free(m->flows); free(m->flow_by_t); free(m->row_flow_first);
+    free(m);
+}
+
+/* ---- finishing: pairing, rows, indexes --------------------------------- */
+
+static int cmp_be(const void *a, const void *b)
+{
+    const VizBE *x = a, *y = b;
+    if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_fe(const void *a, const void *b)
+{
+    const VizFlowEnd *x = a, *y = b;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->ph != y->ph) { /* at the same time a start comes first */
+        int rx = x->ph == 's' ? 0 : x->ph == 't' ? 1 : 2, ry = y->ph == 's' ? 0 : y->ph == 't' ? 1 : 2;
+        if (rx != ry) return rx < ry ? -1 : 1;
+    }
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+    const AscVizEvent *x = a, *y = b;
+    if (x->t0_us != y->t0_us) return x->t0_us < y->t0_us ? -1 : 1;
+    return x->src_off < y->src_off ? -1 : x->src_off > y->src_off;
+}
+
+static bool parse_int(const char *s, int64_t *v)
+{
+    if (!*s) return false;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end || errno) return false;
+    *v = x;
+    return true;
+}
+
+static int known_lane(const char *s)
+{
+    for (int i = 0; i < (int)(sizeof lane_order / sizeof lane_order[0]); i++)
+        if (strcmp(s, lane_order[i]) == 0) return i + 1;
+    return 0;
+}
+
+typedef struct SortKey {
+    int64_t k1, k2, k3;
+    uint32_t idx;
+} SortKey;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const SortKey *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
+    if (x->k3 != y->k3) return x->k3 < y->k3 ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int fail_oom(AscVizError *err)
+{
+    if (err) { snprintf(err->msg, sizeof err->msg, "out of memory while indexing the trace"); err->offset = -1; }
+    return -1;
+}
+
+static int build_union(const AscVizModel *m, uint32_t first, uint32_t last, bool stall, VizUnion *u)
+{
+    uint32_t n = 0;
+    for (uint32_t i = first; i < last; i++)
+        if (((m->ev[i].flags & ASC_VIZ_EV_STALL) != 0) == stall) n++;
+    u->iv = malloc((n ? n : 1) * sizeof *u->iv);
+    u->pre = malloc((n + 1) * sizeof *u->pre);
+    if (!u->iv || !u->pre) return -1;
+    u->n = 0;
+    for (uint32_t i = first; i < last; i++) {
+        const AscVizEvent *e = &m->ev[i];
+        if (((e->flags & ASC_VIZ_EV_STALL) != 0) != stall) continue;
+        if (u->n && e->t0_us <= u->iv[u->n - 1].b) {
+            if (e->t1_us > u->iv[u->n - 1].b) u->iv[u->n - 1].b = e->t1_us;
+        } else {
+            u->iv[u->n].a = e->t0_us;
+            u->iv[u->n].b = e->t1_us;
+            u->n++;
+        }
+    }
+    u->pre[0] = 0;
+    for (uint32_t k = 0; k < u->n; k++) u->pre[k + 1] = u->pre[k] + (u->iv[k].b - u->iv[k].a);
+    return 0;
+}
+
+int viz_model_finish(AscVizModel *m, AscVizError *err)
+{
+    /* 1. pair B/E per lane in time order */
+    if (m->nbe) {
+        qsort(m->be, m->nbe, sizeof *m->be, cmp_be);
+        uint32_t *stack = malloc(m->nbe * sizeof *stack);
+        if (!stack) return fail_oom(err);
+        uint32_t sp = 0;
+        for (uint32_t i = 0; i < m->nbe; i++) {
+            const VizBE *b = &m->be[i];
+            if (i > 0 && b->lane != m->be[i - 1].lane && sp) break;
+            if (b->begin) { stack[sp++] = i; continue; }
+            if (!sp) {
+                free(stack);
+                viz_error_at(err, m->buf, m->len, (int64_t)b->off,
+                             "unbalanced B/E: an \"E\" event closes nothing (no open \"B\" on the same pid/tid before it)");
+                return -1;
+            }
+            const VizBE *o = &m->be[stack[--sp]];
+            if (m->nev + 1 > m->ev_cap) {
+                uint32_t nc = m->ev_cap ? m->ev_cap * 2 : 64;
+                AscVizEvent *q = realloc(m->ev, (size_t)nc * sizeof *q);
+                if (!q) { free(stack); return fail_oom(err); }
+                m->ev = q;
+                m->ev_cap = nc;
+            }
+            AscVizEvent *e = &m->ev[m->nev++];
+            memset(e, 0, sizeof *e);
+            e->t0_us = o->ts;
+            e->t1_us = b->ts;
+            e->src_off = o->off;
+            e->name = o->name != VIZ_NONE ? o->name : b->name != VIZ_NONE ? b->name : 0;
+            e->row = o->lane;
+            e->rgb = o->rgb != 0xFF000000u ? o->rgb : b->rgb;
+            e->flags = (uint8_t)(o->flags | b->flags);
+        }
+        if (sp) {
+            const VizBE *o = &m->be[stack[0]];
+            free(stack);
+            viz_error_at(err, m->buf, m->len, (int64_t)o->off,
+                         "unbalanced B/E: this \"B\" event is never closed by an \"E\" on the same pid/tid");
+            return -1;
+        }
+        free(stack);
+    }
+
+    /* 2. the clock, and exact cycle times when they agree with it */
+    if (m->mhz <= 0) m->mhz = m->file_mhz;
+    if (m->mhz > 0 && m->file_mhz > 0 && m->mhz == m->file_mhz) {
+        for (uint32_t i = 0; i < m->nev; i++) {
+            AscVizEvent *e = &m->ev[i];
+            if (e->flags & ASC_VIZ_EV_CYCLES) {
+                e->t0_us = (double)e->c0 / m->mhz;
+                e->t1_us = (double)e->c1 / m->mhz;
+            }
+        }
+    }
+
+    /* 3. rows: lanes with something to draw, in msOpProf order */
+    for (uint32_t i = 0; i < m->nfe; i++) m->lanes[m->fe[i].lane].nev++;
+    SortKey *keys = malloc(((m->nprocs > m->nlanes ? m->nprocs : m->nlanes) + 1) * sizeof *keys);
+    uint32_t *proc_rank = calloc(m->nprocs + 1, sizeof *proc_rank);
+    bool *proc_used = calloc(m->nprocs + 1, sizeof *proc_used);
+    if (!keys || !proc_rank || !proc_used) { free(keys); free(proc_rank); free(proc_used); return fail_oom(err); }
+    for (uint32_t i = 0; i < m->nlanes; i++)
+        if (m->lanes[i].nev) proc_used[m->lanes[i].proc] = true;
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < m->nprocs; i++) {
+        if (!proc_used[i]) continue;
+        const VizProc *p = &m->procs[i];
+        int64_t num;
+        keys[np].k1 = p->has_sort ? p->sort : INT64_MAX;
+        keys[np].k2 = parse_int(S(m, p->pid), &num) ? num : INT64_MAX;
+        keys[np].k3 = p->seq;
+        keys[np].idx = i;
+        np++;
+    }
+    qsort(keys, np, sizeof *keys, cmp_key);
+    m->proc_order = malloc((np + 1) * sizeof *m->proc_order);
+    if (!m->proc_order) { free(keys); free(proc_rank); free(proc_used); return fail_oom(err); }
+    for (uint32_t i = 0; i < np; i++) {
+        m->proc_order[i] = keys[i].idx;
+        proc_rank[keys[i].idx] = i;
+        m->procs[keys[i].idx].order = i;
+    }
+    m->nprocs_shown = np;
+    uint32_t nr = 0;
+    for (uint32_t i = 0; i < m->nlanes; i++) {
+        const VizLane *l = &m->lanes[i];
+        if (!l->nev) continue;
+        int64_t num;
+        int kl = known_lane(S(m, l->tid));
+        if (!kl) kl = known_lane(S(m, l->label));
+        keys[nr].k1 = proc_rank[l->proc];
+        keys[nr].k2 = l->has_sort ? l->sort : kl ? kl : INT64_MAX / 2;
+        keys[nr].k3 = parse_int(S(m, l->tid), &num) ? num : INT64_MAX / 2 + l->seq;
+        keys[nr].idx = i;
+        nr++;
+    }
+    qsort(keys, nr, sizeof *keys, cmp_key);
+    free(proc_used);
+    m->nrows = nr;
+    m->row_lane = malloc((nr + 1) * sizeof *m->row_lane);
+    m->row_proc = malloc((nr + 1) * sizeof *m->row_proc);
+    m->row_first = calloc(nr + 2, sizeof *m->row_first);
+    m->row_rgb = calloc(nr + 1, sizeof *m->row_rgb);
+    m->busy = calloc(nr + 1, sizeof *m->busy);
+    m->stall = calloc(nr + 1, sizeof *m->stall);
+    if (!m->row_lane || !m->row_proc || !m->row_first || !m->row_rgb || !m->busy || !m->stall) {
+        free(keys); free(proc_rank);
+        return fail_oom(err);
+    }
+    for (uint32_t r = 0; r < nr; r++) {
+        m->row_lane[r] = keys[r].idx;
+        m->lanes[keys[r].idx].row = r;
+        m->row_proc[r] = proc_rank[m->lanes[keys[r].idx].proc];
+    }
+    free(keys);
+    free(proc_rank);
+
+    /* 4. events grouped by row (counting sort), then by start within a row */
+    for (uint32_t i = 0; i < m->nev; i++) {
+        m->ev[i].row = m->lanes[m->ev[i].row].row;
+        m->row_first[m->ev[i].row + 1]++;
+    }
+    for (uint32_t r = 0; r < nr; r++) m->row_first[r + 1] += m->row_first[r];
+    if (m->nev) {
+        AscVizEvent *sorted = malloc(m->nev * sizeof *sorted);
+        uint32_t *fill = malloc((nr + 1) * sizeof *fill);
+        if (!sorted || !fill) { free(sorted); free(fill); return fail_oom(err); }
+        memcpy(fill, m->row_first, nr * sizeof *fill);
+        for (uint32_t i = 0; i < m->nev; i++) sorted[fill[m->ev[i].row]++] = m->ev[i];
+        free(fill);
+        free(m->ev);
+        m->ev = sorted;
+        m->ev_cap = m->nev;
+    }
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t a = m->row_first[r], b = m->row_first[r + 1];
+        bool ok = true;
+        for (uint32_t i = a + 1; i < b && ok; i++) ok = cmp_ev(&m->ev[i - 1], &m->ev[i]) <= 0;
+        if (!ok) qsort(m->ev + a, b - a, sizeof *m->ev, cmp_ev);
+    }
+
+    /* 5. colours, running max of ends, nesting depth, unions */
+    m->pmax = malloc((m->nev + 1) * sizeof *m->pmax);
+    double *stack = malloc((m->nev + 1) * sizeof *stack);
+    if (!m->pmax || !stack) { free(stack); return fail_oom(err); }
+    m->span0 = DBL_MAX;
+    m->span1 = -DBL_MAX;
+    for (uint32_t r = 0; r < nr; r++) {
+        const VizLane *l = &m->lanes[m->row_lane[r]];
+        bool found;
+        uint32_t lane_rgb = viz_lane_rgb(S(m, l->label), &found);
+        if (!found) lane_rgb = viz_lane_rgb(S(m, l->tid), &found);
+        uint32_t a = m->row_first[r], b = m->row_first[r + 1], sp = 0;
+        double pm = -DBL_MAX;
+        m->row_rgb[r] = found ? lane_rgb : 0xFF000000u;
+        for (uint32_t i = a; i < b; i++) {
+            AscVizEvent *e = &m->ev[i];
+            if (e->rgb == 0xFF000000u)
+                e->rgb = found ? lane_rgb
+                               : name_palette[(m->str_off[e->name] * 2654435761u >> 7) %
+                                              (sizeof name_palette / sizeof name_palette[0])];
+            if (m->row_rgb[r] == 0xFF000000u && !(e->flags & ASC_VIZ_EV_STALL)) m->row_rgb[r] = e->rgb;
+            if (e->t1_us > pm) pm = e->t1_us;
+            m->pmax[i] = pm;
+            while (sp && stack[sp - 1] <= e->t0_us) sp--;
+            e->depth = sp > 65535 ? 65535 : (uint16_t)sp;
+            stack[sp++] = e->t1_us;
+            if (e->t0_us < m->span0) m->span0 = e->t0_us;
+            if (e->t1_us > m->span1) m->span1 = e->t1_us;
+        }
+        if (m->row_rgb[r] == 0xFF000000u) m->row_rgb[r] = 0x8C8C8C;
+        if (build_union(m, a, b, false, &m->busy[r]) || build_union(m, a, b, true, &m->stall[r])) {
+            free(stack);
+            return fail_oom(err);
+        }
+    }
+    free(stack);
+
+    /* 6. flag arrows: s -> t/f with the same (cat, id), chained in time order */
+    if (m->nfe) {
+        qsort(m->fe, m->nfe, sizeof *m->fe, cmp_fe);
+        m->flows = malloc(m->nfe * sizeof *m->flows);
+        if (!m->flows) return fail_oom(err);
+        const VizFlowEnd *start = NULL;
+        for (uint32_t i = 0; i < m->nfe; i++) {
+            const VizFlowEnd *e = &m->fe[i];
+            if (i > 0 && (e->cat != m->fe[i - 1].cat || e->id != m->fe[i - 1].id)) start = NULL;
+            if (e->ph == 's') { start = e; continue; }
+            if (!start) continue;
+            AscVizFlow *f = &m->flows[m->nflows++];
+            f->ts_s = start->ts;
+            f->ts_t = e->ts;
+            f->row_s = m->lanes[start->lane].row;
+            f->row_t = m->lanes[e->lane].row;
+            f->cat = e->cat;
+            start = e->ph == 't' ? e : NULL;
+        }
+        for (uint32_t i = 0; i < m->nfe; i++) {
+            if (m->fe[i].ts < m->span0) m->span0 = m->fe[i].ts;
+            if (m->fe[i].ts > m->span1) m->span1 = m->fe[i].ts;
+        }
+    }
+    m->flow_by_t = malloc((m->nflows + 1) * sizeof *m->flow_by_t);
+    m->row_flow_first = calloc(nr + 2, sizeof *m->row_flow_first);
+    if (!m->flow_by_t || !m->row_flow_first) return fail_oom(err);
+    {
+        SortKey *fk = malloc((m->nflows + 1) * sizeof *fk);
+        if (!fk) return fail_oom(err);
+        for (uint32_t i = 0; i < m->nflows; i++) {
+            fk[i].k1 = m->flows[i].row_t;
+            /* ts in picoseconds keeps the integer key exact enough */
+            fk[i].k2 = (int64_t)llround(m->flows[i].ts_t * 1e6);
+            fk[i].k3 = 0;
+            fk[i].idx = i;
+            m->row_flow_first[m->flows[i].row_t + 1]++;
+        }
+        qsort(fk, m->nflows, sizeof *fk, cmp_key);
+        for (uint32_t i = 0; i < m->nflows; i++) m->flow_by_t[i] = fk[i].idx;
+        for (uint32_t r = 0; r < nr; r++) m->row_flow_first[r + 1] += m->row_flow_first[r];
+        free(fk);
+    }
+    if (m->span0 > m->span1) { m->span0 = 0; m->span1 = 1; }
+    if (m->span1 <= m->span0) m->span1 = m->span0 + 1e-3;
+    /* the raw records are no longer needed */
+    free(m->be); m->be = NULL; m->nbe = 0;
+    free(m->fe); m->fe = NULL; m->nfe = 0;
+    return 0;
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+double asc_viz_model_mhz(const AscVizModel *m) { return m->mhz; }
+void asc_viz_model_span(const AscVizModel *m, double *t0, double *t1) { *t0 = m->span0; *t1 = m->span1; }
+const char *asc_viz_model_str(const AscVizModel *m, uint32_t id) { return id < m->nstr ? S(m, id) : ""; }
+uint32_t asc_viz_model_event_count(const AscVizModel *m) { return m->nev; }
+const AscVizEvent *asc_viz_model_event(const AscVizModel *m, uint32_t i) { return i < m->nev ? &m->ev[i] : NULL; }
+uint32_t asc_viz_model_row_count(const AscVizModel *m) { return m->nrows; }
+uint32_t asc_viz_model_process_count(const AscVizModel *m) { return m->nprocs_shown; }
+uint32_t asc_viz_model_flow_count(const AscVizModel *m) { return m->nflows; }
+const AscVizFlow *asc_viz_model_flow(const AscVizModel *m, uint32_t i) { return i < m->nflows ? &m->flows[i] : NULL; }
+
+const char *asc_viz_model_process_name(const AscVizModel *m, uint32_t proc)
+{
+    return proc < m->nprocs_shown ? S(m, m->procs[m->proc_order[proc]].label) : "";
+}
+
+AscVizRowInfo asc_viz_model_row(const AscVizModel *m, uint32_t row)
+{
+    AscVizRowInfo ri = {"", "", 0, 0, 0, 0};
+    if (row >= m->nrows) return ri;
+    const VizLane *l = &m->lanes[m->row_lane[row]];
+    ri.process = S(m, m->procs[l->proc].label);
+    ri.lane = S(m, l->label);
+    ri.proc = m->row_proc[row];
+    ri.first = m->row_first[row];
+    ri.count = m->row_first[row + 1] - m->row_first[row];
+    ri.rgb = m->row_rgb[row];
+    return ri;
+}
+
+int asc_viz_model_find_row(const AscVizModel *m, const char *process, const char *lane)
+{
+    for (uint32_t r = 0; r < m->nrows; r++) {
+        const VizLane *l = &m->lanes[m->row_lane[r]];
+        const VizProc *p = &m->procs[l->proc];
+        bool pm = !strcmp(S(m, p->label), process) || !strcmp(S(m, p->pid), process);
+        bool lm = !strcmp(S(m, l->label), lane) || !strcmp(S(m, l->tid), lane);
+        if (pm && lm) return (int)r;
+    }
+    return -1;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+void asc_viz_model_window(const AscVizModel *m, uint32_t row, double t0, double t1,
+                          uint32_t *first, uint32_t *last)
+{
+    *first = *last = 0;
+    if (row >= m->nrows) return;
+    uint32_t a = m->row_first[row], b = m->row_first[row + 1];
+    uint32_t lo = a, hi = b; /* first i with pmax[i] >= t0 */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->pmax[mid] < t0) lo = mid + 1;
+        else hi = mid;
+    }
+    *first = lo;
+    hi = b; /* first i with t0_us > t1 */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->ev[mid].t0_us <= t1) lo = mid + 1;
+        else hi = mid;
+    }
+    *last = lo;
+}
+
+/* measure of the union inside (-inf, x] */
+static double union_upto(const VizUnion *u, double x)
+{
+    uint32_t lo = 0, hi = u->n; /* count of intervals with a <= x */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (u->iv[mid].a <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    const VizSpan *s = &u->iv[lo - 1];
+    return u->pre[lo - 1] + ((x < s->b ? x : s->b) - s->a);
+}
+
+double asc_viz_model_busy(const AscVizModel *m, uint32_t row, double t0, double t1, bool stall)
+{
+    if (row >= m->nrows || !(t1 > t0)) return 0;
+    const VizUnion *u = stall ? &m->stall[row] : &m->busy[row];
+    double v = union_upto(u, t1) - union_upto(u, t0);
+    return v > 0 ? v : 0;
+}
+
+double asc_viz_model_utilisation(const AscVizModel *m, uint32_t row, double t0, double t1)
+{
+    if (!(t1 > t0)) return 0;
+    double u = asc_viz_model_busy(m, row, t0, t1, false) / (t1 - t0);
+    return u > 1 ? 1 : u;
+}
+
+void asc_viz_model_lod(const AscVizModel *m, uint32_t row, double t0, double t1, uint32_t ncols,
+                       float *busy, float *stall)
+{
+    if (!ncols) return;
+    double w = (t1 - t0) / ncols;
+    for (int k = 0; k < 2; k++) {
+        float *out = k ? stall : busy;
+        if (!out) continue;
+        if (row >= m->nrows || !(w > 0)) {
+            memset(out, 0, ncols * sizeof *out);
+            continue;
+        }
+        const VizUnion *u = k ? &m->stall[row] : &m->busy[row];
+        double prev = union_upto(u, t0);
+        for (uint32_t i = 0; i < ncols; i++) {
+            double b = i + 1 == ncols ? t1 : t0 + w * (i + 1);
+            double cur = union_upto(u, b);
+            double f = (cur - prev) / w;
+            out[i] = (float)(f < 0 ? 0 : f > 1 ? 1 : f);
+            prev = cur;
+        }
+    }
+}
+
+int64_t asc_viz_model_hit(const AscVizModel *m, uint32_t row, double t, double tol)
+{
+    if (row >= m->nrows) return -1;
+    uint32_t first, last;
+    asc_viz_model_window(m, row, t - tol, t + tol, &first, &last);
+    int64_t best = -1, inside = -1;
+    double best_d = DBL_MAX;
+    for (uint32_t i = last; i-- > first;) {
+        const AscVizEvent *e = &m->ev[i];
+        if (m->pmax[i] < t - tol) break;
+        if (e->t1_us < t - tol) continue;
+        if (e->t0_us <= t && t <= e->t1_us) {
+            if (inside < 0 || e->depth > m->ev[inside].depth ||
+                (e->depth == m->ev[inside].depth &&
+                 e->t1_us - e->t0_us < m->ev[inside].t1_us - m->ev[inside].t0_us))
+                inside = i;
+            continue;
+        }
+        double d = e->t0_us > t ? e->t0_us - t : t - e->t1_us;
+        if (d < best_d) { best_d = d; best = i; }
+    }
+    return inside >= 0 ? inside : best;
+}
+
+/* the event of `row` nearest to t that is a SET_FLAG (within a few neighbours) */
+static int64_t near_flagged(const AscVizModel *m, uint32_t row, double t, uint8_t flag)
+{
+    int64_t h = asc_viz_model_hit(m, row, t, 1e-3 + fabs(t) * 1e-9);
+    if (h < 0) h = asc_viz_model_hit(m, row, t, DBL_MAX / 4);
+    if (h < 0 || (m->ev[h].flags & flag)) return h;
+    uint32_t a = m->row_first[row], b = m->row_first[row + 1];
+    int64_t best = h;
+    double bd = DBL_MAX;
+    for (int64_t i = h - 4; i <= h + 4; i++) {
+        if (i < a || i >= b || !(m->ev[i].flags & flag)) continue;
+        double d = fabs(m->ev[i].t1_us - t);
+        if (d < bd) { bd = d; best = i; }
+    }
+    return best;
+}
+
+AscVizDeps asc_viz_model_deps(const AscVizModel *m, uint32_t ev)
+{
+    AscVizDeps d = {-1, -1, -1, -1};
+    if (ev >= m->nev) return d;
+    const AscVizEvent *e = &m->ev[ev];
+    uint32_t r = e->row, a = m->row_flow_first[r], b = m->row_flow_first[r + 1];
+    double eps = 2e-3 + fabs(e->t1_us) * 1e-9; /* ts carries ~3 decimals of a us */
+    int64_t best = -1;
+    for (uint32_t i = a; i < b; i++) { /* latest flow end before the event ends */
+        const AscVizFlow *f = &m->flows[m->flow_by_t[i]];
+        if (f->ts_t <= e->t1_us + eps) best = m->flow_by_t[i];
+        else break;
+    }
+    if (best < 0) return d;
+    const AscVizFlow *f = &m->flows[best];
+    d.flow = best;
+    d.wait = (e->flags & ASC_VIZ_EV_WAITFLAG) ? (int64_t)ev : near_flagged(m, r, f->ts_t, ASC_VIZ_EV_WAITFLAG);
+    d.set = near_flagged(m, f->row_s, f->ts_s, ASC_VIZ_EV_SETFLAG);
+    if (d.set >= 0) {
+        /* the producer: the non-flag event of the source lane that ended
+         * last at or before the set started (events starting together with
+         * the set may sort on either side of it) */
+        const AscVizEvent *s = &m->ev[d.set];
+        int64_t lo = (int64_t)m->row_first[f->row_s], hi = (int64_t)m->row_first[f->row_s + 1];
+        double best_t1 = -DBL_MAX;
+        for (int64_t i = d.set - 64; i < d.set + 16; i++) {
+            if (i < lo || i >= hi || i == d.set) continue;
+            const AscVizEvent *c = &m->ev[i];
+            if (c->flags & (ASC_VIZ_EV_SETFLAG | ASC_VIZ_EV_WAITFLAG)) continue;
+            if (c->t1_us <= s->t0_us + eps && c->t1_us >= best_t1) {
+                best_t1 = c->t1_us;
+                d.producer = i;
+            }
+        }
+    }
+    return d;
+}
+
+int asc_viz_model_event_args(const AscVizModel *m, uint32_t ev, AscVizEventArgs *out)
+{
+    if (ev >= m->nev) return -1;
+    return viz_event_args(m, &m->ev[ev], out);
+}
+
+/* ---- search ------------------------------------------------------------- */
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n) return false;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return true;
+    }
+    return false;
+}
+
+typedef struct MatchKey {
+    double t0;
+    uint32_t row, idx;
+} MatchKey;
+
+static int cmp_match(const void *a, const void *b)
+{
+    const MatchKey *x = a, *y = b;
+    if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle)
+{
+    s->items = NULL;
+    s->count = 0;
+    uint8_t *hit = calloc(m->nstr + 1, 1);
+    if (!hit) return -1;
+    bool any = false;
+    for (uint32_t i = 0; i < m->nstr; i++)
+        if (contains_ci(S(m, i), needle)) hit[i] = 1, any = true;
+    uint32_t n = 0;
+    if (any)
+        for (uint32_t i = 0; i < m->nev; i++) n += hit[m->ev[i].name];
+    MatchKey *k = malloc((n + 1) * sizeof *k);
+    s->items = malloc((n + 1) * sizeof *s->items);
+    if (!k || !s->items) { free(k); free(hit); free(s->items); s->items = NULL; return -1; }
+    n = 0;
+    if (any)
+        for (uint32_t i = 0; i < m->nev; i++)
+            if (hit[m->ev[i].name]) k[n++] = (MatchKey){m->ev[i].t0_us, m->ev[i].row, i};
+    qsort(k, n, sizeof *k, cmp_match);
+    for (uint32_t i = 0; i < n; i++) s->items[i] = k[i].idx;
+    s->count = n;
+    free(k);
+    free(hit);
+    return 0;
+}
+
+int64_t asc_viz_search_step(const AscVizSearch *s, const AscVizModel *m, double t, int dir)
+{
+    if (!s->count) return -1;
+    uint32_t lo = 0, hi = s->count; /* first item with t0 > t */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->ev[s->items[mid]].t0_us <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (dir >= 0) return lo < s->count ? lo : 0;
+    /* last item with t0 < t */
+    lo = 0, hi = s->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->ev[s->items[mid]].t0_us < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? (int64_t)lo - 1 : (int64_t)s->count - 1;
+}
+
+void asc_viz_search_free(AscVizSearch *s)
+{
+    free(s->items);
+    s->items = NULL;
+    s->count = 0;
+}
+
+/* ---- the view ----------------------------------------------------------- */
+
+static void view_layout(AscVizView *v)
+{
+    v->plot_x0 = v->label_w;
+    v->plot_x1 = v->width - v->panel_w;
+    if (v->plot_x1 < v->plot_x0 + 16) v->plot_x1 = v->plot_x0 + 16;
+    v->plot_y0 = v->axis_h;
+    v->plot_y1 = v->height - v->footer_h;
+    if (v->plot_y1 < v->plot_y0 + 8) v->plot_y1 = v->plot_y0 + 8;
+    asc_viz_view_scroll(v, 0);
+}
+
+int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc *desc)
+{
+    AscVizViewDesc d = desc ? *desc : (AscVizViewDesc){0};
+    memset(v, 0, sizeof *v);
+    v->width = d.width > 0 ? d.width : 1600;
+    v->height = d.height > 0 ? d.height : 900;
+    v->row_h = d.row_height > 0 ? d.row_height : 20;
+    v->label_w = d.label_width > 0 ? d.label_width : 190;
+    v->panel_w = d.panel_width < 0 ? 0 : d.panel_width > 0 ? d.panel_width : 150;
+    v->header_h = 18;
+    v->axis_h = 60;    /* title bar 22 + axis 38 */
+    v->footer_h = 26;  /* legend */
+    v->nrows = m->nrows;
+    v->nprocs = m->nprocs_shown;
+    v->mhz = m->mhz;
+    v->row_y = calloc(m->nrows + 1, sizeof *v->row_y);
+    v->proc_y = calloc(m->nprocs_shown + 1, sizeof *v->proc_y);
+    if (!v->row_y || !v->proc_y) { asc_viz_view_free(v); return -1; }
+    int y = 0;
+    uint32_t p = VIZ_NONE;
+    for (uint32_t r = 0; r < m->nrows; r++) {
+        if (m->row_proc[r] != p) {
+            p = m->row_proc[r];
+            v->proc_y[p] = y;
+            y += v->header_h;
+        }
+        v->row_y[r] = y;
+        y += v->row_h;
+    }
+    v->content_h = y;
+    view_layout(v);
+    asc_viz_view_fit(v, m);
+    return 0;
+}
+
+void asc_viz_view_free(AscVizView *v)
+{
+    free(v->row_y);
+    free(v->proc_y);
+    v->row_y = v->proc_y = NULL;
+}
+
+void asc_viz_view_resize(AscVizView *v, int width, int height)
+{
+    v->width = width > 64 ? width : 64;
+    v->height = height > 64 ? height : 64;
+    view_layout(v);
+}
+
+void asc_viz_view_set_window(AscVizView *v, double t0, double t1)
+{
+    if (!(t1 > t0)) t1 = t0 + 1e-6;
+    v->t0 = t0;
+    v->t1 = t1;
+}
+
+void asc_viz_view_fit(AscVizView *v, const AscVizModel *m)
+{
+    double pad = (m->span1 - m->span0) * 0.01;
+    asc_viz_view_set_window(v, m->span0 - pad, m->span1 + pad);
+}
+
+void asc_viz_view_zoom(AscVizView *v, double factor, int x)
+{
+    if (!(factor > 0)) return;
+    double w = v->t1 - v->t0, nw = w / factor;
+    double minw = 1e-4 * (double)(v->plot_x1 - v->plot_x0) / 100.0; /* ~1 ns per pixel */
+    if (nw < minw) nw = minw;
+    if (x < v->plot_x0) x = v->plot_x0;
+    if (x > v->plot_x1) x = v->plot_x1;
+    double fx = (double)(x - v->plot_x0) / (double)(v->plot_x1 - v->plot_x0);
+    double t = v->t0 + fx * w;
+    asc_viz_view_set_window(v, t - fx * nw, t - fx * nw + nw);
+}
+
+void asc_viz_view_pan(AscVizView *v, int dx)
+{
+    double d = (double)dx * (v->t1 - v->t0) / (double)(v->plot_x1 - v->plot_x0);
+    v->t0 -= d;
+    v->t1 -= d;
+}
+
+void asc_viz_view_scroll(AscVizView *v, int dy)
+{
+    int maxs = v->content_h - (v->plot_y1 - v->plot_y0);
+    if (maxs < 0) maxs = 0;
+    v->scroll_y += dy;
+    if (v->scroll_y > maxs) v->scroll_y = maxs;
+    if (v->scroll_y < 0) v->scroll_y = 0;
+}
+
+double asc_viz_view_x_of_time(const AscVizView *v, double t)
+{
+    return v->plot_x0 + (t - v->t0) / (v->t1 - v->t0) * (double)(v->plot_x1 - v->plot_x0);
+}
+
+double asc_viz_view_time_of_x(const AscVizView *v, double x)
+{
+    return v->t0 + (x - v->plot_x0) / (double)(v->plot_x1 - v->plot_x0) * (v->t1 - v->t0);
+}
+
+int asc_viz_view_x_of_cycle(const AscVizView *v, double cycle)
+{
+    if (!(v->mhz > 0)) return -1;
+    double x = floor(asc_viz_view_x_of_time(v, cycle / v->mhz));
+    if (x < v->plot_x0 || x >= v->plot_x1) return -1;
+    return (int)x;
+}
+
+bool asc_viz_view_row_band(const AscVizView *v, uint32_t row, int *y0, int *y1)
+{
+    if (row >= v->nrows) return false;
+    int a = v->plot_y0 + v->row_y[row] - v->scroll_y, b = a + v->row_h;
+    *y0 = a;
+    *y1 = b;
+    return b > v->plot_y0 && a < v->plot_y1;
+}
+
+int asc_viz_view_row_at(const AscVizView *v, int y)
+{
+    if (y < v->plot_y0 || y >= v->plot_y1) return -1;
+    int cy = y - v->plot_y0 + v->scroll_y;
+    uint32_t lo = 0, hi = v->nrows; /* last row with row_y <= cy */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->row_y[mid] <= cy) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return -1;
+    uint32_t r = lo - 1;
+    return cy < v->row_y[r] + v->row_h ? (int)r : -1;
+}
+
+int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y)
+{
+    if (x < v->plot_x0 || x >= v->plot_x1) return -1;
+    int r = asc_viz_view_row_at(v, y);
+    if (r < 0) return -1;
+    double px = (v->t1 - v->t0) / (double)(v->plot_x1 - v->plot_x0);
+    return asc_viz_model_hit(m, (uint32_t)r, asc_viz_view_time_of_x(v, x + 0.5), 3 * px);
+}
