@@ -429,7 +429,7 @@ static bool read_impl(AscImage *img, const uint8_t *buf, size_t len, const char 
     r.origin = origin;
     r.d = d;
     r.img = img;
-    bool ok = (buf || !len) && check_ehdr(&r) && read_sections(&r) && read_text_rodata(&r) && read_kernels(&r) &&
+    bool ok = (buf || !len || bad(&r, "no buffer for a %zu-byte file", len)) && check_ehdr(&r) && read_sections(&r) && read_text_rodata(&r) && read_kernels(&r) &&
               read_lines(&r) && asc_loader_validate(img, origin, d) && check_symbols(&r);
     if (!ok) asc_image_free(img);
     return ok;

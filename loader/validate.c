@@ -9,7 +9,8 @@
  * undecodable word), first broken rule only:
  *  - the target name is NUL-terminated, non-empty, printable;
  *  - .text fits a 32-bit pc and every word decodes;
- *  - kernel and argument names are identifiers ([A-Za-z_][A-Za-z0-9_]*),
+ *  - kernel and argument names are identifiers ([A-Za-z_][A-Za-z0-9_.]*:
+ *    what asc-as lexes as a name, minus a leading dot),
  *    kernel names unique and not clashing with a mix kernel's symbols,
  *    argument names unique within a kernel;
  *  - a kernel's kind matches its programs (aiv: only AIV, aic: only AIC,
@@ -54,9 +55,9 @@ static bool check_ident(Val *v, const char *name, size_t cap, const char *what)
     if (!name[0]) return fail(v, "%s is empty", what);
     for (const char *p = name; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (p != name && c >= '0' && c <= '9');
+        bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (p != name && ((c >= '0' && c <= '9') || c == '.'));
         if (!ok)
-            return fail(v, "%s '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*): byte 0x%02x at %zu", what, name, c,
+            return fail(v, "%s '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_.]*): byte 0x%02x at %zu", what, name, c,
                         (size_t)(p - name));
     }
     return true;

@@ -129,7 +129,7 @@ static void build_aic(AscImage *img)
         enc((AscInsn){.op = ASC_OP_END}),
     };
     set_text(img, w, 2);
-    AscKernelInfo *k = add_kernel(img, "mm", ASC_KERNEL_AIC);
+    AscKernelInfo *k = add_kernel(img, "mm.v2", ASC_KERNEL_AIC); /* dots are allowed after the first character */
     k->size[ASC_PART_AIC] = 8;
     add_arg(k, "a", ASC_ARG_GM, ASC_DT_F16);
     add_arg(k, "c", ASC_ARG_GM, ASC_DT_F32);
