@@ -1,0 +1,17 @@
+# exec part: data semantics of queued instructions (vector, cube, DMA), GM,
+# f16/bf16 conversions and the UB bank model.  Included by sim/CMakeLists.txt.
+asc_add_part(exec SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_vector.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_check.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/ubbank.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/gm.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/fp16.c
+  DEPS config isa)
+
+foreach(t test_exec_vector test_exec_cube_dma test_fp16)
+  if(EXISTS ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c)
+    asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_exec)
+  endif()
+endforeach()

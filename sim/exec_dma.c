@@ -1,0 +1,145 @@
+/* exec_dma.c -- data movement: DataCopy-style burst copies between GM and
+ * the local buffers (asc_exec_DMA) and the L1 -> L0A/L0B fractal loads
+ * (asc_exec_LOAD2D).
+ *
+ * Users: the engine's generated dispatch (FAM column DMA, LOAD2D).
+ *
+ * DMA (config layout DMA): burst k < nburst copies len*32 bytes from
+ *   src + k*(len+srcgap)*32 to dst + k*(len+dstgap)*32
+ * (a gap runs from the END of one burst to the START of the next).  nburst
+ * 0 or len 0 is a no-op.  Local start addresses must be aligned to their
+ * buffer's alignment; GM addresses are byte-granular (the DMA has no
+ * element type) and only the timing cares whether a burst start is a
+ * multiple of dma.gm_align_fast.  Bursts are applied in order; a UB -> UB
+ * copy moves each burst as if read completely before written (memmove).
+ *
+ * LOAD2D (layout L2D): fractal i < repeat (1..255) of 512 B moves from
+ *   L1 rs1 + (start + i*srcstride)*512  to  L0A/L0B rd + i*(1+dstgap)*512,
+ * optionally transposed as a 16x16 matrix of 2-byte elements.  Every source
+ * fractal must lie completely inside L1 and every destination fractal
+ * inside L0A/L0B.
+ *
+ * Invariant: every access is checked before any byte moves, so a faulting
+ * instruction changes nothing. */
+#include <string.h>
+
+#include "exec_internal.h"
+
+typedef struct DmaRoute {
+    AscBuf src, dst;
+} DmaRoute;
+
+static bool dma_route(AscOp op, DmaRoute *r)
+{
+    switch (op) {
+    case ASC_OP_MOV_OUT_TO_UB: *r = (DmaRoute){ASC_BUF_GM, ASC_BUF_UB}; return true;
+    case ASC_OP_MOV_UB_TO_OUT: *r = (DmaRoute){ASC_BUF_UB, ASC_BUF_GM}; return true;
+    case ASC_OP_MOV_OUT_TO_L1: *r = (DmaRoute){ASC_BUF_GM, ASC_BUF_L1}; return true;
+    case ASC_OP_MOV_L1_TO_UB: *r = (DmaRoute){ASC_BUF_L1, ASC_BUF_UB}; return true;
+    case ASC_OP_MOV_UB_TO_UB: *r = (DmaRoute){ASC_BUF_UB, ASC_BUF_UB}; return true;
+    case ASC_OP_MOV_UB_TO_L1: *r = (DmaRoute){ASC_BUF_UB, ASC_BUF_L1}; return true;
+    default: return false;
+    }
+}
+
+/* Checks the whole footprint [base, base + span) of one side. */
+static bool dma_check_side(AscExecCtx *ctx, AscBuf buf, bool write, uint64_t base, uint64_t span_bytes)
+{
+    const char *what = write ? "dst" : "src";
+    if (base > UINT64_MAX - span_bytes)
+        return asc_exec_fault(ctx, "%s address 0x%llx + 0x%llx bytes overflows 64 bits", what,
+                              (unsigned long long)base, (unsigned long long)span_bytes);
+    if (buf == ASC_BUF_GM) return asc_exec_check_gm(ctx, what, write, base, base + span_bytes, 1);
+    return asc_exec_check_local(ctx, buf, what, write, base, base + span_bytes, true);
+}
+
+ASC_EXEC_FN(DMA)
+{
+    (void)dt0;
+    (void)dt1;
+    DmaRoute rt;
+    if (!dma_route((AscOp)q->in.op, &rt))
+        return asc_exec_fault(ctx, "instruction %u is not a DMA copy", (unsigned)q->in.op);
+    uint64_t cfg = q->rs2;
+    if (!asc_exec_check_cfg(ctx, ASC_CFG_DMA, cfg)) return false;
+    uint64_t nburst = cfg & 0xfff, len = (cfg >> 16) & 0xffff;
+    uint64_t srcgap = (cfg >> 32) & 0xffff, dstgap = (cfg >> 48) & 0xffff;
+    uint64_t src = q->rs1, dst = q->rd;
+    st->src_buf = (uint8_t)rt.src;
+    st->dst_buf = (uint8_t)rt.dst;
+    if (nburst == 0 || len == 0) return true; /* DataCopy: zero count or length is a no-op */
+
+    uint64_t burst_bytes = len * 32;
+    uint64_t src_span = ((nburst - 1) * (len + srcgap) + len) * 32;
+    uint64_t dst_span = ((nburst - 1) * (len + dstgap) + len) * 32;
+    if (!dma_check_side(ctx, rt.src, false, src, src_span)) return false;
+    if (!dma_check_side(ctx, rt.dst, true, dst, dst_span)) return false;
+
+    uint64_t fast = (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST];
+    for (uint64_t k = 0; k < nburst; k++) {
+        uint64_t s = src + k * (len + srcgap) * 32, d = dst + k * (len + dstgap) * 32;
+        if (rt.src == ASC_BUF_GM) {
+            if (s % fast) st->gm_unaligned = true;
+            if (!asc_exec_gm_read(ctx, s, ctx->mem[rt.dst].data + d, burst_bytes)) return false;
+        } else if (rt.dst == ASC_BUF_GM) {
+            if (d % fast) st->gm_unaligned = true;
+            if (!asc_exec_gm_write(ctx, d, ctx->mem[rt.src].data + s, burst_bytes)) return false;
+        } else {
+            memmove(ctx->mem[rt.dst].data + d, ctx->mem[rt.src].data + s, burst_bytes);
+        }
+    }
+    st->bursts = (uint32_t)nburst;
+    st->bytes = nburst * burst_bytes;
+    return true;
+}
+
+#define FRACTAL_BYTES 512u
+
+ASC_EXEC_FN(LOAD2D)
+{
+    (void)dt0;
+    (void)dt1;
+    AscBuf dbuf;
+    if (q->in.op == ASC_OP_LOAD_L1_TO_L0A_2D)
+        dbuf = ASC_BUF_L0A;
+    else if (q->in.op == ASC_OP_LOAD_L1_TO_L0B_2D)
+        dbuf = ASC_BUF_L0B;
+    else
+        return asc_exec_fault(ctx, "instruction %u is not a 2D load", (unsigned)q->in.op);
+    uint64_t cfg = q->rs2;
+    if (!asc_exec_check_cfg(ctx, ASC_CFG_L2D, cfg)) return false;
+    uint64_t start = cfg & 0xffff, repeat = (cfg >> 16) & 0xff;
+    uint64_t srcstride = (cfg >> 24) & 0xffff, dstgap = (cfg >> 40) & 0xffff;
+    bool transpose = (cfg >> 56) & 1;
+    st->src_buf = ASC_BUF_L1;
+    st->dst_buf = (uint8_t)dbuf;
+    if (repeat == 0) return asc_exec_fault(ctx, "load2d repeat is 0: it must be in [1, 255]");
+
+    uint64_t src = q->rs1, dst = q->rd;
+    if (src > UINT64_MAX / 2 || dst > UINT64_MAX / 2)
+        return asc_exec_fault(ctx, "load2d address 0x%llx / 0x%llx is out of range", (unsigned long long)src,
+                              (unsigned long long)dst);
+    /* start alignment of both operands, then every fractal (srcstride may be
+     * 0, so the last fractal is not always the highest). */
+    if (!asc_exec_check_local(ctx, ASC_BUF_L1, "src", false, src, src + FRACTAL_BYTES, true)) return false;
+    if (!asc_exec_check_local(ctx, dbuf, "dst", true, dst, dst + FRACTAL_BYTES, true)) return false;
+    for (uint64_t i = 0; i < repeat; i++) {
+        uint64_t s = src + (start + i * srcstride) * FRACTAL_BYTES;
+        uint64_t d = dst + i * (1 + dstgap) * FRACTAL_BYTES;
+        if (!asc_exec_check_local(ctx, ASC_BUF_L1, "src fractal", false, s, s + FRACTAL_BYTES, false)) return false;
+        if (!asc_exec_check_local(ctx, dbuf, "dst fractal", true, d, d + FRACTAL_BYTES, false)) return false;
+    }
+    for (uint64_t i = 0; i < repeat; i++) {
+        const uint8_t *s = ctx->mem[ASC_BUF_L1].data + src + (start + i * srcstride) * FRACTAL_BYTES;
+        uint8_t *d = ctx->mem[dbuf].data + dst + i * (1 + dstgap) * FRACTAL_BYTES;
+        if (!transpose) {
+            memcpy(d, s, FRACTAL_BYTES);
+            continue;
+        }
+        /* 16x16 two-byte elements: d(c, r) = s(r, c) */
+        for (unsigned r = 0; r < 16; r++)
+            for (unsigned c = 0; c < 16; c++) memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
+    }
+    st->bytes = repeat * FRACTAL_BYTES;
+    return true;
+}

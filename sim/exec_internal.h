@@ -1,0 +1,71 @@
+/* exec_internal.h -- helpers shared by the exec part (exec_vector.c,
+ * exec_cube.c, exec_dma.c, exec_check.c, ubbank.c); not a public header.
+ *
+ * Users: only the exec_* files.  Every helper that can fail writes a
+ * message into ctx->fault naming the rule, the address range [lo, hi) in
+ * hex, the buffer and its limit, and returns false; it never prints and
+ * never allocates.  Addresses are 64-bit byte offsets; ranges are half open. */
+#ifndef ASC_EXEC_INTERNAL_H
+#define ASC_EXEC_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "sim_exec.h"
+
+/* "UB", "L1", ... for messages. */
+const char *asc_exec_buf_name(AscBuf buf);
+
+/* printf into ctx->fault; always returns false so callers can
+ * `return asc_exec_fault(ctx, ...)`. */
+bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The buffer exists on this core, [lo, hi) lies inside it, and lo is a
+ * multiple of its alignment (when check_align).  `what` names the operand
+ * ("src0", "dst", "cmpmask"); `write` picks "read"/"write" in messages. */
+bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                          bool check_align);
+
+/* [lo, hi) lies inside GM; lo is a multiple of align_bytes (1 = any). */
+bool asc_exec_check_gm(AscExecCtx *ctx, const char *what, bool write, uint64_t lo, uint64_t hi, uint32_t align_bytes);
+
+/* Config register bits outside every key of `layout` must be zero. */
+bool asc_exec_check_cfg(AscExecCtx *ctx, AscCfgLayout layout, uint64_t cfg);
+
+/* GM copies after the range was checked: a failure now means host memory
+ * for GM pages ran out, reported as such. */
+bool asc_exec_gm_read(AscExecCtx *ctx, uint64_t addr, void *dst, size_t n);
+bool asc_exec_gm_write(AscExecCtx *ctx, uint64_t addr, const void *src, size_t n);
+
+/* ---- roundings beyond sim_exec.h (fp16.c) -------------------------------- */
+float asc_f64_to_f32_rnd(double d, AscRnd rnd);
+/* Round to an integral value; NONE and RINT are ties-to-even. */
+double asc_round_integral(double d, AscRnd rnd);
+/* Round by rnd, saturate to [lo, hi], NaN -> 0. */
+int64_t asc_float_to_int_sat(double d, AscRnd rnd, int64_t lo, int64_t hi);
+
+/* ---- UB bank conflicts (ubbank.c) ----------------------------------------
+ * One vector repeat's accesses: the start address of every 32 B block read
+ * or written.  A block is counted once per operand that touches it. */
+#define ASC_BANK_MAX_BLOCKS 64
+
+typedef struct AscBankRepeat {
+    uint32_t nread, nwrite;
+    uint64_t read[ASC_BANK_MAX_BLOCKS];
+    uint64_t write[ASC_BANK_MAX_BLOCKS];
+} AscBankRepeat;
+
+typedef struct AscBankCost {
+    uint32_t r, w, rw; /* worst multiplicities (rw: 0 when no bank is both read and written) */
+    uint32_t beats;    /* base_beats * max(1, r, w, rw) */
+} AscBankCost;
+
+/* The cost of one repeat under the config's bank model. */
+AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep);
+/* Adds one repeat's cost into the stats (beats, conflict counts). */
+void asc_ubbank_account(const AscConfig *cfg, const AscBankRepeat *rep, AscExecStats *st);
+
+#endif

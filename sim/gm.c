@@ -1,0 +1,127 @@
+/* gm.c -- global memory (HBM): a large address space backed lazily.
+ *
+ * Users: the exec functions (DMA, fixpipe), the engine (kernel arguments,
+ * scalar loads and stores), tests.
+ *
+ * Layout: 64 KiB pages in a two-level table.  The top level (allocated at
+ * creation, one pointer per 4096 pages = per 256 MiB) points at leaf tables
+ * of 4096 page pointers; leaves and pages are allocated on the first WRITE
+ * that touches them.  Reading a byte that was never written gives 0 and
+ * allocates nothing.  Lookups index arrays only, so nothing depends on a
+ * hash order.  A 1 TiB space costs 32 KiB of top level up front.
+ *
+ * Invariants: every allocated page is zero-filled before use;
+ * backed_bytes == 64 KiB * pages allocated (leaf tables are not counted:
+ * they are bookkeeping, not GM data). */
+#include <string.h>
+
+#include "asc/alloc.h"
+#include "sim_exec.h"
+
+#define PAGE_SHIFT 16u               /* 64 KiB pages */
+#define PAGE_BYTES (1u << PAGE_SHIFT)
+#define LEAF_SHIFT 12u               /* 4096 pages per leaf table */
+#define LEAF_PAGES (1u << LEAF_SHIFT)
+
+struct AscGm {
+    AscAlloc alloc;
+    uint64_t size_bytes;
+    uint64_t ntop;        /* top-level entries */
+    uint8_t ***top;       /* top[t][p] = page or NULL */
+    uint64_t pages;       /* pages allocated */
+};
+
+AscGm *asc_gm_new(const AscAlloc *alloc, uint64_t size_bytes)
+{
+    AscGm *gm = asc_calloc(alloc, 1, sizeof *gm);
+    if (!gm) return NULL;
+    gm->alloc = asc_alloc_resolve(alloc);
+    gm->size_bytes = size_bytes;
+    uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
+    gm->ntop = (npages + LEAF_PAGES - 1) >> LEAF_SHIFT;
+    if (gm->ntop) {
+        gm->top = asc_calloc(&gm->alloc, (size_t)gm->ntop, sizeof *gm->top);
+        if (!gm->top) {
+            asc_free(&gm->alloc, gm);
+            return NULL;
+        }
+    }
+    return gm;
+}
+
+void asc_gm_free(AscGm *gm)
+{
+    if (!gm) return;
+    AscAlloc a = gm->alloc;
+    for (uint64_t t = 0; t < gm->ntop; t++) {
+        if (!gm->top[t]) continue;
+        for (uint32_t p = 0; p < LEAF_PAGES; p++) asc_free(&a, gm->top[t][p]);
+        asc_free(&a, gm->top[t]);
+    }
+    asc_free(&a, gm->top);
+    asc_free(&a, gm);
+}
+
+uint64_t asc_gm_size(const AscGm *gm) { return gm->size_bytes; }
+
+uint64_t asc_gm_backed_bytes(const AscGm *gm) { return gm->pages * PAGE_BYTES; }
+
+/* The page holding page number `pn`, or NULL; allocates when `create`. */
+static uint8_t *page_of(AscGm *gm, uint64_t pn, bool create)
+{
+    uint64_t t = pn >> LEAF_SHIFT;
+    uint32_t p = (uint32_t)(pn & (LEAF_PAGES - 1));
+    uint8_t **leaf = gm->top[t];
+    if (!leaf) {
+        if (!create) return NULL;
+        leaf = asc_calloc(&gm->alloc, LEAF_PAGES, sizeof *leaf);
+        if (!leaf) return NULL;
+        gm->top[t] = leaf;
+    }
+    if (!leaf[p] && create) {
+        leaf[p] = asc_calloc(&gm->alloc, 1, PAGE_BYTES);
+        if (leaf[p]) gm->pages++;
+    }
+    return leaf[p];
+}
+
+static bool in_range(const AscGm *gm, uint64_t addr, size_t n)
+{
+    return addr <= gm->size_bytes && n <= gm->size_bytes - addr;
+}
+
+bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n)
+{
+    if (!in_range(gm, addr, n)) return false;
+    uint8_t *out = dst;
+    while (n) {
+        uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
+        size_t chunk = PAGE_BYTES - off < n ? PAGE_BYTES - off : n;
+        const uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false);
+        if (pg)
+            memcpy(out, pg + off, chunk);
+        else
+            memset(out, 0, chunk); /* never written: reads as zero */
+        out += chunk;
+        addr += chunk;
+        n -= chunk;
+    }
+    return true;
+}
+
+bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n)
+{
+    if (!in_range(gm, addr, n)) return false;
+    const uint8_t *in = src;
+    while (n) {
+        uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
+        size_t chunk = PAGE_BYTES - off < n ? PAGE_BYTES - off : n;
+        uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, true);
+        if (!pg) return false; /* host memory exhausted */
+        memcpy(pg + off, in, chunk);
+        in += chunk;
+        addr += chunk;
+        n -= chunk;
+    }
+    return true;
+}
