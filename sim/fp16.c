@@ -159,9 +159,17 @@ float asc_f64_to_f32_rnd(double d, AscRnd rnd)
 }
 
 /* Round to an integral value under `rnd` (no range limit). */
+static double round_integral(double d, AscRnd rnd);
+
 double asc_round_integral(double d, AscRnd rnd)
 {
     if (!isfinite(d)) return d;
+    double r = round_integral(d, rnd);
+    return r == 0 ? copysign(0.0, d) : r; /* rint(-0.3) is -0 */
+}
+
+static double round_integral(double d, AscRnd rnd)
+{
     switch (rnd) {
     case ASC_RND_FLOOR: return floor(d);
     case ASC_RND_CEIL: return ceil(d);
