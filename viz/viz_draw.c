@@ -1,0 +1,730 @@
+/* viz_draw.c -- the SDL half of asc-viz: drawing, headless PNGs, the window.
+ *
+ * Users: asc_viz_main.c, bench/viz_bench.c.  Everything here reads the
+ * headless model (viz_model.c) through its public API and only draws; the
+ * one draw function (draw_frame) serves the window, the offscreen surface
+ * and scripted screenshots, so all three show the same picture.
+ *
+ * Drawing cost is bounded by pixels, not events: a row whose visible window
+ * holds more than two events per pixel column is drawn from the model's
+ * level-of-detail query (busy fraction per column), else event by event.
+ * Text uses a glyph atlas built once from DejaVu Sans Mono (SDL2_ttf). */
+#include "viz_gfx.h"
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+#define NGLYPH 96 /* ASCII 32..126 and the micro sign */
+
+
+static int set_err(AscVizError *err, const char *fmt, const char *a)
+{
+    if (err) {
+        snprintf(err->msg, sizeof err->msg, fmt, a);
+        err->offset = -1;
+        err->line = err->col = 0;
+    }
+    return -1;
+}
+
+void asc_viz_ui_init(AscVizUi *ui)
+{
+    memset(ui, 0, sizeof *ui);
+    ui->hover = ui->selected = -1;
+    ui->deps = (AscVizDeps){-1, -1, -1, -1};
+    ui->match_cur = -1;
+    ui->mouse_x = ui->mouse_y = -1;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+int viz_gfx_init(VizGfx *g, SDL_Renderer *ren, const char *font_path, AscVizError *err)
+{
+    memset(g, 0, sizeof *g);
+    g->ren = ren;
+    if (!font_path) font_path = getenv("ASC_VIZ_FONT");
+    if (!font_path || !*font_path) font_path = DEFAULT_FONT;
+    if (TTF_Init() != 0) return set_err(err, "cannot initialise SDL2_ttf: %s", TTF_GetError());
+    TTF_Font *font = TTF_OpenFont(font_path, 12);
+    if (!font) {
+        set_err(err, "cannot open the font '%s' (install fonts-dejavu-core, or set ASC_VIZ_FONT to a .ttf file)",
+                font_path);
+        TTF_Quit();
+        return -1;
+    }
+    TTF_SetFontHinting(font, TTF_HINTING_NORMAL);
+    int adv = 7;
+    TTF_GlyphMetrics32(font, 'M', NULL, NULL, NULL, NULL, &adv);
+    g->cw = adv > 0 ? adv : 7;
+    g->ch = TTF_FontHeight(font);
+    g->cellw = g->cw + 2;
+    g->cellh = g->ch + 3;
+    SDL_Surface *atlas = SDL_CreateRGBSurfaceWithFormat(0, g->cellw * NGLYPH, g->cellh, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!atlas) {
+        TTF_CloseFont(font);
+        TTF_Quit();
+        return set_err(err, "cannot create the glyph atlas: %s", SDL_GetError());
+    }
+    SDL_FillRect(atlas, NULL, SDL_MapRGBA(atlas->format, 255, 255, 255, 0));
+    SDL_Color white = {255, 255, 255, 255};
+    for (int i = 0; i < NGLYPH; i++) {
+        uint32_t cp = i < 95 ? (uint32_t)(32 + i) : 0xB5;
+        SDL_Surface *gs = TTF_RenderGlyph32_Blended(font, cp, white);
+        if (!gs) continue;
+        SDL_SetSurfaceBlendMode(gs, SDL_BLENDMODE_NONE);
+        SDL_Rect src = {0, 0, gs->w < g->cellw ? gs->w : g->cellw, gs->h < g->cellh ? gs->h : g->cellh};
+        SDL_Rect dst = {i * g->cellw, 0, src.w, src.h};
+        SDL_BlitSurface(gs, &src, atlas, &dst);
+        SDL_FreeSurface(gs);
+    }
+    TTF_CloseFont(font);
+    g->atlas = SDL_CreateTextureFromSurface(ren, atlas);
+    SDL_FreeSurface(atlas);
+    TTF_Quit();
+    if (!g->atlas) return set_err(err, "cannot create the glyph texture: %s", SDL_GetError());
+    SDL_SetTextureBlendMode(g->atlas, SDL_BLENDMODE_BLEND);
+    return 0;
+}
+
+void viz_gfx_free(VizGfx *g)
+{
+    if (g->atlas) SDL_DestroyTexture(g->atlas);
+    free(g->busy);
+    free(g->stall);
+    for (int i = 0; i < LOD_LEVELS + 4; i++) free(g->rects[i]);
+    memset(g, 0, sizeof *g);
+}
+
+static bool gfx_reserve(VizGfx *g, int n)
+{
+    if (n <= g->cap) return true;
+    float *b = realloc(g->busy, (size_t)n * sizeof *b);
+    if (!b) return false;
+    g->busy = b;
+    float *s = realloc(g->stall, (size_t)n * sizeof *s);
+    if (!s) return false;
+    g->stall = s;
+    for (int i = 0; i < LOD_LEVELS + 4; i++) {
+        SDL_Rect *r = realloc(g->rects[i], (size_t)n * sizeof *r);
+        if (!r) return false;
+        g->rects[i] = r;
+    }
+    g->cap = n;
+    return true;
+}
+
+static void color(VizGfx *g, uint32_t rgb)
+{
+    SDL_SetRenderDrawColor(g->ren, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255);
+}
+
+static void fill(VizGfx *g, int x, int y, int w, int h, uint32_t rgb)
+{
+    if (w <= 0 || h <= 0) return;
+    color(g, rgb);
+    SDL_Rect r = {x, y, w, h};
+    SDL_RenderFillRect(g->ren, &r);
+}
+
+static void frame_rect(VizGfx *g, int x, int y, int w, int h, uint32_t rgb)
+{
+    color(g, rgb);
+    SDL_Rect r = {x, y, w, h};
+    SDL_RenderDrawRect(g->ren, &r);
+}
+
+static uint32_t blend(uint32_t a, uint32_t b, double t)
+{
+    int r = (int)lround(((a >> 16) & 255) * (1 - t) + ((b >> 16) & 255) * t);
+    int gg = (int)lround(((a >> 8) & 255) * (1 - t) + ((b >> 8) & 255) * t);
+    int bb = (int)lround((a & 255) * (1 - t) + (b & 255) * t);
+    return (uint32_t)(r << 16 | gg << 8 | bb);
+}
+
+static bool is_dark(uint32_t rgb)
+{
+    return 0.299 * ((rgb >> 16) & 255) + 0.587 * ((rgb >> 8) & 255) + 0.114 * (rgb & 255) < 110;
+}
+
+/* Draw UTF-8 text (ASCII and the micro sign; others print as '?'), at most
+ * max_chars glyphs (< 0 = all).  Returns the width drawn. */
+static int text(VizGfx *g, int x, int y, const char *s, uint32_t rgb, int max_chars)
+{
+    SDL_SetTextureColorMod(g->atlas, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb);
+    int n = 0, x0 = x;
+    for (const unsigned char *p = (const unsigned char *)s; *p && (max_chars < 0 || n < max_chars); n++) {
+        int idx;
+        if (*p < 0x80) {
+            idx = *p >= 32 && *p < 127 ? *p - 32 : '?' - 32;
+            p++;
+        } else {
+            uint32_t cp = 0;
+            int len = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 1;
+            cp = *p & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+            for (int k = 1; k < len && p[k]; k++) cp = cp << 6 | (p[k] & 0x3F);
+            for (int k = 0; k < len && *p; k++) p++;
+            idx = cp == 0xB5 || cp == 0x3BC ? 95 : '?' - 32;
+        }
+        SDL_Rect src = {idx * g->cellw, 0, g->cellw, g->cellh}, dst = {x, y, g->cellw, g->cellh};
+        SDL_RenderCopy(g->ren, g->atlas, &src, &dst);
+        x += g->cw;
+    }
+    return x - x0;
+}
+
+static int utf8_len(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* ---- pieces of a frame -------------------------------------------------- */
+
+#define C_BG 0xFFFFFF
+#define C_BG_ALT 0xF6F7F9
+#define C_HEADER 0xE3E8EF
+#define C_TEXT 0x1E2228
+#define C_DIM 0x6B7280
+#define C_GRID 0xE2E4E8
+#define C_TITLE 0x2B2F36
+#define C_STALL 0xFFF1A0
+#define C_HATCH 0xB59A00
+#define C_BANK 0xE00000
+#define C_SEL 0x1D4ED8
+#define C_DEP 0xF97316
+#define C_MATCH 0xC026D3
+#define C_FLOW 0x374151
+
+static double nice_step(double raw)
+{
+    if (!(raw > 0)) return 1;
+    double p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+static void fmt_us(char *b, size_t n, double us)
+{
+    double a = fabs(us);
+    if (a >= 1e6) snprintf(b, n, "%.4g s", us / 1e6);
+    else if (a >= 1e3) snprintf(b, n, "%.4g ms", us / 1e3);
+    else if (a >= 1 || a == 0) snprintf(b, n, "%.4g \xc2\xb5s", us);
+    else snprintf(b, n, "%.4g ns", us * 1e3);
+}
+
+static void draw_axis(VizGfx *g, const AscVizView *v)
+{
+    int y0 = 22, y1 = v->plot_y0;
+    fill(g, 0, y0, v->width, y1 - y0, 0xFAFBFC);
+    fill(g, 0, y1 - 1, v->width, 1, 0xC9CDD3);
+    double plotw = v->plot_x1 - v->plot_x0;
+    bool cyc = v->mhz > 0;
+    double scale = cyc ? v->mhz : 1; /* axis units per us */
+    double a = v->t0 * scale, b = v->t1 * scale;
+    double step = nice_step((b - a) / (plotw / 110));
+    if (cyc && step < 1) step = 1;
+    text(g, 8, y0 + 4, cyc ? "cycles" : "time", C_DIM, -1);
+    if (cyc) text(g, 8, y0 + 4 + g->ch, "\xc2\xb5s", C_DIM, -1);
+    SDL_Rect clip = {v->plot_x0, y0, v->plot_x1 - v->plot_x0, v->height - y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    for (double k = ceil(a / step); k * step <= b; k++) {
+        double val = k * step;
+        if (fabs(val) < step * 1e-9) val = 0; /* no "-0" */
+        int x = (int)floor(asc_viz_view_x_of_time(v, val / scale));
+        fill(g, x, y1 - 6, 1, 6, 0x8A9099);
+        fill(g, x, v->plot_y0, 1, v->plot_y1 - v->plot_y0, C_GRID);
+        char l1[48], l2[48];
+        if (cyc) {
+            snprintf(l1, sizeof l1, "%.0f", val);
+            fmt_us(l2, sizeof l2, val / scale);
+            text(g, x + 3, y0 + 4, l1, C_TEXT, -1);
+            text(g, x + 3, y0 + 4 + g->ch, l2, C_DIM, -1);
+        } else {
+            fmt_us(l1, sizeof l1, val);
+            text(g, x + 3, y0 + 4, l1, C_TEXT, -1);
+        }
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static void hatch(VizGfx *g, int x, int y, int w, int h)
+{
+    SDL_Rect clip = {x, y, w, h};
+    SDL_Rect old;
+    SDL_RenderGetClipRect(g->ren, &old);
+    SDL_Rect c = clip;
+    if (old.w > 0 && !SDL_IntersectRect(&old, &clip, &c)) return;
+    SDL_RenderSetClipRect(g->ren, &c);
+    color(g, C_HATCH);
+    int start = x - h - ((x - h) % 6 + 6) % 6;
+    for (int k = start; k < x + w; k += 6) SDL_RenderDrawLine(g->ren, k, y + h, k + h, y);
+    SDL_RenderSetClipRect(g->ren, old.w > 0 ? &old : NULL);
+}
+
+static void draw_event(VizGfx *g, const AscVizModel *m, const AscVizView *v, uint32_t i, int y0, int y1)
+{
+    const AscVizEvent *e = asc_viz_model_event(m, i);
+    double xa = asc_viz_view_x_of_time(v, e->t0_us), xb = asc_viz_view_x_of_time(v, e->t1_us);
+    if (xa < v->plot_x0 - 2) xa = v->plot_x0 - 2;
+    if (xb > v->plot_x1 + 2) xb = v->plot_x1 + 2;
+    int x = (int)floor(xa), w = (int)floor(xb) - x;
+    if (w < 1) w = 1;
+    int inset = e->depth > 3 ? 9 : e->depth * 3;
+    int y = y0 + 2 + inset, h = y1 - y0 - 4 - inset;
+    if (h < 3) h = 3;
+    bool stall = e->flags & ASC_VIZ_EV_STALL;
+    uint32_t rgb = e->rgb;
+    if (stall && (rgb == 0xFFFF00 || (e->flags & ASC_VIZ_EV_WAITFLAG))) rgb = C_STALL;
+    fill(g, x, y, w, h, rgb);
+    if (w >= 4) frame_rect(g, x, y, w, h, blend(rgb, 0x000000, 0.35));
+    if (stall && w >= 3) hatch(g, x + 1, y + 1, w - 2, h - 2);
+    if (e->flags & ASC_VIZ_EV_BANK) fill(g, x, y, w, 3, C_BANK);
+    if (w > 3 * g->cw && h >= g->ch - 2) {
+        const char *name = asc_viz_model_str(m, e->name);
+        int maxc = (w - 6) / g->cw;
+        text(g, x + 3, y + (h - g->ch) / 2, name, is_dark(rgb) ? 0xFFFFFF : C_TEXT, maxc);
+    }
+}
+
+static void draw_rows(VizGfx *g, const AscVizModel *m, const AscVizView *v)
+{
+    int plotw = v->plot_x1 - v->plot_x0;
+    if (!gfx_reserve(g, plotw + 8)) return;
+    SDL_Rect clip = {v->plot_x0, v->plot_y0, plotw, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    double px = (v->t1 - v->t0) / plotw;
+    for (uint32_t r = 0; r < v->nrows; r++) {
+        int y0, y1;
+        if (!asc_viz_view_row_band(v, r, &y0, &y1)) continue;
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        uint32_t first, last;
+        asc_viz_model_window(m, r, v->t0 - px, v->t1 + px, &first, &last);
+        if (last - first > (uint32_t)(2 * plotw)) {
+            /* level of detail: one column per pixel */
+            asc_viz_model_lod(m, r, v->t0, v->t1, (uint32_t)plotw, g->busy, g->stall);
+            int nlev[LOD_LEVELS + 4] = {0};
+            int bh = y1 - y0 - 4, sh = bh / 3;
+            for (int c = 0; c < plotw; c++) {
+                float b = g->busy[c], s = g->stall[c];
+                if (b > 0) {
+                    int lv = (int)ceil(b * LOD_LEVELS) - 1;
+                    if (lv < 0) lv = 0;
+                    if (lv >= LOD_LEVELS) lv = LOD_LEVELS - 1;
+                    g->rects[lv][nlev[lv]++] = (SDL_Rect){v->plot_x0 + c, y0 + 2, 1, bh};
+                }
+                if (s > 0) {
+                    int lv = s > 0.5f ? 1 : 0;
+                    g->rects[LOD_LEVELS + lv][nlev[LOD_LEVELS + lv]++] =
+                        (SDL_Rect){v->plot_x0 + c, y1 - 2 - sh, 1, sh};
+                }
+            }
+            for (int lv = 0; lv < LOD_LEVELS; lv++) {
+                if (!nlev[lv]) continue;
+                color(g, blend(C_BG, ri.rgb, 0.3 + 0.7 * (lv + 1) / LOD_LEVELS));
+                SDL_RenderFillRects(g->ren, g->rects[lv], nlev[lv]);
+            }
+            for (int lv = 0; lv < 2; lv++) {
+                if (!nlev[LOD_LEVELS + lv]) continue;
+                color(g, lv ? 0xD4B000 : 0xE9D66B);
+                SDL_RenderFillRects(g->ren, g->rects[LOD_LEVELS + lv], nlev[LOD_LEVELS + lv]);
+            }
+            continue;
+        }
+        for (uint32_t i = first; i < last; i++) {
+            const AscVizEvent *e = asc_viz_model_event(m, i);
+            if (e->t1_us < v->t0 - px || e->t0_us > v->t1 + px) continue;
+            draw_event(g, m, v, i, y0, y1);
+        }
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static void arrow(VizGfx *g, double x0, double y0, double x1, double y1, uint32_t rgb, bool thick)
+{
+    color(g, rgb);
+    SDL_RenderDrawLineF(g->ren, (float)x0, (float)y0, (float)x1, (float)y1);
+    if (thick) SDL_RenderDrawLineF(g->ren, (float)x0, (float)y0 + 1, (float)x1, (float)y1 + 1);
+    double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
+    if (len < 1) { dx = 0; dy = 1; len = 1; }
+    dx /= len;
+    dy /= len;
+    double s = 7, wdt = 3.5;
+    double bx = x1 - dx * s, by = y1 - dy * s;
+    SDL_Vertex tri[3] = {
+        {{(float)x1, (float)y1}, {(Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255}, {0, 0}},
+        {{(float)(bx - dy * wdt), (float)(by + dx * wdt)}, {(Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255}, {0, 0}},
+        {{(float)(bx + dy * wdt), (float)(by - dx * wdt)}, {(Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255}, {0, 0}},
+    };
+    SDL_RenderGeometry(g->ren, NULL, tri, 3, NULL, 0);
+}
+
+static void draw_flows(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    uint32_t n = asc_viz_model_flow_count(m);
+    double plotw = v->plot_x1 - v->plot_x0;
+    SDL_Rect clip = {v->plot_x0, v->plot_y0, (int)plotw, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    /* only when zoomed in enough for arrows to mean something */
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < n && shown < 4000; i++) {
+        const AscVizFlow *f = asc_viz_model_flow(m, i);
+        double lo = f->ts_s < f->ts_t ? f->ts_s : f->ts_t, hi = f->ts_s < f->ts_t ? f->ts_t : f->ts_s;
+        if (hi < v->t0 || lo > v->t1) continue;
+        int ya0, ya1, yb0, yb1;
+        bool va = asc_viz_view_row_band(v, f->row_s, &ya0, &ya1), vb = asc_viz_view_row_band(v, f->row_t, &yb0, &yb1);
+        if (!va && !vb) continue;
+        bool hl = ui && ui->deps.flow == (int64_t)i;
+        shown++;
+        arrow(g, asc_viz_view_x_of_time(v, f->ts_s), (ya0 + ya1) / 2.0, asc_viz_view_x_of_time(v, f->ts_t),
+              (yb0 + yb1) / 2.0, hl ? C_DEP : C_FLOW, hl);
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static void outline_event(VizGfx *g, const AscVizModel *m, const AscVizView *v, int64_t ev, uint32_t rgb, int thick)
+{
+    if (ev < 0) return;
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ev);
+    int y0, y1;
+    if (!e || !asc_viz_view_row_band(v, e->row, &y0, &y1)) return;
+    int x0 = (int)floor(asc_viz_view_x_of_time(v, e->t0_us)), x1 = (int)floor(asc_viz_view_x_of_time(v, e->t1_us));
+    if (x1 < v->plot_x0 || x0 > v->plot_x1) return;
+    if (x1 - x0 < 3) { x0 -= 2; x1 += 2; }
+    SDL_Rect clip = {v->plot_x0 - 4, v->plot_y0, v->plot_x1 - v->plot_x0 + 8, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    for (int k = 0; k < thick; k++) frame_rect(g, x0 - k - 1, y0 - k + 1, x1 - x0 + 2 * k + 2, y1 - y0 + 2 * k - 2, rgb);
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
+{
+    SDL_Rect clip = {0, v->plot_y0, v->width, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    fill(g, 0, v->plot_y0, v->label_w, v->plot_y1 - v->plot_y0, 0xF0F2F5);
+    for (uint32_t p = 0; p < v->nprocs; p++) {
+        int y = v->plot_y0 + v->proc_y[p] - v->scroll_y;
+        if (y + v->header_h < v->plot_y0 || y > v->plot_y1) continue;
+        fill(g, 0, y, v->width, v->header_h, C_HEADER);
+        fill(g, 0, y + v->header_h - 1, v->width, 1, 0xC9CDD3);
+        text(g, 6, y + (v->header_h - g->ch) / 2, asc_viz_model_process_name(m, p), C_TEXT, -1);
+    }
+    for (uint32_t r = 0; r < v->nrows; r++) {
+        int y0, y1;
+        if (!asc_viz_view_row_band(v, r, &y0, &y1)) continue;
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        fill(g, 6, y0 + 4, 8, y1 - y0 - 8, ri.rgb);
+        frame_rect(g, 6, y0 + 4, 8, y1 - y0 - 8, blend(ri.rgb, 0, 0.35));
+        text(g, 20, y0 + (y1 - y0 - g->ch) / 2, ri.lane, C_TEXT, (v->label_w - 26) / g->cw);
+    }
+    fill(g, v->label_w - 1, v->plot_y0, 1, v->plot_y1 - v->plot_y0, 0xC9CDD3);
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static void draw_panel(VizGfx *g, const AscVizModel *m, const AscVizView *v)
+{
+    if (v->panel_w <= 0) return;
+    int x = v->plot_x1;
+    fill(g, x, 22, v->panel_w, v->height - 22 - v->footer_h, 0xF0F2F5);
+    fill(g, x, 22, 1, v->height - 22 - v->footer_h, 0xC9CDD3);
+    text(g, x + 6, 26, "utilisation", C_TEXT, -1);
+    text(g, x + 6, 26 + g->ch, "view  (total)", C_DIM, -1);
+    double s0, s1;
+    asc_viz_model_span(m, &s0, &s1);
+    SDL_Rect clip = {x, v->plot_y0, v->panel_w, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    for (uint32_t r = 0; r < v->nrows; r++) {
+        int y0, y1;
+        if (!asc_viz_view_row_band(v, r, &y0, &y1)) continue;
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        double uv = asc_viz_model_utilisation(m, r, v->t0 > s0 ? v->t0 : s0, v->t1 < s1 ? v->t1 : s1);
+        double ut = asc_viz_model_utilisation(m, r, s0, s1);
+        int bw = 50, bx = x + 6, by = y0 + 5, bh = y1 - y0 - 10;
+        fill(g, bx, by, bw, bh, 0xDDE1E6);
+        fill(g, bx, by, (int)lround(uv * bw), bh, ri.rgb);
+        frame_rect(g, bx, by, bw, bh, 0xA0A6AE);
+        char b[32];
+        snprintf(b, sizeof b, "%3.0f%% (%.0f%%)", uv * 100, ut * 100);
+        text(g, bx + bw + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_TEXT, -1);
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
+static const char *const legend_lanes[] = {"SCALAR", "FLOWCTRL", "MTE1", "CUBE", "FIXP", "MTE2", "VECTOR", "MTE3"};
+
+static void draw_footer(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    int y = v->height - v->footer_h;
+    fill(g, 0, y, v->width, v->footer_h, 0xFAFBFC);
+    fill(g, 0, y, v->width, 1, 0xC9CDD3);
+    int ty = y + (v->footer_h - g->ch) / 2, x = 8;
+    if (ui && (ui->searching || ui->matches)) {
+        char b[200];
+        int n = ui->matches ? (int)ui->matches->count : 0;
+        if (ui->matches)
+            snprintf(b, sizeof b, "search: %s%s   %d match%s%s", ui->search, ui->searching ? "_" : "", n,
+                     n == 1 ? "" : "es", n ? "   Enter: next  Shift+Enter: previous  Esc: cancel" : "   Esc: cancel");
+        else
+            snprintf(b, sizeof b, "search: %s_   type a mnemonic, Enter: find  Esc: cancel", ui->search);
+        if (ui->matches && ui->match_cur >= 0) {
+            size_t l = strlen(b);
+            snprintf(b + l, sizeof b - l, "   [%lld/%d]", (long long)ui->match_cur + 1, n);
+        }
+        fill(g, 0, y + 1, v->width, v->footer_h - 1, 0xFDF4FF);
+        text(g, x, ty, b, C_MATCH, -1);
+        return;
+    }
+    /* legend: lanes present, then the marks */
+    for (size_t k = 0; k < sizeof legend_lanes / sizeof legend_lanes[0]; k++) {
+        bool present = false;
+        uint32_t rgb = 0;
+        for (uint32_t r = 0; r < v->nrows && !present; r++) {
+            AscVizRowInfo ri = asc_viz_model_row(m, r);
+            if (!strcmp(ri.lane, legend_lanes[k])) { present = true; rgb = ri.rgb; }
+        }
+        if (!present) continue;
+        fill(g, x, ty + 1, 12, g->ch - 2, rgb);
+        frame_rect(g, x, ty + 1, 12, g->ch - 2, blend(rgb, 0, 0.35));
+        x += 16 + text(g, x + 16, ty, legend_lanes[k], C_TEXT, -1) + 12;
+    }
+    fill(g, x, ty + 1, 18, g->ch - 2, C_STALL);
+    hatch(g, x, ty + 1, 18, g->ch - 2);
+    x += 22 + text(g, x + 22, ty, "stall / wait_flag", C_TEXT, -1) + 12;
+    fill(g, x, ty + 1, 18, g->ch - 2, 0xEE8888);
+    fill(g, x, ty + 1, 18, 3, C_BANK);
+    x += 22 + text(g, x + 22, ty, "bank conflict", C_TEXT, -1) + 12;
+    fill(g, x, ty + 1, 18, g->ch - 2, 0x000000);
+    x += 22 + text(g, x + 22, ty, "set_flag", C_TEXT, -1) + 12;
+    arrow(g, x, ty + g->ch / 2.0, x + 22, ty + g->ch / 2.0, C_FLOW, false);
+    x += 28 + text(g, x + 28, ty, "flag arrow", C_TEXT, -1) + 12;
+    text(g, v->width - 14 * g->cw, ty, "? for help", C_DIM, -1);
+}
+
+static void draw_title(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    fill(g, 0, 0, v->width, 22, C_TITLE);
+    char b[512], w0[32], w1[32];
+    fmt_us(w0, sizeof w0, v->t0);
+    fmt_us(w1, sizeof w1, v->t1 - v->t0);
+    int n;
+    if (v->mhz > 0)
+        n = snprintf(b, sizeof b, "asc-viz  %s   clock %.0f MHz   view %.0f .. %.0f cycles (%s wide)   %u events  %u lanes",
+                     ui && ui->title ? ui->title : "", v->mhz, v->t0 * v->mhz, v->t1 * v->mhz, w1,
+                     asc_viz_model_event_count(m), v->nrows);
+    else
+        n = snprintf(b, sizeof b, "asc-viz  %s   no clock (use --mhz N for cycles)   view from %s, %s wide   %u events  %u lanes",
+                     ui && ui->title ? ui->title : "", w0, w1, asc_viz_model_event_count(m), v->nrows);
+    (void)n;
+    text(g, 8, (22 - g->ch) / 2, b, 0xFFFFFF, (v->width - 16) / g->cw);
+}
+
+static void tooltip(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    if (ui->hover < 0) return;
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ui->hover);
+    if (!e) return;
+    AscVizEventArgs a;
+    asc_viz_model_event_args(m, (uint32_t)ui->hover, &a);
+    AscVizRowInfo ri = asc_viz_model_row(m, e->row);
+    char lines[12][400];
+    int n = 0;
+    snprintf(lines[n++], 400, "%s", asc_viz_model_str(m, e->name));
+    if (a.instr[0]) snprintf(lines[n++], 400, "instr   %s", a.instr);
+    if (a.pc[0] || a.source[0]) snprintf(lines[n++], 400, "pc      %s   %s", a.pc[0] ? a.pc : "-", a.source);
+    double mhz = asc_viz_model_mhz(m);
+    char d[32], t0[32];
+    fmt_us(d, sizeof d, e->t1_us - e->t0_us);
+    fmt_us(t0, sizeof t0, e->t0_us);
+    if (e->flags & ASC_VIZ_EV_CYCLES)
+        snprintf(lines[n++], 400, "cycles  %lld .. %lld  (%lld cycles, %s)", (long long)e->c0, (long long)e->c1,
+                 (long long)(e->c1 - e->c0), d);
+    else if (mhz > 0)
+        snprintf(lines[n++], 400, "cycles  %.0f .. %.0f  (%.0f cycles, %s)", e->t0_us * mhz, e->t1_us * mhz,
+                 (e->t1_us - e->t0_us) * mhz, d);
+    else
+        snprintf(lines[n++], 400, "time    %s, lasts %s", t0, d);
+    if (a.stall[0]) snprintf(lines[n++], 400, "stall   %s", a.stall);
+    else if (e->flags & ASC_VIZ_EV_WAITFLAG) snprintf(lines[n++], 400, "stall   waiting on a flag");
+    if (a.bytes >= 0) snprintf(lines[n++], 400, "bytes   %lld", (long long)a.bytes);
+    if (a.bank_conflict_beats >= 0)
+        snprintf(lines[n++], 400, "bank conflict beats  %lld", (long long)a.bank_conflict_beats);
+    snprintf(lines[n++], 400, "lane    %s / %s", ri.process, ri.lane);
+    if (a.other[0]) snprintf(lines[n++], 400, "args    %.180s", a.other);
+    int wmax = 0;
+    for (int i = 0; i < n; i++) {
+        int l = utf8_len(lines[i]);
+        if (l > wmax) wmax = l;
+    }
+    if (wmax > 90) wmax = 90;
+    int w = wmax * g->cw + 16, h = n * (g->ch + 2) + 10;
+    int x = ui->mouse_x + 16, y = ui->mouse_y + 18;
+    if (x + w > v->width - 4) x = ui->mouse_x - w - 8;
+    if (y + h > v->height - 4) y = ui->mouse_y - h - 8;
+    if (x < 4) x = 4;
+    if (y < 4) y = 4;
+    fill(g, x + 3, y + 3, w, h, 0xB8BDC4);
+    fill(g, x, y, w, h, 0xFFFFF0);
+    frame_rect(g, x, y, w, h, 0x6B7280);
+    for (int i = 0; i < n; i++) text(g, x + 8, y + 5 + i * (g->ch + 2), lines[i], i ? C_TEXT : C_SEL, 90);
+}
+
+static const char *const help_lines[] = {
+    "asc-viz keys and mouse",
+    "",
+    "wheel / + / -        zoom in / out around the mouse",
+    "drag / Left / Right  pan in time (Shift: faster)",
+    "Up / Down / PgUp/Dn  scroll the rows (also Shift+wheel)",
+    "f / Home             fit the whole trace",
+    "hover                tooltip: instruction, pc, source, cycles,",
+    "                     stall reason, bytes, bank-conflict beats",
+    "click                select an event; highlights what it waited",
+    "                     for: flag arrow, SET_FLAG, producer",
+    "/                    search by mnemonic; type, then Enter",
+    "Enter / Shift+Enter  next / previous match (n / N also)",
+    "Esc                  cancel search, clear selection, close help",
+    "?                    toggle this help",
+    "q                    quit",
+    "",
+    "marks: hatched yellow = stall / WAIT_FLAG, red top stripe =",
+    "bank-conflict beats, black = SET_FLAG, arrows = flag set -> wait",
+    "side panel: busy % of non-stall work, visible window (total)",
+};
+
+static void draw_help(VizGfx *g, const AscVizView *v)
+{
+    int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    int w = 66 * g->cw + 32, h = n * (g->ch + 3) + 24;
+    int x = (v->width - w) / 2, y = (v->height - h) / 2;
+    fill(g, x + 4, y + 4, w, h, 0x9CA3AF);
+    fill(g, x, y, w, h, 0xFFFFFF);
+    frame_rect(g, x, y, w, h, C_TITLE);
+    for (int i = 0; i < n; i++) text(g, x + 16, y + 12 + i * (g->ch + 3), help_lines[i], i ? C_TEXT : C_SEL, -1);
+}
+
+void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    SDL_SetRenderDrawBlendMode(g->ren, SDL_BLENDMODE_NONE);
+    color(g, C_BG);
+    SDL_RenderClear(g->ren);
+    /* row backgrounds */
+    for (uint32_t r = 0; r < v->nrows; r++) {
+        int y0, y1;
+        if (!asc_viz_view_row_band(v, r, &y0, &y1)) continue;
+        int a = y0 < v->plot_y0 ? v->plot_y0 : y0, b = y1 > v->plot_y1 ? v->plot_y1 : y1;
+        fill(g, v->plot_x0, a, v->plot_x1 - v->plot_x0, b - a, r % 2 ? C_BG_ALT : C_BG);
+    }
+    draw_axis(g, v);
+    draw_labels(g, m, v);
+    draw_rows(g, m, v);
+    draw_flows(g, m, v, ui);
+    if (ui) {
+        if (ui->matches)
+            for (uint32_t k = 0; k < ui->matches->count && k < 20000; k++) {
+                const AscVizEvent *e = asc_viz_model_event(m, ui->matches->items[k]);
+                if (e->t1_us >= v->t0 && e->t0_us <= v->t1) outline_event(g, m, v, ui->matches->items[k], C_MATCH, 1);
+            }
+        if (ui->matches && ui->match_cur >= 0 && ui->match_cur < (int64_t)ui->matches->count)
+            outline_event(g, m, v, ui->matches->items[ui->match_cur], C_MATCH, 3);
+        outline_event(g, m, v, ui->deps.producer, C_DEP, 2);
+        outline_event(g, m, v, ui->deps.set, C_DEP, 2);
+        outline_event(g, m, v, ui->deps.wait, C_DEP, 2);
+        outline_event(g, m, v, ui->selected, C_SEL, 3);
+        if (ui->hover >= 0 && ui->hover != ui->selected) outline_event(g, m, v, ui->hover, 0x111827, 1);
+    }
+    draw_panel(g, m, v);
+    draw_title(g, m, v, ui);
+    draw_footer(g, m, v, ui);
+    if (ui) {
+        tooltip(g, m, v, ui);
+        if (ui->help) draw_help(g, v);
+    }
+}
+
+/* ---- offscreen ---------------------------------------------------------- */
+
+struct AscVizOffscreen {
+    SDL_Surface *surf;
+    SDL_Renderer *ren;
+    VizGfx gfx;
+    uint8_t *rgba;
+    int w, h;
+};
+
+AscVizOffscreen *asc_viz_offscreen_create(int w, int h, const char *font_path, AscVizError *err)
+{
+    if (w < 64 || h < 64 || w > 16384 || h > 16384) {
+        set_err(err, "image size must be between 64x64 and 16384x16384%s", "");
+        return NULL;
+    }
+    AscVizOffscreen *o = calloc(1, sizeof *o);
+    if (!o) { set_err(err, "out of memory%s", ""); return NULL; }
+    o->w = w;
+    o->h = h;
+    o->surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    o->rgba = malloc((size_t)w * h * 4);
+    if (!o->surf || !o->rgba || !(o->ren = SDL_CreateSoftwareRenderer(o->surf))) {
+        set_err(err, "cannot create the software renderer: %s", SDL_GetError());
+        asc_viz_offscreen_free(o);
+        return NULL;
+    }
+    if (viz_gfx_init(&o->gfx, o->ren, font_path, err)) {
+        asc_viz_offscreen_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void asc_viz_offscreen_draw(AscVizOffscreen *o, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    viz_gfx_draw(&o->gfx, m, v, ui);
+    SDL_RenderReadPixels(o->ren, NULL, SDL_PIXELFORMAT_ABGR8888, o->rgba, o->w * 4);
+}
+
+const uint8_t *asc_viz_offscreen_pixels(const AscVizOffscreen *o, int *stride)
+{
+    if (stride) *stride = o->w * 4;
+    return o->rgba;
+}
+
+void asc_viz_offscreen_free(AscVizOffscreen *o)
+{
+    if (!o) return;
+    viz_gfx_free(&o->gfx);
+    if (o->ren) SDL_DestroyRenderer(o->ren);
+    if (o->surf) SDL_FreeSurface(o->surf);
+    free(o->rgba);
+    free(o);
+}
+
+int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path, AscVizError *err)
+{
+    AscVizRenderDesc d = desc ? *desc : (AscVizRenderDesc){0};
+    AscVizViewDesc vd = {.width = d.width > 0 ? d.width : 1600, .height = d.height > 0 ? d.height : 900};
+    if (d.has_cycles && !(asc_viz_model_mhz(m) > 0))
+        return set_err(err, "--cycles needs a clock: the trace has no otherData.clock_mhz; pass --mhz N%s", "");
+    if ((d.has_cycles && !(d.c1 > d.c0)) || (d.has_us && !(d.t1_us > d.t0_us)))
+        return set_err(err, "the window A:B must have B > A%s", "");
+    AscVizView v;
+    if (asc_viz_view_init(&v, m, &vd)) return set_err(err, "out of memory%s", "");
+    if (d.has_cycles) asc_viz_view_set_window(&v, d.c0 / asc_viz_model_mhz(m), d.c1 / asc_viz_model_mhz(m));
+    else if (d.has_us) asc_viz_view_set_window(&v, d.t0_us, d.t1_us);
+    AscVizOffscreen *o = asc_viz_offscreen_create(v.width, v.height, d.font_path, err);
+    if (!o) {
+        asc_viz_view_free(&v);
+        return -1;
+    }
+    AscVizUi ui;
+    asc_viz_ui_init(&ui);
+    ui.title = d.title;
+    asc_viz_offscreen_draw(o, m, &v, &ui);
+    int stride;
+    const uint8_t *px = asc_viz_offscreen_pixels(o, &stride);
+    int rc = asc_viz_png_write(path, px, v.width, v.height, stride, err);
+    asc_viz_offscreen_free(o);
+    asc_viz_view_free(&v);
+    return rc;
+}
