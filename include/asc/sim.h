@@ -1,0 +1,244 @@
+/* sim.h -- the AI Core simulator: launch a kernel of an AscImage on N cores,
+ * run it cycle-approximately (or functionally), read results, report.
+ *
+ * Users: asc-sim (sim/asc_sim_main.c), the pyasc runtime (ctypes over
+ * libasc.so), tests and benchmarks.
+ *
+ * Lifetime: asc_sim_new() copies the config and decodes the kernel's
+ * programs; the image is borrowed and must outlive the sim (the line table
+ * and file names are read when a fault or report is formatted).  Every
+ * buffer the engine needs (cores, local memories, queues, the event heap,
+ * per-pc statistics) is allocated there, so asc_sim_run() never allocates,
+ * except GM pages backed on first write (sim_exec.h).
+ *
+ * Time is integer cycles only.  Output is deterministic: events are
+ * processed in (cycle, core, pipe) order, reports have a fixed key order.
+ * The library never prints: faults are values (AscSimFault), reports are
+ * strings the caller prints or writes.  docs/timing.md has every formula. */
+#ifndef ASC_SIM_H
+#define ASC_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "asc/alloc.h"
+#include "asc/config.h"
+#include "asc/diag.h"
+#include "asc/image.h"
+#include "asc/isa.h"
+
+typedef struct AscSim AscSim;
+
+/* GM placement of argument tensors: 2 MiB-aligned slots from 1 GiB up. */
+#define ASC_GM_ARG_BASE 0x40000000ull
+#define ASC_GM_ARG_ALIGN 0x200000ull
+
+/* ---- observer: the hook traces and per-instruction reports hang on ------- *
+ * Called synchronously from asc_sim_run in the engine's event order, which is
+ * deterministic: (cycle at which the event is known, core, pipe).  An
+ * instruction is reported when its pipe occupancy ends (so start, end and
+ * completion are all known); a flag when its wait is released. */
+
+/* Why an instruction or the scalar unit did not progress before `start`. */
+typedef enum AscStall {
+    ASC_STALL_NONE = 0,
+    ASC_STALL_FLAG,       /* wait_flag: flag not yet set (and visible) */
+    ASC_STALL_BARRIER,    /* bar: earlier work of the pipe not completed */
+    ASC_STALL_QUEUE_FULL, /* scalar: the target pipe's queue was full */
+    ASC_STALL_XCORE,      /* scalar: wait_flag_dev counter at 0 */
+    ASC_STALL_SYNC_ALL,   /* scalar: waiting for the other cores at sync_all */
+    ASC_STALL_DRAIN,      /* scalar: end / bar all waiting for the pipes */
+    ASC_STALL_COUNT
+} AscStall;
+
+typedef struct AscSimInsnEvent {
+    uint32_t core;         /* index of the core (asc_sim_core_name) */
+    uint8_t pipe;          /* AscPipe the instruction ran on (S for scalar) */
+    uint16_t op;           /* AscOp */
+    uint32_t pc;           /* byte offset into .text */
+    uint64_t seq;          /* per core program-order number */
+    uint64_t issue_cycle;  /* scalar issued it (entered the queue) */
+    uint64_t start_cycle;  /* left the queue: began waiting or running */
+    uint64_t end_cycle;    /* pipe free again (occupancy end) */
+    uint64_t done_cycle;   /* effect complete (DMA: data landed; set_flag: flag set) */
+    uint64_t stall_cycles; /* part of [start, end) spent stalled (see stall) */
+    uint8_t stall;         /* AscStall */
+    uint8_t flag_src, flag_dst, flag_event; /* the flag of a wait_flag stall */
+    uint8_t src_buf, dst_buf; /* AscBuf of a data movement (sim_exec.h), else 0 */
+    uint64_t bytes;           /* bytes moved or read */
+    uint32_t conflict_beats;  /* UB bank-conflict extra beats (vector) */
+    uint64_t hbm_extra_cycles;/* transfer cycles lost to HBM sharing */
+    uint64_t flops;
+} AscSimInsnEvent;
+
+typedef struct AscSimFlagEvent {
+    uint32_t core;
+    uint8_t src, dst, event;    /* flag (src pipe, dst pipe, id) */
+    uint64_t set_cycle;         /* the flag became 1 */
+    uint64_t set_pc;            /* pc of the set_flag */
+    uint64_t wait_start_cycle;  /* the wait_flag started waiting (or found it set) */
+    uint64_t release_cycle;     /* the waiting pipe went on */
+    uint32_t wait_pc;
+} AscSimFlagEvent;
+
+typedef struct AscSimObserver {
+    void *ud;
+    void (*on_insn)(void *ud, const AscSimInsnEvent *e);
+    void (*on_flag)(void *ud, const AscSimFlagEvent *e);
+    /* A counter changed: name is "hbm_bytes_per_cycle" (core = UINT32_MAX,
+     * value = milli-bytes per cycle in use chip-wide) or "queue" (value =
+     * entries in the queue of `pipe` of `core`). */
+    void (*on_counter)(void *ud, uint64_t cycle, const char *name, uint32_t core, uint8_t pipe, int64_t value);
+} AscSimObserver;
+
+/* ---- creation ------------------------------------------------------------ */
+typedef struct AscSimDesc {
+    const AscConfig *cfg;     /* required; copied */
+    const AscImage *image;    /* required; borrowed, must outlive the sim */
+    const char *kernel;       /* NULL = the image's first kernel */
+    uint32_t blocks;          /* 0 = 1 */
+    bool functional;          /* no timing: every operation takes 0 cycles (CPU twin) */
+    AscAlloc alloc;           /* zero = malloc/free */
+    AscSimObserver observer;  /* zero = none */
+} AscSimDesc;
+
+/* Errors (UNKNOWN kernel, too many blocks, mix on a coupled target, OOM...)
+ * are reported as SIM_SETUP diagnostics and return NULL. */
+AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d);
+void asc_sim_free(AscSim *sim);
+
+const AscKernelInfo *asc_sim_kernel(const AscSim *sim);
+const AscConfig *asc_sim_config(const AscSim *sim);
+
+/* ---- arguments and GM (before asc_sim_run) -------------------------------- */
+/* Reserve `bytes` of GM for an argument tensor at the next free 2 MiB-aligned
+ * address from ASC_GM_ARG_BASE; false when GM is too small. */
+bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr);
+bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n);
+bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n);
+/* Raw value of argument register x<i> on every core (i < ASC_MAX_ARGS):
+ * a GM address, an integer, or f32 bits for float arguments. */
+void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value);
+
+/* ---- running --------------------------------------------------------------- */
+typedef enum AscSimStatus {
+    ASC_SIM_DONE = 0, /* every core reached `end` and drained */
+    ASC_SIM_LIMIT,    /* the next event lies beyond max_cycles; run again to go on */
+    ASC_SIM_FAULT     /* asc_sim_fault() says what; the run cannot go on */
+} AscSimStatus;
+
+/* Run until done, a fault, or the next event is beyond cycle `max_cycles`
+ * (0 = no limit).  Host time depends on events, not on cycles. */
+AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles);
+uint64_t asc_sim_cycles(const AscSim *sim); /* cycle of the last processed event / of completion */
+uint64_t asc_sim_insns(const AscSim *sim);  /* instructions executed, all cores */
+
+typedef enum AscFaultKind {
+    ASC_FAULT_NONE = 0,
+    ASC_FAULT_ACCESS,     /* exec function: out of bounds, misaligned, bad parameter */
+    ASC_FAULT_ILLEGAL,    /* instruction illegal for the core kind / bar s / bad pipe */
+    ASC_FAULT_FLAG_SET,   /* set_flag of a flag already set */
+    ASC_FAULT_DIV_ZERO,
+    ASC_FAULT_BAD_PC,     /* control left the program */
+    ASC_FAULT_XCORE,      /* cross-core counter overflow / no partner core */
+    ASC_FAULT_DEADLOCK,   /* everything unfinished is blocked with no future event */
+    ASC_FAULT_INTERNAL    /* host memory exhausted (GM backing) */
+} AscFaultKind;
+
+/* One blocked unit of a deadlock. */
+typedef struct AscSimBlocked {
+    uint32_t core;
+    uint8_t pipe;      /* AscPipe; S = the scalar unit */
+    uint32_t pc;
+    char what[96];     /* "wait_flag mte2 -> v id 0 (flag never set)" */
+} AscSimBlocked;
+
+#define ASC_SIM_MAX_BLOCKED 64
+typedef struct AscSimFault {
+    AscFaultKind kind;
+    uint64_t cycle;
+    uint32_t core;
+    uint8_t pipe;
+    uint32_t pc;
+    uint16_t op;
+    char msg[320];             /* the rule that was broken */
+    uint32_t nblocked;         /* deadlock: units listed in blocked[] */
+    AscSimBlocked blocked[ASC_SIM_MAX_BLOCKED];
+} AscSimFault;
+
+const AscSimFault *asc_sim_fault(const AscSim *sim);
+const char *asc_fault_kind_name(AscFaultKind k); /* "deadlock" */
+/* "core0.veccore0" / "core3.cubecore0" / "core1.aicore0" (msOpProf names) */
+const char *asc_sim_core_name(const AscSim *sim, uint32_t core, char *buf, size_t size);
+/* The whole fault as text, one unit per line for deadlocks:
+ *   core0.veccore0 pipe v pc 0x0040 `vadd.f16 x1, x2, x3, x4` (k.s:12) at cycle 812: <msg>
+ * Same text for the same run.  Returns the length needed (snprintf rule). */
+int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size);
+/* "k.s:12" for a pc, or "" when the image has no line for it. */
+const char *asc_sim_source(const AscSim *sim, uint32_t pc, char *buf, size_t size);
+
+/* ---- report ----------------------------------------------------------------- */
+/* The summary of a finished (or stopped) run as text or JSON (fixed key
+ * order), allocated with the sim's allocator; NULL when out of memory. */
+char *asc_sim_report_text(const AscSim *sim);
+char *asc_sim_report_json(const AscSim *sim);
+/* --report-dir: per core <core>_instr_exe.csv and <core>_code_exe.csv, plus
+ * summary.json, in an existing directory.  false + IO diagnostic on error. */
+bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d);
+
+/* ---- trace (issue 4): a streaming Chrome trace writer on the observer ------ */
+typedef struct AscTrace AscTrace;
+/* Open `path` for writing; returns an observer in *obs to put in the desc.
+ * The trace needs the sim for names: call asc_trace_bind after asc_sim_new. */
+AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscDiags *d);
+void asc_trace_bind(AscTrace *t, const AscSim *sim);
+/* Finish the JSON (after the run) and close; false + IO diagnostic on error.
+ * The file is written to path.tmp and renamed into place. */
+bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d);
+
+/* ---- .npy files (NumPy format 1.0 / 2.0, C order, little-endian) ------------ */
+typedef struct AscNpy {
+    uint8_t dtype;        /* AscDtype; bf16 is stored as '<u2' or '|V2' */
+    uint32_t ndim;
+    uint64_t shape[8];
+    uint64_t count;       /* product of shape (1 for ndim 0) */
+    uint8_t *data;        /* count * dtype size bytes, allocated with alloc */
+    bool bf16_ok;         /* the file's dtype can hold bf16 ('<u2' or '|V2') */
+} AscNpy;
+
+/* Parse a whole .npy file in memory.  Errors name `origin` and the rule. */
+bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
+                   AscDiags *d);
+bool asc_npy_read_file(AscNpy *out, const char *path, const AscAlloc *alloc, AscDiags *d);
+/* Serialise (version 1.0 header, 2.0 when the header needs it); *out allocated. */
+bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc);
+/* Write atomically: path.tmp then rename. */
+bool asc_npy_write_file(const AscNpy *a, const char *path, const AscAlloc *alloc, AscDiags *d);
+void asc_npy_free(AscNpy *a, const AscAlloc *alloc);
+/* numpy descr of a dtype: "<f2", "<f4", "|i1", ...; bf16 -> "<u2". */
+const char *asc_npy_descr(unsigned dtype);
+
+/* ---- asc-sim run arguments ------------------------------------------------- */
+/* One --arg NAME=... as given on the command line. */
+typedef struct AscRunArg {
+    char name[ASC_NAME_MAX];
+    enum { ASC_RUN_ARG_IN, ASC_RUN_ARG_OUT, ASC_RUN_ARG_VALUE } how;
+    char path[512];          /* IN and OUT */
+    uint64_t shape[8];       /* OUT */
+    uint32_t ndim;           /* OUT */
+    uint8_t dtype;           /* OUT */
+    char value[64];          /* VALUE text */
+} AscRunArg;
+
+/* Parse "x=x.npy", "z=@z.npy:64,64:f16", "n=4096"; errors name the rule. */
+bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d);
+
+/* Check args against the kernel's .arg list (count, kind, dtype), read the
+ * inputs, place every tensor in GM and set x0..x15.  Outputs are zeroed. */
+bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+/* After ASC_SIM_DONE: write every OUT argument's .npy (atomically). */
+bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+
+#endif

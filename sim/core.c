@@ -1,0 +1,402 @@
+/* core.c -- the pipes of a core: in-order instruction queues, occupancy,
+ * completion, flags, barriers, cross-core counters.
+ *
+ * Users: sim.c (run loop calls asc_pipe_step for pipe agents), scalar.c
+ * (pushes into queues, sets flags executed on S), hbm.c (reschedules a pipe
+ * when its transfer's rate changes).
+ *
+ * Each pipe executes its queue in order, one instruction at a time
+ * (docs/timing.md §Pipes):
+ *   set_flag   occupies lat.sync; the flag is set at max(start + lat.sync,
+ *              done_cycle) -- after every earlier instruction of the pipe has
+ *              completed, data landed included -- without blocking the pipe.
+ *   wait_flag  waits until the flag is set and visible (set + flag_release),
+ *              clears it, then occupies lat.sync.
+ *   bar        occupies the pipe until max(start + lat.sync, done_cycle).
+ *   vector     lat(class) + beats;  cube  lat.mmad + cube steps;
+ *   transfer   dma.setup_cycles + bursts * dma.burst_cycles, then the bytes
+ *              at the path's rate (GM paths share HBM, hbm.c); completion =
+ *              occupancy end + the path's latency.
+ * Data effects are applied when an instruction starts (sim_exec.h).
+ * Invariant: a pipe only changes state inside asc_pipe_step at sim->now, or
+ * when hbm.c moves its busy_until; it always leaves with its heap key equal
+ * to its next action (asc_pipe_reschedule). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+uint64_t asc_lat_cycles(const AscSim *sim, unsigned lat)
+{
+    const int64_t *v = sim->cfg.v;
+    switch (lat) {
+    case ASC_LAT_ADD: return (uint64_t)v[ASC_KEY_LAT_VEC_ADD];
+    case ASC_LAT_MUL: return (uint64_t)v[ASC_KEY_LAT_VEC_MUL];
+    case ASC_LAT_DIV: return (uint64_t)v[ASC_KEY_LAT_VEC_DIV];
+    case ASC_LAT_EXP: return (uint64_t)v[ASC_KEY_LAT_VEC_EXP];
+    case ASC_LAT_SQRT: return (uint64_t)v[ASC_KEY_LAT_VEC_SQRT];
+    case ASC_LAT_RSQRT: return (uint64_t)v[ASC_KEY_LAT_VEC_RSQRT];
+    case ASC_LAT_REDUCE: return (uint64_t)v[ASC_KEY_LAT_VEC_REDUCE];
+    case ASC_LAT_CONV: return (uint64_t)v[ASC_KEY_LAT_VEC_CONV];
+    case ASC_LAT_MMAD: return (uint64_t)v[ASC_KEY_LAT_MMAD];
+    case ASC_LAT_MASK: return sim->lat_mask;
+    case ASC_LAT_SYNC: return sim->lat_sync;
+    default: return 0;
+    }
+}
+
+bool asc_pipe_idle(const AscPipeUnit *p)
+{
+    return p->qcount == 0 && p->state == ASC_PS_IDLE && p->pcount == 0;
+}
+
+void asc_pipe_reschedule(AscSim *sim, AscCore *c, AscPipeUnit *p)
+{
+    uint64_t t = ASC_NEVER;
+    switch (p->state) {
+    case ASC_PS_IDLE: t = p->qcount ? sim->now : ASC_NEVER; break;
+    case ASC_PS_RUN:
+    case ASC_PS_SETUP:
+    case ASC_PS_XFER:
+    case ASC_PS_BAR:
+    case ASC_PS_WAIT: t = p->busy_until; break;
+    }
+    if (p->pcount && p->pend[p->phead].cycle < t) t = p->pend[p->phead].cycle;
+    if (t != ASC_NEVER && t < sim->now) t = sim->now;
+    asc_heap_set(&sim->heap, asc_agent(c, p->id), t);
+}
+
+void asc_wake_scalar(AscSim *sim, AscCore *c, uint64_t cycle)
+{
+    c->stime = max64(cycle, sim->now);
+    asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), c->stime);
+}
+
+bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e)
+{
+    AscPipeUnit *p = &c->pipes[pipe];
+    if (p->qcount == p->qcap) return false;
+    p->queue[(p->qhead + p->qcount) % p->qcap] = *e;
+    p->qcount++;
+    if (sim->obs.on_counter) sim->obs.on_counter(sim->obs.ud, sim->now, "queue", c->index, pipe, p->qcount);
+    if (p->state == ASC_PS_IDLE && p->qcount == 1) asc_pipe_reschedule(sim, c, p);
+    return true;
+}
+
+/* ---- flags ------------------------------------------------------------------ */
+
+bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc)
+{
+    AscFlag *f = &c->flags[src][dst][ev];
+    if (f->set)
+        return asc_sim_fail(sim, ASC_FAULT_FLAG_SET, c, src, pc, ASC_OP_SET_FLAG,
+                            "set_flag %s -> %s id %u: the flag is already set (by the set_flag at pc 0x%04x, "
+                            "cycle %llu) and no wait_flag consumed it; setting a set flag is an error",
+                            asc_pipe_name(src), asc_pipe_name(dst), ev, f->set_pc, (unsigned long long)f->set_cycle);
+    f->set = true;
+    f->set_cycle = cycle;
+    f->set_pc = pc;
+    uint64_t visible = cycle + sim->release;
+    if (dst == ASC_PIPE_S) {
+        if (c->sstate == ASC_SS_WAIT_FLAG && c->swait_src == src && c->swait_event == ev) asc_wake_scalar(sim, c, visible);
+        return true;
+    }
+    AscPipeUnit *w = &c->pipes[dst];
+    if (w->state == ASC_PS_WAIT && w->cur.q.in.psrc == src && w->cur.q.in.event == ev) {
+        w->busy_until = max64(visible, sim->now);
+        asc_pipe_reschedule(sim, c, w);
+    }
+    return true;
+}
+
+/* Cores a cross-core set of `c` in `mode` reaches (docs/timing.md). */
+static bool xcore_target(const AscCore *c, const AscCore *t, uint8_t mode)
+{
+    switch (mode) {
+    case 0: return t->kind == c->kind;
+    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core;
+    case 2:
+        return t->ai_core == c->ai_core && ((c->kind == ASC_CORE_AIC && t->kind == ASC_CORE_AIV) ||
+                                            (c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIC));
+    }
+    return false;
+}
+
+bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t cycle, uint32_t pc, uint8_t pipe)
+{
+    uint32_t hits = 0;
+    uint32_t maxp = (uint32_t)sim->cfg.v[ASC_KEY_XCORE_MAX_PENDING];
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscCore *t = &sim->cores[i];
+        if (!xcore_target(c, t, mode)) continue;
+        hits++;
+        if (t->xcnt[xid] >= maxp)
+            return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
+                                "set_cross_core id %u: the counter of core %u already holds %u pending sets "
+                                "(at most xcore_max_pending = %u)", xid, i, t->xcnt[xid], maxp);
+        t->xcnt[xid]++;
+        if (t->sstate == ASC_SS_XWAIT && t->swait_xid == xid) asc_wake_scalar(sim, t, cycle + sim->release);
+    }
+    if (!hits)
+        return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
+                            "set_cross_core mode %u from a %s core reaches no core of this launch", mode,
+                            asc_core_kind_name(c->kind));
+    return true;
+}
+
+/* ---- one pipe ------------------------------------------------------------- */
+
+static bool push_pending(AscSim *sim, AscCore *c, AscPipeUnit *p, const AscPendingSet *s)
+{
+    if (p->pcount == ASC_PENDING_CAP)
+        return asc_sim_fail(sim, ASC_FAULT_FLAG_SET, c, p->id, s->pc, p->cur.q.in.op,
+                            "more than %u sets pending on pipe %s: some flag is set twice before a wait",
+                            ASC_PENDING_CAP, asc_pipe_name(p->id));
+    p->pend[(p->phead + p->pcount) % ASC_PENDING_CAP] = *s;
+    p->pcount++;
+    return true;
+}
+
+static bool fire_pending(AscSim *sim, AscCore *c, AscPipeUnit *p)
+{
+    while (p->pcount && p->pend[p->phead].cycle <= sim->now) {
+        AscPendingSet s = p->pend[p->phead];
+        p->phead = (p->phead + 1) % ASC_PENDING_CAP;
+        p->pcount--;
+        bool ok = s.xcore ? asc_xcore_set(sim, c, s.mode, s.xid, s.cycle, s.pc, p->id)
+                          : asc_flag_set(sim, c, p->id, s.dst, s.event, s.cycle, s.pc);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The occupancy of `cur` ended at sim->now: account it and tell the observer. */
+static void finish_cur(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t hbm_extra)
+{
+    uint64_t end = sim->now, start = p->start_cycle;
+    if (p->cur_done < end) p->cur_done = end;
+    p->done_cycle = max64(p->done_cycle, p->cur_done);
+    AscPipeStats *s = &p->stats;
+    s->insns++;
+    s->busy_cycles += (end - start) - p->stall_cycles;
+    s->hbm_extra_cycles += hbm_extra;
+    s->last_end_cycle = end;
+    if (p->stall == ASC_STALL_FLAG) {
+        s->flag_wait_cycles += p->stall_cycles;
+        s->flag_wait_by[p->cur.q.in.psrc][p->cur.q.in.event] += p->stall_cycles;
+    } else if (p->stall == ASC_STALL_BARRIER) {
+        s->barrier_cycles += p->stall_cycles;
+    }
+    AscPcStats *ps = &c->pcs[(p->cur.q.pc - c->prog->entry) / 4];
+    ps->count++;
+    ps->cycles += end - start;
+    if (sim->obs.on_insn) {
+        const AscInsn *in = &p->cur.q.in;
+        asc_emit_insn(sim, c, p, &p->cur, &p->st, start, end, p->cur_done, p->stall_cycles, p->stall, in->psrc,
+                      in->pdst, in->event, hbm_extra);
+    }
+    p->state = ASC_PS_IDLE;
+}
+
+/* Take the queue head and start it at sim->now. */
+static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
+{
+    uint64_t now = sim->now;
+    p->cur = p->queue[p->qhead];
+    p->qhead = (p->qhead + 1) % p->qcap;
+    p->qcount--;
+    if (sim->obs.on_counter) sim->obs.on_counter(sim->obs.ud, now, "queue", c->index, p->id, p->qcount);
+    if (c->sstate == ASC_SS_QFULL && c->swait_pipe == p->id) asc_wake_scalar(sim, c, now);
+
+    const AscInsn *in = &p->cur.q.in;
+    const AscInsnInfo *ii = &asc_insn_info[in->op];
+    memset(&p->st, 0, sizeof p->st);
+    p->start_cycle = p->run_cycle = now;
+    p->stall = ASC_STALL_NONE;
+    p->stall_cycles = 0;
+    p->cur_done = 0;
+    uint64_t sync = sim->lat_sync;
+
+    switch (in->op) {
+    case ASC_OP_SET_FLAG:
+    case ASC_OP_SET_CROSS_CORE: {
+        p->state = ASC_PS_RUN;
+        p->busy_until = now + sync;
+        AscPendingSet s = {.cycle = max64(p->busy_until, p->done_cycle), .pc = p->cur.q.pc};
+        if (in->op == ASC_OP_SET_FLAG) {
+            s.dst = in->pdst;
+            s.event = in->event;
+        } else {
+            s.xcore = 1;
+            s.mode = in->mode;
+            s.xid = in->xid;
+        }
+        p->cur_done = s.cycle;
+        return push_pending(sim, c, p, &s);
+    }
+    case ASC_OP_WAIT_FLAG:
+        p->state = ASC_PS_WAIT;
+        p->busy_until = ASC_NEVER;
+        return true;
+    case ASC_OP_BAR:
+        p->state = ASC_PS_BAR;
+        p->busy_until = max64(now + sync, p->done_cycle);
+        if (p->busy_until > now + sync) {
+            p->stall = ASC_STALL_BARRIER;
+            p->stall_cycles = p->busy_until - (now + sync);
+        }
+        return true;
+    default: break;
+    }
+
+    /* a data instruction: apply its effect now, then time it */
+    c->xfault = ASC_FAULT_ACCESS;
+    c->ctx.fault[0] = 0;
+    if (!asc_dispatch(c, &p->cur.q, &p->st))
+        return asc_sim_fail(sim, (AscFaultKind)c->xfault, c, p->id, p->cur.q.pc, in->op, "%s",
+                            c->ctx.fault[0] ? c->ctx.fault : "instruction failed");
+    const AscExecStats *st = &p->st;
+    const int64_t *v = sim->cfg.v;
+    if (st->src_buf < ASC_BUF_COUNT && st->dst_buf < ASC_BUF_COUNT && (ii->flags & F_DMA))
+        c->bytes[st->src_buf][st->dst_buf] += st->bytes;
+    c->conflict_beats += st->conflict_beats;
+    if (in->op >= ASC_OP_COUNT) return false;
+
+    if (ii->flags & F_DMA) {
+        /* transfer: fixed setup, then the bytes (run_cycle marks the transfer start) */
+        p->state = ASC_PS_SETUP;
+        p->busy_until = now + (uint64_t)v[ASC_KEY_DMA_SETUP] + (uint64_t)st->bursts * (uint64_t)v[ASC_KEY_DMA_BURST_CYCLES];
+        if (sim->functional) p->busy_until = now;
+        return true;
+    }
+    uint64_t dur;
+    if (ii->lat == ASC_LAT_MMAD) {
+        dur = asc_lat_cycles(sim, ii->lat) + st->cube_steps;
+        c->cube_flops += st->flops;
+    } else {
+        dur = asc_lat_cycles(sim, ii->lat) + st->beats;
+        c->vec_flops += st->flops;
+        c->vec_bytes += st->bytes;
+        p->stats.conflict_cycles += st->conflict_beats;
+    }
+    if (sim->functional) dur = 0;
+    p->state = ASC_PS_RUN;
+    p->busy_until = now + dur;
+    p->cur_done = p->busy_until;
+    return true;
+}
+
+/* Setup done: start moving bytes. */
+static void start_transfer(AscSim *sim, AscCore *c, AscPipeUnit *p)
+{
+    const AscExecStats *st = &p->st;
+    const int64_t *v = sim->cfg.v;
+    const AscInsnInfo *ii = &asc_insn_info[p->cur.q.in.op];
+    bool gm_rd = st->src_buf == ASC_BUF_GM, gm_wr = st->dst_buf == ASC_BUF_GM;
+    bool fix = ii->lat == ASC_LAT_FIX;
+    /* latency from the last byte to the data landing */
+    if (gm_rd) p->xfer_latency = (uint64_t)v[ASC_KEY_GM_READ_LATENCY];
+    else if (gm_wr) p->xfer_latency = (uint64_t)v[ASC_KEY_GM_WRITE_LATENCY] + (fix ? (uint64_t)v[ASC_KEY_FIX_LATENCY] : 0);
+    else if (fix) p->xfer_latency = (uint64_t)v[ASC_KEY_FIX_LATENCY];
+    else if (ii->lat == ASC_LAT_L0) p->xfer_latency = (uint64_t)v[ASC_KEY_L0_LATENCY];
+    else p->xfer_latency = (uint64_t)v[ASC_KEY_LOCAL_LATENCY];
+    p->xfer_start = sim->now;
+    p->state = ASC_PS_XFER;
+    if (sim->functional) {
+        p->xfer_latency = 0;
+        p->xfer = -1;
+        p->xfer_ideal_cycles = 0;
+        p->busy_until = sim->now;
+        return;
+    }
+    uint64_t rate;
+    if (gm_rd || gm_wr) rate = (uint64_t)(fix ? v[ASC_KEY_FIX_BYTES_PER_CYCLE] : v[ASC_KEY_GM_BYTES_PER_CYCLE]);
+    else if (fix) rate = (uint64_t)v[ASC_KEY_FIX_BYTES_PER_CYCLE];
+    else if (ii->lat == ASC_LAT_L0) rate = (uint64_t)v[ASC_KEY_L0_BYTES_PER_CYCLE];
+    else rate = (uint64_t)v[ASC_KEY_LOCAL_BYTES_PER_CYCLE];
+    if ((gm_rd || gm_wr) && st->bytes) {
+        uint32_t pct = st->gm_unaligned ? (uint32_t)v[ASC_KEY_GM_UNALIGNED_PCT] : 100;
+        uint64_t ideal_fp = (rate << ASC_FP_SHIFT) * pct / 100;
+        p->xfer_ideal_cycles = asc_ceil_div(st->bytes << ASC_FP_SHIFT, ideal_fp ? ideal_fp : 1);
+        p->xfer = 0;
+        asc_hbm_add(sim, asc_agent(c, p->id), st->bytes, rate, pct); /* sets busy_until */
+    } else {
+        p->xfer = -1;
+        p->xfer_ideal_cycles = asc_ceil_div(st->bytes, rate);
+        p->busy_until = sim->now + p->xfer_ideal_cycles;
+    }
+}
+
+void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
+{
+    uint64_t now = sim->now;
+    for (;;) {
+        if (!fire_pending(sim, c, p)) return;
+        switch (p->state) {
+        case ASC_PS_RUN:
+        case ASC_PS_BAR:
+            if (p->busy_until > now) goto out;
+            if (p->state == ASC_PS_BAR) p->cur_done = now;
+            finish_cur(sim, c, p, 0);
+            continue;
+        case ASC_PS_SETUP:
+            if (p->busy_until > now) goto out;
+            start_transfer(sim, c, p);
+            continue;
+        case ASC_PS_XFER: {
+            if (p->busy_until > now) goto out;
+            if (p->xfer >= 0) {
+                uint32_t ag = asc_agent(c, p->id);
+                asc_hbm_advance(sim);
+                if (!asc_hbm_done(sim, ag)) goto out; /* re-rated meanwhile: busy_until moved */
+                asc_hbm_remove(sim, ag);
+            }
+            uint64_t took = now - p->xfer_start;
+            uint64_t extra = took > p->xfer_ideal_cycles ? took - p->xfer_ideal_cycles : 0;
+            p->cur_done = now + p->xfer_latency;
+            finish_cur(sim, c, p, extra);
+            continue;
+        }
+        case ASC_PS_WAIT: {
+            const AscInsn *in = &p->cur.q.in;
+            AscFlag *f = &c->flags[in->psrc][in->pdst][in->event];
+            if (!f->set) {
+                p->busy_until = ASC_NEVER;
+                goto out;
+            }
+            uint64_t visible = f->set_cycle + sim->release;
+            if (visible > now) {
+                p->busy_until = visible;
+                goto out;
+            }
+            f->set = false;
+            if (now > p->start_cycle) {
+                p->stall = ASC_STALL_FLAG;
+                p->stall_cycles = now - p->start_cycle;
+            }
+            if (sim->obs.on_flag) {
+                AscSimFlagEvent fe = {.core = c->index, .src = in->psrc, .dst = in->pdst, .event = in->event,
+                                      .set_cycle = f->set_cycle, .set_pc = f->set_pc,
+                                      .wait_start_cycle = p->start_cycle, .release_cycle = now,
+                                      .wait_pc = p->cur.q.pc};
+                sim->obs.on_flag(sim->obs.ud, &fe);
+            }
+            p->run_cycle = now;
+            p->state = ASC_PS_RUN;
+            p->busy_until = now + sim->lat_sync;
+            p->cur_done = p->busy_until;
+            continue;
+        }
+        case ASC_PS_IDLE:
+            if (!p->qcount) goto out;
+            if (!start_next(sim, c, p)) return;
+            continue;
+        }
+    }
+out:
+    if (c->sstate == ASC_SS_DRAIN && asc_pipe_idle(p)) asc_wake_scalar(sim, c, now);
+    asc_pipe_reschedule(sim, c, p);
+}

@@ -1,0 +1,561 @@
+/* scalar.c -- the scalar unit of a core: in-order fetch and execute of
+ * scalar instructions, dispatch of every other instruction into its pipe's
+ * queue, and the instructions that stall the scalar unit itself (wait_flag
+ * on S, wait_flag_dev, bar all, sync_all, end).  Also the one X-macro
+ * dispatch of instruction effects generated from isa/asc_isa.def.
+ *
+ * Users: sim.c (run loop calls asc_scalar_step), core.c (asc_dispatch when
+ * a queued instruction starts).
+ *
+ * Timing (docs/timing.md §Scalar): an instruction costs lat.scalar cycles;
+ * a taken branch adds lat.branch, a GM load lat.scalar_load, a GM store
+ * lat.scalar_store; mask-mode instructions cost lat.mask; set/wait flags
+ * executed on S cost lat.sync.  A dispatched instruction enters its queue at
+ * the cycle it is issued.  Invariant: the scalar unit runs ahead without
+ * returning to the event loop only while its time stays below the next
+ * event of every other agent, so the (cycle, core, pipe) order holds. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define CORE_OF(ctx) ((AscCore *)(void *)(ctx)) /* ctx is AscCore's first member */
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
+{
+    q->in = *in;
+    q->pc = pc;
+    q->rd = c->x[in->rd];
+    q->rs1 = c->x[in->rs1];
+    q->rs2 = c->x[in->rs2];
+    q->rs3 = c->x[in->rs3];
+    q->mask0 = c->spr[ASC_SPR_MASK0];
+    q->mask1 = c->spr[ASC_SPR_MASK1];
+    q->ctrl = c->spr[ASC_SPR_CTRL];
+    q->cmpmask = c->spr[ASC_SPR_CMPMASK];
+}
+
+static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->fault, sizeof ctx->fault, fmt, ap);
+    va_end(ap);
+    CORE_OF(ctx)->xfault = (uint8_t)k;
+    return false;
+}
+
+/* ---- scalar families (the data families live in sim/exec_*.c) ------------- */
+
+static ASC_EXEC_FN(NOP)
+{
+    (void)ctx, (void)q, (void)dt0, (void)dt1, (void)st;
+    return true;
+}
+
+/* rd = f(rs1, rs2 | imm).  Signed arithmetic wraps (done on uint64_t). */
+static ASC_EXEC_FN(ALU)
+{
+    (void)dt0, (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    const AscInsn *in = &q->in;
+    uint64_t a = c->x[in->rs1], b = c->x[in->rs2], imm = (uint64_t)(int64_t)in->imm, r = 0;
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (in->op) {
+    case ASC_OP_ADD: r = a + b; break;
+    case ASC_OP_SUB: r = a - b; break;
+    case ASC_OP_MUL: r = a * b; break;
+    case ASC_OP_DIV:
+    case ASC_OP_DIVU:
+    case ASC_OP_REM:
+    case ASC_OP_REMU:
+        if (b == 0)
+            return xfail(ctx, ASC_FAULT_DIV_ZERO, "division by zero: x%u is 0", in->rs2);
+        if (in->op == ASC_OP_DIVU) r = a / b;
+        else if (in->op == ASC_OP_REMU) r = a % b;
+        else if (sa == INT64_MIN && sb == -1) r = in->op == ASC_OP_DIV ? a : 0; /* wraps, as RISC-V */
+        else r = in->op == ASC_OP_DIV ? (uint64_t)(sa / sb) : (uint64_t)(sa % sb);
+        break;
+    case ASC_OP_AND: r = a & b; break;
+    case ASC_OP_OR: r = a | b; break;
+    case ASC_OP_XOR: r = a ^ b; break;
+    case ASC_OP_SHL: r = a << (b & 63); break;
+    case ASC_OP_SHR: r = a >> (b & 63); break;
+    case ASC_OP_SRA: r = (uint64_t)(sa >> (b & 63)); break;
+    case ASC_OP_MIN: r = sa < sb ? a : b; break;
+    case ASC_OP_MAX: r = sa > sb ? a : b; break;
+    case ASC_OP_MINU: r = a < b ? a : b; break;
+    case ASC_OP_MAXU: r = a > b ? a : b; break;
+    case ASC_OP_SEQ: r = a == b; break;
+    case ASC_OP_SNE: r = a != b; break;
+    case ASC_OP_SLT: r = sa < sb; break;
+    case ASC_OP_SLTU: r = a < b; break;
+    case ASC_OP_SGE: r = sa >= sb; break;
+    case ASC_OP_SGEU: r = a >= b; break;
+    case ASC_OP_ADDI: r = a + imm; break;
+    case ASC_OP_ANDI: r = a & imm; break;
+    case ASC_OP_ORI: r = a | imm; break;
+    case ASC_OP_XORI: r = a ^ imm; break;
+    case ASC_OP_SHLI: r = a << (imm & 63); break;
+    case ASC_OP_SHRI: r = a >> (imm & 63); break;
+    case ASC_OP_SRAI: r = (uint64_t)(sa >> (imm & 63)); break;
+    case ASC_OP_MULI: r = a * imm; break;
+    case ASC_OP_SLTI: r = sa < (int64_t)imm; break;
+    case ASC_OP_MOVZ: r = ((uint64_t)(uint16_t)in->imm) << in->hw; break;
+    case ASC_OP_MOVN: r = ~(((uint64_t)(uint16_t)in->imm) << in->hw); break;
+    case ASC_OP_MOVK:
+        r = (c->x[in->rd] & ~(0xffffull << in->hw)) | (((uint64_t)(uint16_t)in->imm) << in->hw);
+        break;
+    default: return xfail(ctx, ASC_FAULT_ILLEGAL, "'%s' is not an ALU instruction", asc_insn_info[in->op].mnemonic);
+    }
+    c->x[in->rd] = r;
+    return true;
+}
+
+static ASC_EXEC_FN(SPR)
+{
+    (void)dt0, (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    const AscInsn *in = &q->in;
+    if (in->spr >= ASC_SPR_COUNT) return xfail(ctx, ASC_FAULT_ILLEGAL, "special register %u does not exist", in->spr);
+    if (in->op == ASC_OP_MFSPR) {
+        c->x[in->rd] = c->spr[in->spr];
+        return true;
+    }
+    if (!asc_spr_writable(in->spr))
+        return xfail(ctx, ASC_FAULT_ILLEGAL,
+                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask",
+                     asc_spr_name(in->spr));
+    c->spr[in->spr] = c->x[in->rs1];
+    return true;
+}
+
+static ASC_EXEC_FN(MASKMODE)
+{
+    (void)dt0, (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    if (q->in.op == ASC_OP_SET_MASK_COUNT) c->spr[ASC_SPR_CTRL] |= 1ull << ASC_CTRL_COUNTER_BIT;
+    else c->spr[ASC_SPR_CTRL] &= ~(1ull << ASC_CTRL_COUNTER_BIT);
+    return true;
+}
+
+/* Scalar GM access at x[rs1] + imm, naturally aligned. */
+static bool gm_addr(AscExecCtx *ctx, const AscInsn *in, unsigned size, const char *what, uint64_t *addr)
+{
+    AscCore *c = CORE_OF(ctx);
+    *addr = c->x[in->rs1] + (uint64_t)(int64_t)in->imm;
+    if (*addr % size)
+        return xfail(ctx, ASC_FAULT_ACCESS, "scalar GM %s of %u bytes at 0x%llx is misaligned (must be a multiple of %u)",
+                     what, size, (unsigned long long)*addr, size);
+    return true;
+}
+
+static ASC_EXEC_FN(LOAD)
+{
+    (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    unsigned size = asc_dtype_size(dt0);
+    uint64_t addr, raw = 0;
+    uint8_t b[8] = {0};
+    if (!gm_addr(ctx, &q->in, size, "load", &addr)) return false;
+    if (!asc_gm_read(ctx->gm, addr, b, size))
+        return xfail(ctx, ASC_FAULT_ACCESS, "scalar GM load [0x%llx, 0x%llx) is outside GM (%llu bytes)",
+                     (unsigned long long)addr, (unsigned long long)(addr + size),
+                     (unsigned long long)asc_gm_size(ctx->gm));
+    for (unsigned i = 0; i < size; i++) raw |= (uint64_t)b[i] << (8 * i);
+    if (asc_dtype_is_signed(dt0) && size < 8) {
+        uint64_t sign = 1ull << (8 * size - 1);
+        raw = (raw ^ sign) - sign;
+    }
+    c->x[q->in.rd] = raw;
+    c->scost = c->sim->lat_load;
+    return true;
+}
+
+static ASC_EXEC_FN(STORE)
+{
+    (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    unsigned size = asc_dtype_size(dt0);
+    uint64_t addr, v = c->x[q->in.rd];
+    uint8_t b[8];
+    if (!gm_addr(ctx, &q->in, size, "store", &addr)) return false;
+    for (unsigned i = 0; i < size; i++) b[i] = (uint8_t)(v >> (8 * i));
+    if (!asc_gm_write(ctx->gm, addr, b, size))
+        return xfail(ctx, addr + size <= asc_gm_size(ctx->gm) ? ASC_FAULT_INTERNAL : ASC_FAULT_ACCESS,
+                     "scalar GM store [0x%llx, 0x%llx) failed: outside GM (%llu bytes) or out of host memory",
+                     (unsigned long long)addr, (unsigned long long)(addr + size),
+                     (unsigned long long)asc_gm_size(ctx->gm));
+    c->scost = c->sim->lat_store;
+    return true;
+}
+
+static ASC_EXEC_FN(BRANCH)
+{
+    (void)dt0, (void)dt1, (void)st;
+    AscCore *c = CORE_OF(ctx);
+    const AscInsn *in = &q->in;
+    uint64_t a = c->x[in->rs1], b = c->x[in->rs2];
+    bool taken;
+    switch (in->op) {
+    case ASC_OP_BEQ: taken = a == b; break;
+    case ASC_OP_BNE: taken = a != b; break;
+    case ASC_OP_BLT: taken = (int64_t)a < (int64_t)b; break;
+    case ASC_OP_BGE: taken = (int64_t)a >= (int64_t)b; break;
+    case ASC_OP_BLTU: taken = a < b; break;
+    case ASC_OP_BGEU: taken = a >= b; break;
+    default: taken = true; break; /* J */
+    }
+    if (taken) {
+        c->npc = (uint32_t)((int64_t)q->pc + in->off);
+        c->scost = c->sim->lat_branch;
+    }
+    return true;
+}
+
+/* The synchronisation families are state machines of the engine
+ * (asc_scalar_step and core.c); their table entries only keep the dispatch
+ * exhaustive, so that every FAM of the table has a function. */
+#define SYNC_FAMILY(fam)                                   \
+    static ASC_EXEC_FN(fam)                                \
+    {                                                      \
+        (void)ctx, (void)q, (void)dt0, (void)dt1, (void)st; \
+        return true;                                       \
+    }
+SYNC_FAMILY(END)
+SYNC_FAMILY(SET_FLAG)
+SYNC_FAMILY(WAIT_FLAG)
+SYNC_FAMILY(BAR)
+SYNC_FAMILY(XSET)
+SYNC_FAMILY(XWAIT)
+SYNC_FAMILY(SYNC_ALL)
+
+bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
+{
+    AscExecCtx *ctx = &c->ctx;
+    switch ((AscOp)q->in.op) {
+#define ASC_INSN(id, mn, opc, fmt, pipe, lat, fam, dt0, dt1, cfg, flags, sem) \
+    case ASC_OP_##id: return asc_exec_##fam(ctx, q, ASC_DT_##dt0, ASC_DT_##dt1, st);
+#include "asc_isa.def"
+#undef ASC_INSN
+    default: break;
+    }
+    return xfail(ctx, ASC_FAULT_ILLEGAL, "opcode %u is not an instruction", q->in.op);
+}
+
+/* ---- the scalar unit -------------------------------------------------------- */
+
+static void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t start, uint64_t end, uint64_t stall,
+                        uint8_t why)
+{
+    AscPipeUnit *s = &c->pipes[ASC_PIPE_S];
+    AscPcStats *ps = &c->pcs[(c->pc - c->prog->entry) / 4];
+    ps->count++;
+    ps->cycles += end - start;
+    s->stats.insns++;
+    s->stats.busy_cycles += (end - start) - stall;
+    s->stats.last_end_cycle = end;
+    if (sim->obs.on_insn) {
+        AscQEntry e;
+        memset(&e, 0, sizeof e);
+        e.q.in = *in;
+        e.q.pc = c->pc;
+        e.issue_cycle = start;
+        e.seq = c->seq;
+        AscExecStats st;
+        memset(&st, 0, sizeof st);
+        asc_emit_insn(sim, c, s, &e, &st, start, end, end, stall, why, in->psrc, in->pdst, in->event, 0);
+    }
+}
+
+/* Every pipe of c idle: *when = the cycle the last completion lands. */
+static bool drained(const AscCore *c, uint64_t *when)
+{
+    uint64_t w = 0;
+    for (unsigned i = 1; i < ASC_PIPE_COUNT; i++) {
+        const AscPipeUnit *p = &c->pipes[i];
+        if (!p->present) continue;
+        if (!asc_pipe_idle(p)) return false;
+        w = max64(w, p->done_cycle);
+    }
+    *when = w;
+    return true;
+}
+
+/* Is `op` legal here?  Fault naming the rule if not. */
+static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
+{
+    const AscInsnInfo *ii = &asc_insn_info[in->op];
+    const char *kind = asc_core_kind_name(c->kind);
+    if (!asc_config_insn_legal(&sim->cfg, c->kind, (AscOp)in->op))
+        return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
+                            "'%s' is not available on a %s core of target %s", ii->mnemonic, kind, sim->cfg.name);
+    uint8_t pipes[2] = {0, 0};
+    unsigned np = 0;
+    if (in->op == ASC_OP_SET_FLAG || in->op == ASC_OP_WAIT_FLAG) {
+        pipes[np++] = in->psrc;
+        pipes[np++] = in->pdst;
+        if (in->event >= sim->cfg.v[ASC_KEY_EVENT_IDS])
+            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
+                                "event id must be in the range [0, %lld] for target %s, got %u",
+                                (long long)sim->cfg.v[ASC_KEY_EVENT_IDS] - 1, sim->cfg.name, in->event);
+    } else if (in->op == ASC_OP_BAR || in->op == ASC_OP_SET_CROSS_CORE) {
+        pipes[np++] = in->pipe;
+    }
+    for (unsigned i = 0; i < np; i++) {
+        if (in->op == ASC_OP_BAR && pipes[i] == ASC_PIPE_ALL) continue;
+        if (in->op == ASC_OP_BAR && pipes[i] == ASC_PIPE_S)
+            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
+                                "bar s is illegal: scalar ordering is guaranteed by hardware (PipeBarrier<PIPE_S> "
+                                "raises a hardware error)");
+        if (pipes[i] >= ASC_PIPE_COUNT || !asc_config_core_has_pipe(&sim->cfg, c->kind, (AscPipe)pipes[i]))
+            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
+                                "'%s' names pipe %s, which a %s core of target %s does not have", ii->mnemonic,
+                                asc_pipe_name(pipes[i]) ? asc_pipe_name(pipes[i]) : "?", kind, sim->cfg.name);
+    }
+    if (np == 2 && !asc_config_sync_legal(&sim->cfg, c->kind, (AscPipe)in->psrc, (AscPipe)in->pdst))
+        return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
+                            "%s -> %s is not a legal flag pair on a %s core of target %s", asc_pipe_name(in->psrc),
+                            asc_pipe_name(in->pdst), kind, sim->cfg.name);
+    return true;
+}
+
+/* Issue `in` into `pipe`'s queue at t; false when the queue is full. */
+static bool issue(AscSim *sim, AscCore *c, const AscInsn *in, uint8_t pipe, uint64_t t)
+{
+    AscQEntry e;
+    asc_capture(c, in, c->pc, &e.q);
+    e.issue_cycle = t;
+    e.seq = c->seq;
+    return asc_pipe_push(sim, c, pipe, &e);
+}
+
+static void sleep_until(AscSim *sim, AscCore *c, uint64_t t)
+{
+    c->stime = t;
+    asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), t);
+}
+
+static void sync_all_arrive(AscSim *sim, AscCore *c, uint64_t t)
+{
+    c->sstate = ASC_SS_SYNC_ALL;
+    c->swait_since = t;
+    c->sync_gen = sim->sync_gen;
+    if (++sim->sync_arrived < sim->ncores - sim->finished) return;
+    sim->sync_arrived = 0;
+    sim->sync_gen++;
+    for (uint32_t i = 0; i < sim->ncores; i++)
+        if (sim->cores[i].sstate == ASC_SS_SYNC_ALL) asc_wake_scalar(sim, &sim->cores[i], t);
+}
+
+void asc_scalar_step(AscSim *sim, AscCore *c)
+{
+    uint64_t t = sim->now;
+    AscPipeStats *ss = &c->pipes[ASC_PIPE_S].stats;
+    const AscProg *prog = c->prog;
+    uint64_t horizon = asc_heap_min_cycle(&sim->heap); /* next event of any other agent */
+
+    for (;;) {
+        /* resolve a stall */
+        switch (c->sstate) {
+        case ASC_SS_RUN: break;
+        case ASC_SS_DONE: return;
+        case ASC_SS_QFULL: {
+            /* retry the dispatch: a pop woke us */
+            ss->queue_full_cycles += t - c->swait_since;
+            c->sstate = ASC_SS_RUN;
+            break;
+        }
+        case ASC_SS_WAIT_FLAG: {
+            AscFlag *f = &c->flags[c->swait_src][ASC_PIPE_S][c->swait_event];
+            if (!f->set) return sleep_until(sim, c, ASC_NEVER);
+            uint64_t visible = f->set_cycle + sim->release;
+            if (visible > t) return sleep_until(sim, c, visible);
+            f->set = false;
+            const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
+            if (sim->obs.on_flag) {
+                AscSimFlagEvent fe = {.core = c->index, .src = c->swait_src, .dst = ASC_PIPE_S,
+                                      .event = c->swait_event, .set_cycle = f->set_cycle, .set_pc = f->set_pc,
+                                      .wait_start_cycle = c->swait_since, .release_cycle = t, .wait_pc = c->pc};
+                sim->obs.on_flag(sim->obs.ud, &fe);
+            }
+            uint64_t stall = t - c->swait_since;
+            ss->flag_wait_cycles += stall;
+            ss->flag_wait_by[c->swait_src][c->swait_event] += stall;
+            emit_scalar(sim, c, in, c->swait_since, t + sim->lat_sync, stall, stall ? ASC_STALL_FLAG : ASC_STALL_NONE);
+            t += sim->lat_sync;
+            c->pc += 4;
+            c->sstate = ASC_SS_RUN;
+            break;
+        }
+        case ASC_SS_XWAIT: {
+            if (!c->xcnt[c->swait_xid]) return sleep_until(sim, c, ASC_NEVER);
+            c->xcnt[c->swait_xid]--;
+            uint64_t stall = t - c->swait_since;
+            ss->xcore_cycles += stall;
+            emit_scalar(sim, c, &prog->insn[(c->pc - prog->entry) / 4], c->swait_since, t + sim->lat_sync, stall,
+                        stall ? ASC_STALL_XCORE : ASC_STALL_NONE);
+            t += sim->lat_sync;
+            c->pc += 4;
+            c->sstate = ASC_SS_RUN;
+            break;
+        }
+        case ASC_SS_DRAIN: {
+            uint64_t when;
+            if (!drained(c, &when)) return sleep_until(sim, c, ASC_NEVER);
+            if (when > t) return sleep_until(sim, c, when);
+            uint64_t stall = t - c->swait_since;
+            ss->drain_cycles += stall;
+            const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
+            if (c->sdrain_next == 1) { /* end */
+                emit_scalar(sim, c, in, c->swait_since, t, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
+                c->sstate = ASC_SS_DONE;
+                c->end_cycle = t;
+                sim->finished++;
+                /* a core that ends may complete a sync_all the others wait on */
+                if (sim->sync_arrived && sim->sync_arrived >= sim->ncores - sim->finished) {
+                    sim->sync_arrived = 0;
+                    sim->sync_gen++;
+                    for (uint32_t i = 0; i < sim->ncores; i++)
+                        if (sim->cores[i].sstate == ASC_SS_SYNC_ALL) asc_wake_scalar(sim, &sim->cores[i], t);
+                }
+                return sleep_until(sim, c, ASC_NEVER);
+            }
+            if (c->sdrain_next == 2) {
+                /* sync_all: the drain counts as sync_all time too */
+                ss->drain_cycles -= stall;
+                uint64_t since = c->swait_since;
+                sync_all_arrive(sim, c, t);
+                c->swait_since = since;
+                continue;
+            }
+            emit_scalar(sim, c, in, c->swait_since, t + sim->lat_sync, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
+            t += sim->lat_sync;
+            c->pc += 4;
+            c->sstate = ASC_SS_RUN;
+            break;
+        }
+        case ASC_SS_SYNC_ALL: {
+            if (sim->sync_gen == c->sync_gen) return sleep_until(sim, c, ASC_NEVER);
+            uint64_t stall = t - c->swait_since;
+            ss->sync_all_cycles += stall;
+            emit_scalar(sim, c, &prog->insn[(c->pc - prog->entry) / 4], c->swait_since, t + sim->lat_sync, stall,
+                        stall ? ASC_STALL_SYNC_ALL : ASC_STALL_NONE);
+            t += sim->lat_sync;
+            c->pc += 4;
+            c->sstate = ASC_SS_RUN;
+            break;
+        }
+        }
+
+        /* run ahead only while no other agent has an earlier event */
+        if (t > sim->now && (t >= horizon || t > sim->limit)) return sleep_until(sim, c, t);
+        sim->now = t;
+
+        /* fetch */
+        if (c->pc < prog->entry || c->pc >= prog->entry + prog->size || (c->pc & 3)) {
+            asc_sim_fail(sim, ASC_FAULT_BAD_PC, c, ASC_PIPE_S, c->pc, 0,
+                         "pc 0x%04x is outside the program [0x%04x, 0x%04x): control ran off the kernel "
+                         "(a missing 'end' or a bad branch)",
+                         c->pc, prog->entry, prog->entry + prog->size);
+            return;
+        }
+        const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
+        const AscInsnInfo *ii = &asc_insn_info[in->op];
+        if (!check_legal(sim, c, in)) return;
+        c->seq++;
+        sim->insns++;
+
+        uint8_t target; /* pipe whose queue gets the instruction, S = none */
+        switch (in->op) {
+        case ASC_OP_SET_FLAG:
+            if (in->psrc == ASC_PIPE_S) {
+                if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, t + sim->lat_sync, c->pc)) return;
+                emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
+                t += sim->lat_sync;
+                c->pc += 4;
+                continue;
+            }
+            target = in->psrc;
+            break;
+        case ASC_OP_WAIT_FLAG:
+            if (in->pdst == ASC_PIPE_S) {
+                c->sstate = ASC_SS_WAIT_FLAG;
+                c->swait_src = in->psrc;
+                c->swait_event = in->event;
+                c->swait_since = t;
+                continue;
+            }
+            target = in->pdst;
+            break;
+        case ASC_OP_BAR:
+            if (in->pipe == ASC_PIPE_ALL) {
+                c->sstate = ASC_SS_DRAIN;
+                c->sdrain_next = 0;
+                c->swait_since = t;
+                continue;
+            }
+            target = in->pipe;
+            break;
+        case ASC_OP_SET_CROSS_CORE:
+            if (in->pipe == ASC_PIPE_S) {
+                if (!asc_xcore_set(sim, c, in->mode, in->xid, t + sim->lat_sync, c->pc, ASC_PIPE_S)) return;
+                emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
+                t += sim->lat_sync;
+                c->pc += 4;
+                continue;
+            }
+            target = in->pipe;
+            break;
+        case ASC_OP_WAIT_FLAG_DEV:
+            c->sstate = ASC_SS_XWAIT;
+            c->swait_xid = in->xid;
+            c->swait_since = t;
+            continue;
+        case ASC_OP_SYNC_ALL:
+        case ASC_OP_END:
+            c->sstate = ASC_SS_DRAIN;
+            c->sdrain_next = in->op == ASC_OP_END ? 1 : 2;
+            c->swait_since = t;
+            continue;
+        default:
+            target = ii->pipe;
+            break;
+        }
+
+        if (target == ASC_PIPE_S) {
+            /* executes here */
+            c->npc = c->pc + 4;
+            c->scost = 0;
+            c->xfault = ASC_FAULT_ACCESS;
+            c->spr[ASC_SPR_CYCLE] = t;
+            AscIssued q;
+            asc_capture(c, in, c->pc, &q);
+            if (!asc_dispatch(c, &q, NULL)) {
+                asc_sim_fail(sim, (AscFaultKind)c->xfault, c, ASC_PIPE_S, c->pc, in->op, "%s", c->ctx.fault);
+                return;
+            }
+            uint64_t cost = (ii->lat == ASC_LAT_MASK ? sim->lat_mask : sim->lat_scalar) + c->scost;
+            if (sim->functional) cost = 1;
+            emit_scalar(sim, c, in, t, t + cost, 0, 0);
+            t += cost;
+            c->pc = c->npc;
+            continue;
+        }
+        /* dispatch into the pipe's queue */
+        if (!issue(sim, c, in, target, t)) {
+            c->seq--;
+            sim->insns--;
+            c->sstate = ASC_SS_QFULL;
+            c->swait_pipe = target;
+            c->swait_since = t;
+            return sleep_until(sim, c, ASC_NEVER);
+        }
+        t += sim->functional ? 1 : sim->lat_scalar;
+        c->pc += 4;
+        horizon = asc_heap_min_cycle(&sim->heap);
+    }
+}

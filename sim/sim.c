@@ -1,0 +1,485 @@
+/* sim.c -- the simulator's lifecycle and event loop: launch (cores, SPRs,
+ * memories, programs), argument placement in GM, asc_sim_run, faults.
+ *
+ * Users: asc-sim, the Python runtime, tests, benchmarks (through asc/sim.h).
+ *
+ * Launch (docs/timing.md §Launch): `blocks` cores of the kernel's kind.
+ * Split targets: an AIV kernel runs on N vector cores (N <= ai_cores *
+ * aiv_per_core), an AIC kernel on N cube cores (N <= ai_cores), a mix kernel
+ * on N AI cores, each an AIC running the AIC program and aiv_per_core AIVs
+ * running the AIV program.  Coupled targets: N coupled cores (N <= ai_cores)
+ * running the kernel's one program.  Every core's scalar unit starts at
+ * cycle launch_cycles.
+ *
+ * Invariants: the event loop pops the (cycle, agent)-least agent, sets
+ * sim->now to its cycle and lets it act; an agent reschedules itself and
+ * anything it wakes.  When the heap is empty and a core is unfinished, the
+ * kernel is deadlocked: nothing can ever happen again. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static void setup_err(AscDiags *d, const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (d) asc_diag(d, ASC_DIAG_CONFIG, (AscLoc){0}, buf);
+}
+
+static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, AscDiags *d)
+{
+    const AscImage *img = sim->img;
+    if (entry % 4 || size % 4 || (uint64_t)entry + size > (uint64_t)img->text_words * 4) {
+        setup_err(d, "kernel program [0x%x, +%u) lies outside .text", entry, size);
+        return false;
+    }
+    p->entry = entry;
+    p->size = size;
+    p->insn = asc_calloc(&sim->alloc, size / 4 ? size / 4 : 1, sizeof *p->insn);
+    if (!p->insn) return false;
+    for (uint32_t i = 0; i < size / 4; i++) {
+        const char *why = NULL;
+        if (!asc_decode(img->text[entry / 4 + i], &p->insn[i], &why)) {
+            setup_err(d, "word 0x%08x at .text+0x%x is not an instruction: %s", img->text[entry / 4 + i],
+                      entry + 4 * i, why ? why : "?");
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool mem_alloc(AscSim *sim, AscCore *c, AscBuf b, int64_t size, int64_t align)
+{
+    AscMem *m = &c->ctx.mem[b];
+    m->size = (uint32_t)size;
+    m->align = (uint32_t)align;
+    m->data = asc_calloc(&sim->alloc, (size_t)size, 1);
+    return m->data != NULL;
+}
+
+static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind, AscPart part, uint32_t block_idx,
+                      uint32_t block_num, uint32_t ai_core, uint32_t sub, uint32_t sub_num)
+{
+    const int64_t *v = sim->cfg.v;
+    c->sim = sim;
+    c->index = index;
+    c->kind = kind;
+    c->part = (uint8_t)part;
+    c->prog = &sim->progs[part];
+    c->ai_core = ai_core;
+    c->sub = sub;
+    c->ctx.cfg = &sim->cfg;
+    c->ctx.gm = sim->gm;
+    bool vec = kind != ASC_CORE_AIC, cube = kind != ASC_CORE_AIV;
+    if (vec && !mem_alloc(sim, c, ASC_BUF_UB, v[ASC_KEY_UB_BYTES] - v[ASC_KEY_UB_RESERVED_BYTES], v[ASC_KEY_UB_ALIGN]))
+        return false;
+    if (cube && (!mem_alloc(sim, c, ASC_BUF_L1, v[ASC_KEY_L1_BYTES], v[ASC_KEY_L1_ALIGN]) ||
+                 !mem_alloc(sim, c, ASC_BUF_L0A, v[ASC_KEY_L0A_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
+                 !mem_alloc(sim, c, ASC_BUF_L0B, v[ASC_KEY_L0B_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
+                 !mem_alloc(sim, c, ASC_BUF_L0C, v[ASC_KEY_L0C_BYTES], v[ASC_KEY_L0C_ALIGN])))
+        return false;
+    for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
+        AscPipeUnit *p = &c->pipes[i];
+        p->id = (uint8_t)i;
+        p->xfer = -1;
+        if (i == ASC_PIPE_S) {
+            p->present = true;
+            continue;
+        }
+        if (!asc_config_core_has_pipe(&sim->cfg, kind, (AscPipe)i)) continue;
+        p->present = true;
+        p->qcap = (uint32_t)v[ASC_KEY_QUEUE_DEPTH];
+        p->queue = asc_calloc(&sim->alloc, p->qcap, sizeof *p->queue);
+        if (!p->queue) return false;
+    }
+    c->pcs = asc_calloc(&sim->alloc, c->prog->size / 4 ? c->prog->size / 4 : 1, sizeof *c->pcs);
+    if (!c->pcs) return false;
+    c->spr[ASC_SPR_BLOCK_IDX] = block_idx;
+    c->spr[ASC_SPR_BLOCK_NUM] = block_num;
+    c->spr[ASC_SPR_SUB_BLOCK_IDX] = sub;
+    c->spr[ASC_SPR_SUB_BLOCK_NUM] = sub_num;
+    c->spr[ASC_SPR_CORE_ID] = index;
+    c->spr[ASC_SPR_MASK0] = ~0ull; /* reset: every lane on, normal mask mode */
+    c->spr[ASC_SPR_MASK1] = ~0ull;
+    c->pc = c->prog->entry;
+    return true;
+}
+
+AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
+{
+    if (!desc || !desc->cfg || !desc->image) {
+        setup_err(d, "asc_sim_new needs a config and an image");
+        return NULL;
+    }
+    AscAlloc alloc = asc_alloc_resolve(&desc->alloc);
+    AscSim *sim = asc_calloc(&alloc, 1, sizeof *sim);
+    if (!sim) {
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return NULL;
+    }
+    sim->alloc = alloc;
+    sim->cfg = *desc->cfg;
+    sim->img = desc->image;
+    sim->obs = desc->observer;
+    sim->functional = desc->functional;
+    sim->blocks = desc->blocks ? desc->blocks : 1;
+    sim->gm_next = ASC_GM_ARG_BASE;
+    const int64_t *v = sim->cfg.v;
+    sim->lat_scalar = (uint64_t)v[ASC_KEY_LAT_SCALAR];
+    sim->lat_branch = (uint64_t)v[ASC_KEY_LAT_BRANCH];
+    sim->lat_load = (uint64_t)v[ASC_KEY_LAT_SCALAR_LOAD];
+    sim->lat_store = (uint64_t)v[ASC_KEY_LAT_SCALAR_STORE];
+    sim->lat_sync = (uint64_t)v[ASC_KEY_LAT_SYNC];
+    sim->lat_mask = (uint64_t)v[ASC_KEY_LAT_MASK];
+    sim->release = (uint64_t)v[ASC_KEY_FLAG_RELEASE];
+    if (sim->functional) {
+        sim->lat_scalar = sim->lat_sync = sim->lat_mask = 1;
+        sim->lat_branch = sim->lat_load = sim->lat_store = sim->release = 0;
+    }
+
+    sim->kernel = asc_image_kernel(desc->image, desc->kernel);
+    if (!sim->kernel) {
+        if (desc->kernel) {
+            char names[256] = "";
+            for (uint32_t i = 0; i < desc->image->nkernels; i++) {
+                if (i) strncat(names, ", ", sizeof names - strlen(names) - 1);
+                strncat(names, desc->image->kernels[i].name, sizeof names - strlen(names) - 1);
+            }
+            setup_err(d, "no kernel '%s' in the binary: kernels are %s", desc->kernel, names[0] ? names : "(none)");
+        } else {
+            setup_err(d, "the binary contains no kernel");
+        }
+        goto fail;
+    }
+    const AscKernelInfo *k = sim->kernel;
+    bool split = v[ASC_KEY_SPLIT] != 0;
+    uint32_t aiv = split ? (uint32_t)v[ASC_KEY_AIV_PER_CORE] : 1, ai = (uint32_t)v[ASC_KEY_AI_CORES];
+    uint32_t n = sim->blocks, maxn = ai;
+    if (split && k->kind == ASC_KERNEL_AIV) maxn = ai * aiv;
+    if (!split && k->kind == ASC_KERNEL_MIX) {
+        setup_err(d, "kernel '%s' is a mix kernel (AIC + AIV programs): it needs a split target (split = 1), and "
+                     "target %s is coupled", k->name, sim->cfg.name);
+        goto fail;
+    }
+    if (n > maxn) {
+        setup_err(d, "--blocks %u is too many: target %s has %u %s for an %s kernel", n, sim->cfg.name, maxn,
+                  !split ? "coupled cores" : k->kind == ASC_KERNEL_AIV ? "vector cores (ai_cores * aiv_per_core)"
+                                           : k->kind == ASC_KERNEL_AIC ? "cube cores" : "AI cores",
+                  asc_kernel_kind_name(k->kind));
+        goto fail;
+    }
+    for (unsigned part = 0; part < ASC_PART_COUNT; part++) {
+        if (!k->size[part]) continue;
+        if (!decode_prog(sim, &sim->progs[part], k->entry[part], k->size[part], d)) goto fail_oom;
+    }
+    AscPart main_part = k->kind == ASC_KERNEL_AIC ? ASC_PART_AIC : ASC_PART_AIV;
+    if (!k->size[main_part] || (k->kind == ASC_KERNEL_MIX && !k->size[ASC_PART_AIC])) {
+        setup_err(d, "kernel '%s' has no %s program", k->name, main_part == ASC_PART_AIC ? "AIC" : "AIV");
+        goto fail;
+    }
+
+    sim->gm = asc_gm_new(&sim->alloc, (uint64_t)v[ASC_KEY_GM_BYTES]);
+    if (!sim->gm) goto fail_oom;
+    if (desc->image->rodata_size &&
+        !asc_gm_write(sim->gm, ASC_GM_RODATA_BASE, desc->image->rodata, desc->image->rodata_size)) {
+        setup_err(d, ".rodata (%u bytes) does not fit in GM at 0x%llx", desc->image->rodata_size,
+                  (unsigned long long)ASC_GM_RODATA_BASE);
+        goto fail;
+    }
+
+    sim->ncores = k->kind == ASC_KERNEL_MIX ? n * (1 + aiv) : n;
+    sim->cores = asc_calloc(&sim->alloc, sim->ncores, sizeof *sim->cores);
+    if (!sim->cores) goto fail_oom;
+    for (uint32_t i = 0, ci = 0; i < n; i++) {
+        bool ok = true;
+        if (k->kind == ASC_KERNEL_MIX) {
+            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIC, ASC_PART_AIC, i, n, i, 0, aiv);
+            ci++;
+            for (uint32_t j = 0; ok && j < aiv; j++, ci++)
+                ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIV, ASC_PART_AIV, i * aiv + j, n * aiv, i, j, aiv);
+        } else if (!split) {
+            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_COUPLED, main_part, i, n, i, 0, 1);
+            ci++;
+        } else if (k->kind == ASC_KERNEL_AIV) {
+            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIV, ASC_PART_AIV, i, n, i / aiv, i % aiv, aiv);
+            ci++;
+        } else {
+            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIC, ASC_PART_AIC, i, n, i, 0, aiv);
+            ci++;
+        }
+        if (!ok) goto fail_oom;
+    }
+    if (!asc_heap_init(&sim->heap, sim->ncores * ASC_AGENTS_PER_CORE, &sim->alloc)) goto fail_oom;
+    if (!asc_hbm_init(&sim->hbm, sim->ncores * 3, &sim->alloc)) goto fail_oom; /* MTE2, MTE3, FIX */
+    return sim;
+
+fail_oom:
+    if (d && !asc_diags_has_errors(d)) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+fail:
+    asc_sim_free(sim);
+    return NULL;
+}
+
+void asc_sim_free(AscSim *sim)
+{
+    if (!sim) return;
+    AscAlloc a = sim->alloc;
+    for (uint32_t i = 0; sim->cores && i < sim->ncores; i++) {
+        AscCore *c = &sim->cores[i];
+        for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&a, c->ctx.mem[b].data);
+        for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) asc_free(&a, c->pipes[p].queue);
+        asc_free(&a, c->pcs);
+    }
+    asc_free(&a, sim->cores);
+    for (unsigned p = 0; p < ASC_PART_COUNT; p++) asc_free(&a, sim->progs[p].insn);
+    if (sim->gm) asc_gm_free(sim->gm);
+    asc_heap_free(&sim->heap, &a);
+    asc_hbm_free(&sim->hbm, &a);
+    asc_free(&a, sim);
+}
+
+const AscKernelInfo *asc_sim_kernel(const AscSim *sim) { return sim->kernel; }
+const AscConfig *asc_sim_config(const AscSim *sim) { return &sim->cfg; }
+uint64_t asc_sim_cycles(const AscSim *sim) { return sim->now; }
+uint64_t asc_sim_insns(const AscSim *sim) { return sim->insns; }
+const AscSimFault *asc_sim_fault(const AscSim *sim) { return sim->faulted ? &sim->fault : NULL; }
+
+/* ---- GM and arguments ------------------------------------------------------ */
+
+bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
+{
+    uint64_t a = sim->gm_next, size = asc_gm_size(sim->gm);
+    if (bytes > size || a > size - bytes) return false;
+    *addr = a;
+    uint64_t end = a + (bytes ? bytes : 1);
+    sim->gm_next = (end + ASC_GM_ARG_ALIGN - 1) / ASC_GM_ARG_ALIGN * ASC_GM_ARG_ALIGN;
+    return true;
+}
+
+bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
+{
+    return asc_gm_write(sim->gm, addr, src, n);
+}
+
+bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n)
+{
+    return asc_gm_read(sim->gm, addr, dst, n);
+}
+
+void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value)
+{
+    if (i < ASC_MAX_ARGS) sim->args[i] = value;
+}
+
+/* ---- faults ------------------------------------------------------------------ */
+
+bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,
+                  const char *fmt, ...)
+{
+    if (sim->faulted) return false; /* the first fault wins */
+    AscSimFault *f = &sim->fault;
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->cycle = sim->now;
+    f->core = c ? c->index : 0;
+    f->pipe = pipe;
+    f->pc = pc;
+    f->op = op;
+    if (c && !op && pc >= c->prog->entry && pc < c->prog->entry + c->prog->size && !(pc & 3))
+        f->op = c->prog->insn[(pc - c->prog->entry) / 4].op;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    sim->faulted = true;
+    return false;
+}
+
+const char *asc_fault_kind_name(AscFaultKind k)
+{
+    static const char *const names[] = {"none", "access", "illegal instruction", "flag already set",
+                                        "division by zero", "bad pc", "cross-core", "deadlock", "internal"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+const char *asc_sim_core_name(const AscSim *sim, uint32_t core, char *buf, size_t size)
+{
+    const AscCore *c = &sim->cores[core];
+    if (c->kind == ASC_CORE_COUPLED) snprintf(buf, size, "core%u.aicore0", c->ai_core);
+    else if (c->kind == ASC_CORE_AIC) snprintf(buf, size, "core%u.cubecore0", c->ai_core);
+    else snprintf(buf, size, "core%u.veccore%u", c->ai_core, c->sub);
+    return buf;
+}
+
+const char *asc_sim_source(const AscSim *sim, uint32_t pc, char *buf, size_t size)
+{
+    const AscLineEntry *e = asc_image_line_at(sim->img, pc);
+    if (!e || e->file >= sim->img->nfiles) {
+        if (size) buf[0] = 0;
+    } else {
+        snprintf(buf, size, "%s:%u", sim->img->files[e->file], e->line);
+    }
+    return buf;
+}
+
+/* "core0.veccore0 pipe v pc 0x0040 `text` (k.s:12)" */
+static int unit_text(const AscSim *sim, uint32_t core, uint8_t pipe, uint32_t pc, char *buf, size_t size)
+{
+    char name[48], src[300], text[96] = "?";
+    const AscCore *c = &sim->cores[core];
+    const AscProg *p = c->prog;
+    if (pc >= p->entry && pc < p->entry + p->size && !(pc & 3)) asc_insn_print(&p->insn[(pc - p->entry) / 4], text, sizeof text);
+    asc_sim_source(sim, pc, src, sizeof src);
+    return snprintf(buf, size, "%s pipe %s pc 0x%04x `%s`%s%s%s", asc_sim_core_name(sim, core, name, sizeof name),
+                    asc_pipe_name(pipe) ? asc_pipe_name(pipe) : "?", pc, text, src[0] ? " (" : "", src,
+                    src[0] ? ")" : "");
+}
+
+int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size)
+{
+    const AscSimFault *f = &sim->fault;
+    if (!sim->faulted) return snprintf(buf, size, "no fault");
+    char head[512];
+    int n;
+    if (f->kind == ASC_FAULT_DEADLOCK) {
+        n = snprintf(buf, size, "deadlock at cycle %llu: %s", (unsigned long long)f->cycle, f->msg);
+        for (uint32_t i = 0; i < f->nblocked; i++) {
+            const AscSimBlocked *b = &f->blocked[i];
+            unit_text(sim, b->core, b->pipe, b->pc, head, sizeof head);
+            n += snprintf(buf + ((size_t)n < size ? (size_t)n : size), (size_t)n < size ? size - (size_t)n : 0,
+                          "\n  %s: %s", head, b->what);
+        }
+        return n;
+    }
+    unit_text(sim, f->core, f->pipe, f->pc, head, sizeof head);
+    return snprintf(buf, size, "%s at cycle %llu: %s: %s", head, (unsigned long long)f->cycle,
+                    asc_fault_kind_name(f->kind), f->msg);
+}
+
+static void add_blocked(AscSimFault *f, const AscCore *c, uint8_t pipe, uint32_t pc, const char *fmt, ...)
+{
+    if (f->nblocked == ASC_SIM_MAX_BLOCKED) return;
+    AscSimBlocked *b = &f->blocked[f->nblocked++];
+    b->core = c->index;
+    b->pipe = pipe;
+    b->pc = pc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->what, sizeof b->what, fmt, ap);
+    va_end(ap);
+}
+
+/* Nothing can happen any more and some core is unfinished: list every
+ * blocked unit (scalar units first, then pipes in pipe order, per core). */
+static void deadlock(AscSim *sim)
+{
+    uint32_t unfinished = 0;
+    for (uint32_t i = 0; i < sim->ncores; i++) unfinished += sim->cores[i].sstate != ASC_SS_DONE;
+    asc_sim_fail(sim, ASC_FAULT_DEADLOCK, NULL, ASC_PIPE_S, 0, 0,
+                 "%u of %u cores unfinished, every unit blocked and no event pending", unfinished, sim->ncores);
+    AscSimFault *f = &sim->fault;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        const AscCore *c = &sim->cores[i];
+        switch (c->sstate) {
+        case ASC_SS_WAIT_FLAG:
+            add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for flag %s -> s id %u, which is never set",
+                        asc_pipe_name(c->swait_src), c->swait_event);
+            break;
+        case ASC_SS_XWAIT:
+            add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for cross-core flag %u, whose counter stays 0", c->swait_xid);
+            break;
+        case ASC_SS_QFULL:
+            add_blocked(f, c, ASC_PIPE_S, c->pc, "cannot dispatch: the queue of pipe %s is full",
+                        asc_pipe_name(c->swait_pipe));
+            break;
+        case ASC_SS_DRAIN:
+            add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for every pipe of the core to drain");
+            break;
+        case ASC_SS_SYNC_ALL:
+            add_blocked(f, c, ASC_PIPE_S, c->pc, "waits at sync_all for cores that never arrive");
+            break;
+        default: break;
+        }
+        for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) {
+            const AscPipeUnit *u = &c->pipes[p];
+            if (!u->present || u->state != ASC_PS_WAIT) continue;
+            const AscInsn *in = &u->cur.q.in;
+            add_blocked(f, c, (uint8_t)p, u->cur.q.pc, "waits for flag %s -> %s id %u, which is never set",
+                        asc_pipe_name(in->psrc), asc_pipe_name(in->pdst), in->event);
+        }
+    }
+    if (f->nblocked) {
+        f->core = f->blocked[0].core;
+        f->pipe = f->blocked[0].pipe;
+        f->pc = f->blocked[0].pc;
+    }
+}
+
+/* ---- the event loop ----------------------------------------------------------- */
+
+AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
+{
+    if (sim->faulted) return ASC_SIM_FAULT;
+    if (sim->started && sim->finished == sim->ncores) return ASC_SIM_DONE;
+    if (!sim->started) {
+        sim->started = true;
+        uint64_t launch = (uint64_t)sim->cfg.v[ASC_KEY_LAUNCH_CYCLES];
+        if (sim->functional) launch = 0;
+        for (uint32_t i = 0; i < sim->ncores; i++) {
+            AscCore *c = &sim->cores[i];
+            memcpy(c->x, sim->args, sizeof sim->args);
+            c->stime = launch;
+            asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), launch);
+        }
+    }
+    sim->limit = max_cycles ? max_cycles : ASC_NEVER;
+    uint32_t agent;
+    uint64_t cycle;
+    while (asc_heap_peek(&sim->heap, &agent, &cycle)) {
+        if (cycle > sim->limit) {
+            sim->now = sim->limit;
+            return ASC_SIM_LIMIT;
+        }
+        asc_heap_set(&sim->heap, agent, ASC_NEVER);
+        sim->now = cycle;
+        AscCore *c = &sim->cores[agent / ASC_AGENTS_PER_CORE];
+        unsigned pipe = agent % ASC_AGENTS_PER_CORE;
+        if (pipe == ASC_PIPE_S) asc_scalar_step(sim, c);
+        else asc_pipe_step(sim, c, &c->pipes[pipe]);
+        if (sim->faulted) return ASC_SIM_FAULT;
+    }
+    if (sim->finished == sim->ncores) {
+        uint64_t end = 0;
+        for (uint32_t i = 0; i < sim->ncores; i++)
+            if (sim->cores[i].end_cycle > end) end = sim->cores[i].end_cycle;
+        sim->now = end;
+        return ASC_SIM_DONE;
+    }
+    deadlock(sim);
+    return ASC_SIM_FAULT;
+}
+
+/* ---- observer ------------------------------------------------------------------ */
+
+void asc_emit_insn(AscSim *sim, AscCore *c, const AscPipeUnit *p, const AscQEntry *e, const AscExecStats *st,
+                   uint64_t start, uint64_t end, uint64_t done, uint64_t stall_cycles, uint8_t stall, uint8_t fsrc,
+                   uint8_t fdst, uint8_t fev, uint64_t hbm_extra)
+{
+    AscSimInsnEvent ev = {
+        .core = c->index, .pipe = p->id, .op = e->q.in.op, .pc = e->q.pc, .seq = e->seq,
+        .issue_cycle = e->issue_cycle, .start_cycle = start, .end_cycle = end, .done_cycle = done,
+        .stall_cycles = stall_cycles, .stall = stall, .src_buf = st->src_buf, .dst_buf = st->dst_buf,
+        .bytes = st->bytes, .conflict_beats = st->conflict_beats, .hbm_extra_cycles = hbm_extra, .flops = st->flops,
+    };
+    if (stall == ASC_STALL_FLAG) {
+        ev.flag_src = fsrc;
+        ev.flag_dst = fdst;
+        ev.flag_event = fev;
+    }
+    sim->obs.on_insn(sim->obs.ud, &ev);
+}

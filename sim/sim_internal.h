@@ -1,0 +1,251 @@
+/* sim_internal.h -- the engine's state, shared by sim.c (lifecycle, run
+ * loop, faults), sched.c (event heap), hbm.c (shared HBM bandwidth),
+ * core.c (pipes, queues, flags), scalar.c (scalar unit, dispatch),
+ * report.c and trace.c.  Not installed; nothing outside sim/ includes it.
+ *
+ * Invariants:
+ *  - Every unit that can act (the scalar unit or a pipe of a core) is an
+ *    "agent" with id core * ASC_AGENTS_PER_CORE + pipe (S = the scalar unit).
+ *    An agent is in the heap iff it has a known next cycle to act; the heap
+ *    orders by (cycle, agent), which is the (cycle, core, pipe) tie-break.
+ *  - Time never goes backwards: an agent is only scheduled at >= sim->now.
+ *  - All arrays are sized in asc_sim_new; nothing below allocates while
+ *    running (GM pages aside, see sim_exec.h).
+ *  - Pipe occupancy and completion: a pipe runs one instruction at a time;
+ *    `done_cycle` is the latest completion (data landed / flag set) of every
+ *    instruction it started, known as soon as that instruction's occupancy
+ *    ended, so set_flag and bar can compute their time on start. */
+#ifndef ASC_SIM_INTERNAL_H
+#define ASC_SIM_INTERNAL_H
+
+#include "asc/sim.h"
+#include "sim_exec.h"
+
+#define ASC_AGENTS_PER_CORE 16 /* pipe values 0..10 fit */
+#define ASC_NEVER UINT64_MAX
+#define ASC_MAX_EVENTS 16      /* event_ids key maximum */
+#define ASC_XCORE_IDS 16       /* cross-core counters (ids 0..10 used) */
+#define ASC_FP_SHIFT 20        /* fixed-point fraction bits of HBM rates */
+
+/* A decoded program (one per part of the kernel). */
+typedef struct AscProg {
+    uint32_t entry, size; /* bytes into .text */
+    AscInsn *insn;        /* size / 4 decoded instructions */
+} AscProg;
+
+/* An instruction waiting in (or taken from) a pipe queue. */
+typedef struct AscQEntry {
+    AscIssued q;
+    uint64_t issue_cycle;
+    uint64_t seq;
+} AscQEntry;
+
+/* A set_flag / cross-core set whose effect lies in the future. */
+typedef struct AscPendingSet {
+    uint64_t cycle;
+    uint32_t pc;
+    uint8_t xcore;       /* 0: flag (src=pipe, dst, event); 1: cross-core (mode, xid) */
+    uint8_t dst, event;  /* flag */
+    uint8_t mode, xid;   /* cross-core */
+} AscPendingSet;
+#define ASC_PENDING_CAP 256
+
+typedef enum AscPipeState {
+    ASC_PS_IDLE = 0,   /* nothing running; starts the queue head when there is one */
+    ASC_PS_RUN,        /* fixed occupancy until busy_until */
+    ASC_PS_SETUP,      /* DMA setup + per-burst cycles until busy_until, then XFER */
+    ASC_PS_XFER,       /* DMA transfer; busy_until follows the HBM model */
+    ASC_PS_WAIT,       /* wait_flag: flag not set (busy_until = ASC_NEVER) or not yet visible */
+    ASC_PS_BAR         /* bar: until busy_until = the pipe's done_cycle */
+} AscPipeState;
+
+typedef struct AscPipeStats {
+    uint64_t insns;
+    uint64_t busy_cycles;       /* occupied (includes conflict and HBM extra) */
+    uint64_t conflict_cycles;   /* bank-conflict extra beats (vector) */
+    uint64_t hbm_extra_cycles;  /* transfer cycles lost to HBM sharing */
+    uint64_t flag_wait_cycles;  /* total over flags */
+    uint64_t barrier_cycles;
+    uint64_t queue_full_cycles; /* scalar only */
+    uint64_t xcore_cycles;      /* scalar only */
+    uint64_t sync_all_cycles;   /* scalar only */
+    uint64_t drain_cycles;      /* scalar only: end / bar all */
+    uint64_t flag_wait_by[ASC_PIPE_COUNT][ASC_MAX_EVENTS]; /* [src pipe][event], this pipe = dst */
+    uint64_t last_end_cycle;    /* last cycle this unit did anything */
+} AscPipeStats;
+
+typedef struct AscPipeUnit {
+    bool present;
+    uint8_t id;              /* AscPipe */
+    AscQEntry *queue;        /* ring of cap entries */
+    uint32_t qhead, qcount, qcap;
+    AscPipeState state;
+    AscQEntry cur;           /* the instruction running / waiting */
+    AscExecStats st;
+    uint64_t start_cycle;    /* cur left the queue */
+    uint64_t run_cycle;      /* cur started running (after a wait) */
+    uint64_t busy_until;
+    uint64_t done_cycle;     /* latest completion of everything started */
+    uint64_t cur_done;       /* completion of cur */
+    uint64_t stall_cycles;
+    uint8_t stall;           /* AscStall of cur */
+    /* transfer (ASC_PS_XFER) */
+    int32_t xfer;            /* index into sim->hbm.act, -1 = local (not shared) */
+    uint64_t xfer_start, xfer_ideal_cycles, xfer_latency;
+    /* pending sets, time-ordered ring */
+    AscPendingSet pend[ASC_PENDING_CAP];
+    uint32_t phead, pcount;
+    AscPipeStats stats;
+} AscPipeUnit;
+
+typedef struct AscFlag {
+    bool set;
+    uint64_t set_cycle;
+    uint32_t set_pc;
+} AscFlag;
+
+typedef enum AscScalarState {
+    ASC_SS_RUN = 0,
+    ASC_SS_QFULL,     /* wait_pipe's queue is full */
+    ASC_SS_WAIT_FLAG, /* wait_flag X, S */
+    ASC_SS_XWAIT,     /* wait_flag_dev */
+    ASC_SS_DRAIN,     /* end / bar all / sync_all phase 1 */
+    ASC_SS_SYNC_ALL,  /* sync_all phase 2: other cores */
+    ASC_SS_DONE
+} AscScalarState;
+
+typedef struct AscPcStats {
+    uint64_t count;
+    uint64_t cycles; /* sum of end - start (occupancy and stalls) */
+} AscPcStats;
+
+typedef struct AscCore {
+    AscExecCtx ctx;          /* first member: exec functions get &core->ctx */
+    AscSim *sim;
+    uint32_t index;
+    AscCoreKind kind;
+    uint8_t part;            /* AscPart: which program */
+    const AscProg *prog;
+    uint32_t ai_core, sub;   /* AI core number; vector index inside it */
+    uint64_t x[ASC_NUM_REGS];
+    uint64_t spr[ASC_SPR_COUNT];
+    uint32_t pc;
+    uint64_t seq;            /* instructions fetched */
+    uint32_t npc;            /* scalar exec functions: next pc */
+    uint64_t scost;          /* scalar exec functions: extra cycles (taken branch, GM access) */
+    uint8_t xfault;          /* AscFaultKind of a failing exec function (default ACCESS) */
+    /* scalar unit */
+    AscScalarState sstate;
+    uint8_t sdrain_next;     /* what follows a drain: 0 continue (bar all), 1 end, 2 sync_all */
+    uint8_t swait_pipe, swait_src, swait_event, swait_xid;
+    uint64_t stime;          /* cycle of the scalar unit's next action */
+    uint64_t swait_since;
+    uint64_t sync_gen;       /* sync_all generation this core waits on */
+    uint64_t end_cycle;
+    AscPipeUnit pipes[ASC_PIPE_COUNT];
+    AscFlag flags[ASC_PIPE_COUNT][ASC_PIPE_COUNT][ASC_MAX_EVENTS];
+    uint32_t xcnt[ASC_XCORE_IDS];
+    /* accounting */
+    uint64_t bytes[ASC_BUF_COUNT][ASC_BUF_COUNT]; /* [src][dst] */
+    uint64_t cube_flops, vec_flops, vec_bytes;
+    uint64_t conflict_beats;
+    AscPcStats *pcs;         /* per instruction of prog: [(pc - entry) / 4] */
+} AscCore;
+
+/* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
+typedef struct AscXfer {
+    uint32_t agent;
+    uint64_t rem_fp;   /* bytes left << ASC_FP_SHIFT */
+    uint64_t cap_fp;   /* per-core rate of this pipe, bytes/cycle << FP */
+    uint32_t pct;      /* 100, or dma.gm_unaligned_pct */
+    uint64_t rate_fp;  /* current rate */
+} AscXfer;
+
+typedef struct AscHbm {
+    AscXfer *act;
+    uint32_t n, cap;
+    uint64_t last_cycle; /* rem_fp of every entry is as of this cycle */
+    uint64_t busy_cycles;/* cycles with at least one transfer */
+    uint64_t bytes;      /* GM bytes moved through HBM */
+} AscHbm;
+
+typedef struct AscHeap {
+    uint32_t *a;       /* agent ids */
+    uint64_t *key;     /* per agent: scheduled cycle */
+    uint32_t *pos;     /* per agent: index in a, UINT32_MAX = not scheduled */
+    uint32_t n, cap;
+} AscHeap;
+
+struct AscSim {
+    AscAlloc alloc;
+    AscConfig cfg;
+    const AscImage *img;
+    const AscKernelInfo *kernel;
+    AscSimObserver obs;
+    bool functional;
+    uint32_t blocks;
+    AscProg progs[ASC_PART_COUNT];
+    AscCore *cores;
+    uint32_t ncores;
+    AscGm *gm;
+    uint64_t gm_next;      /* next argument placement address */
+    uint64_t args[ASC_MAX_ARGS];
+    AscHeap heap;
+    AscHbm hbm;
+    uint64_t now;
+    uint64_t insns;
+    uint64_t limit;        /* max cycles of the current asc_sim_run */
+    bool started;
+    uint32_t finished;     /* cores done */
+    uint32_t sync_arrived;
+    uint64_t sync_gen;
+    AscSimFault fault;
+    bool faulted;
+    /* cached config values (cycles, rates) */
+    uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
+};
+
+/* sched.c */
+bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a);
+void asc_heap_free(AscHeap *h, const AscAlloc *a);
+void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle); /* ASC_NEVER removes */
+bool asc_heap_peek(const AscHeap *h, uint32_t *agent, uint64_t *cycle);
+uint64_t asc_heap_min_cycle(const AscHeap *h); /* ASC_NEVER when empty */
+
+/* hbm.c */
+bool asc_hbm_init(AscHbm *h, uint32_t cap, const AscAlloc *a);
+void asc_hbm_free(AscHbm *h, const AscAlloc *a);
+void asc_hbm_add(AscSim *sim, uint32_t agent, uint64_t bytes, uint64_t cap_bytes_per_cycle, uint32_t pct);
+/* The transfer of `agent` finished (rem 0): remove it and re-rate the others. */
+void asc_hbm_remove(AscSim *sim, uint32_t agent);
+/* Bring every remaining count to sim->now. */
+void asc_hbm_advance(AscSim *sim);
+bool asc_hbm_done(const AscSim *sim, uint32_t agent);
+uint64_t asc_ceil_div(uint64_t a, uint64_t b);
+
+/* core.c: pipes, queues, flags */
+void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p);
+void asc_pipe_reschedule(AscSim *sim, AscCore *c, AscPipeUnit *p);
+bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e);
+bool asc_pipe_idle(const AscPipeUnit *p); /* nothing queued, running or pending */
+/* Set flag (src,dst,ev) of core c at `cycle`; wakes its waiter. false = fault. */
+bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc);
+bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t cycle, uint32_t pc, uint8_t pipe);
+void asc_wake_scalar(AscSim *sim, AscCore *c, uint64_t cycle);
+uint64_t asc_lat_cycles(const AscSim *sim, unsigned lat);
+
+/* scalar.c */
+void asc_scalar_step(AscSim *sim, AscCore *c);
+/* The X-macro dispatch of one instruction's effect (every family). */
+bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st);
+void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q);
+
+/* sim.c */
+bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,
+                  const char *fmt, ...);
+static inline uint32_t asc_agent(const AscCore *c, uint8_t pipe) { return c->index * ASC_AGENTS_PER_CORE + pipe; }
+void asc_emit_insn(AscSim *sim, AscCore *c, const AscPipeUnit *p, const AscQEntry *e, const AscExecStats *st,
+                   uint64_t start, uint64_t end, uint64_t done, uint64_t stall_cycles, uint8_t stall, uint8_t fsrc,
+                   uint8_t fdst, uint8_t fev, uint64_t hbm_extra);
+
+#endif

@@ -1,0 +1,2 @@
+/* trace.c -- (in progress) */
+typedef int asc_sim_trace_placeholder;
