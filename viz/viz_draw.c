@@ -369,9 +369,17 @@ static void draw_flows(VizGfx *g, const AscVizModel *m, const AscVizView *v, con
     double plotw = v->plot_x1 - v->plot_x0;
     SDL_Rect clip = {v->plot_x0, v->plot_y0, (int)plotw, v->plot_y1 - v->plot_y0};
     SDL_RenderSetClipRect(g->ren, &clip);
-    /* only when zoomed in enough for arrows to mean something */
+    /* only when zoomed in enough for arrows to be told apart: at most one
+     * per 6 pixel columns in view (the selected one is always drawn) */
+    uint32_t inview = 0, limit = (uint32_t)(plotw / 6);
+    for (uint32_t i = 0; i < n && inview <= limit; i++) {
+        const AscVizFlow *f = asc_viz_model_flow(m, i);
+        if ((f->ts_s >= v->t0 && f->ts_s <= v->t1) || (f->ts_t >= v->t0 && f->ts_t <= v->t1)) inview++;
+    }
+    bool all = inview <= limit;
     uint32_t shown = 0;
     for (uint32_t i = 0; i < n && shown < 4000; i++) {
+        if (!all && !(ui && ui->deps.flow == (int64_t)i)) continue;
         const AscVizFlow *f = asc_viz_model_flow(m, i);
         double lo = f->ts_s < f->ts_t ? f->ts_s : f->ts_t, hi = f->ts_s < f->ts_t ? f->ts_t : f->ts_s;
         if (hi < v->t0 || lo > v->t1) continue;

@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,14 @@ typedef struct VizApp {
     VizGfx gfx;
 } VizApp;
 
-static int run_err(AscVizError *err, const char *fmt, const char *a, const char *b)
+static int run_err(AscVizError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run_err(AscVizError *err, const char *fmt, ...)
 {
     if (err) {
-        snprintf(err->msg, sizeof err->msg, fmt, a, b);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
         err->offset = -1;
         err->line = err->col = 0;
     }
@@ -233,11 +238,11 @@ static int screenshot(VizApp *a, const char *path, AscVizError *err)
 {
     int w = a->view.width, h = a->view.height;
     uint8_t *px = malloc((size_t)w * h * 4);
-    if (!px) return run_err(err, "out of memory taking a screenshot%s%s", "", "");
+    if (!px) return run_err(err, "out of memory taking a screenshot");
     render(a);
     if (SDL_RenderReadPixels(a->ren, NULL, SDL_PIXELFORMAT_ABGR8888, px, w * 4) != 0) {
         free(px);
-        return run_err(err, "cannot read the window's pixels: %s%s", SDL_GetError(), "");
+        return run_err(err, "cannot read the window's pixels: %s", SDL_GetError());
     }
     SDL_RenderPresent(a->ren);
     int rc = asc_viz_png_write(path, px, w, h, w * 4, err);
@@ -304,12 +309,12 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
     char cmd[32] = "", arg[512] = "";
     int x1, y1, x2, y2, n;
     if (sscanf(line, "%31s", cmd) != 1) return 0;
-    char where[600];
-    snprintf(where, sizeof where, "%s:%d", file, lineno);
+    char where[200];
+    snprintf(where, sizeof where, "%.150s:%d", file, lineno);
     SDL_Event ev = {0};
     if (!strcmp(cmd, "size")) {
         if (sscanf(line, "%*s %dx%d", &x1, &y1) != 2 || x1 < 200 || y1 < 150 || x1 > 8192 || y1 > 8192)
-            return run_err(err, "%s: 'size WxH' needs W >= 200 and H >= 150%s", where, "");
+            return run_err(err, "%s: 'size WxH' needs W >= 200 and H >= 150", where);
         SDL_SetWindowSize(a->win, x1, y1);
         pump(a);
         int w, h;
@@ -334,11 +339,11 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
         ev.text.text[len] = 0;
         app_event(a, &ev);
     } else if (!strcmp(cmd, "move")) {
-        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'move X Y' needs two integers%s", where, "");
+        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'move X Y' needs two integers", where);
         send_motion(a, x1, y1);
     } else if (!strcmp(cmd, "wheel")) {
         if (sscanf(line, "%*s %d %d %d", &n, &x1, &y1) != 3)
-            return run_err(err, "%s: 'wheel N X Y' needs three integers%s", where, "");
+            return run_err(err, "%s: 'wheel N X Y' needs three integers", where);
         send_motion(a, x1, y1);
         ev.type = SDL_MOUSEWHEEL;
         ev.wheel.y = n;
@@ -346,22 +351,22 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
         app_event(a, &ev);
     } else if (!strcmp(cmd, "drag")) {
         if (sscanf(line, "%*s %d %d %d %d", &x1, &y1, &x2, &y2) != 4)
-            return run_err(err, "%s: 'drag X1 Y1 X2 Y2' needs four integers%s", where, "");
+            return run_err(err, "%s: 'drag X1 Y1 X2 Y2' needs four integers", where);
         send_motion(a, x1, y1);
         send_button(a, true, x1, y1);
         for (int s = 1; s <= 8; s++) send_motion(a, x1 + (x2 - x1) * s / 8, y1 + (y2 - y1) * s / 8);
         send_button(a, false, x2, y2);
     } else if (!strcmp(cmd, "click")) {
-        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'click X Y' needs two integers%s", where, "");
+        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'click X Y' needs two integers", where);
         send_motion(a, x1, y1);
         send_button(a, true, x1, y1);
         send_button(a, false, x1, y1);
     } else if (!strcmp(cmd, "screenshot")) {
-        if (sscanf(line, "%*s %511s", arg) != 1) return run_err(err, "%s: 'screenshot FILE.png' needs a file%s", where, "");
+        if (sscanf(line, "%*s %511s", arg) != 1) return run_err(err, "%s: 'screenshot FILE.png' needs a file", where);
         if (screenshot(a, arg, err)) return -1;
     } else if (!strcmp(cmd, "wait")) {
         if (sscanf(line, "%*s %d", &n) != 1 || n < 0 || n > 60000)
-            return run_err(err, "%s: 'wait MS' needs 0 <= MS <= 60000%s", where, "");
+            return run_err(err, "%s: 'wait MS' needs 0 <= MS <= 60000", where);
         Uint32 end = SDL_GetTicks() + (Uint32)n;
         do {
             pump(a);
@@ -384,14 +389,14 @@ int asc_viz_run(const AscVizModel *m, const AscVizRunDesc *desc, AscVizError *er
     int w = d.width > 0 ? d.width : 1400, h = d.height > 0 ? d.height : 800;
     FILE *script = NULL;
     if (d.script && !(script = fopen(d.script, "r")))
-        return run_err(err, "cannot open the script '%s'%s", d.script, "");
+        return run_err(err, "cannot open the script '%s'", d.script);
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         if (script) fclose(script);
-        return run_err(err, "cannot open a window: %s (use --png for headless rendering)%s", SDL_GetError(), "");
+        return run_err(err, "cannot open a window: %s (use --png for headless rendering)", SDL_GetError());
     }
     VizApp *a = calloc(1, sizeof *a);
     int rc = -1;
-    if (!a) { run_err(err, "out of memory%s%s", "", ""); goto out; }
+    if (!a) { run_err(err, "out of memory"); goto out; }
     a->m = m;
     asc_viz_ui_init(&a->ui);
     char title[300];
@@ -399,14 +404,14 @@ int asc_viz_run(const AscVizModel *m, const AscVizRunDesc *desc, AscVizError *er
     a->ui.title = d.title;
     a->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    if (!a->win) { run_err(err, "cannot open a window: %s%s", SDL_GetError(), ""); goto out; }
+    if (!a->win) { run_err(err, "cannot open a window: %s", SDL_GetError()); goto out; }
     a->ren = SDL_CreateRenderer(a->win, -1, script ? SDL_RENDERER_SOFTWARE : SDL_RENDERER_PRESENTVSYNC);
     if (!a->ren) a->ren = SDL_CreateRenderer(a->win, -1, SDL_RENDERER_SOFTWARE);
-    if (!a->ren) { run_err(err, "cannot create a renderer: %s%s", SDL_GetError(), ""); goto out; }
+    if (!a->ren) { run_err(err, "cannot create a renderer: %s", SDL_GetError()); goto out; }
     if (viz_gfx_init(&a->gfx, a->ren, d.font_path, err)) goto out;
     SDL_GetRendererOutputSize(a->ren, &w, &h);
     AscVizViewDesc vd = {.width = w, .height = h};
-    if (asc_viz_view_init(&a->view, m, &vd)) { run_err(err, "out of memory%s%s", "", ""); goto out; }
+    if (asc_viz_view_init(&a->view, m, &vd)) { run_err(err, "out of memory"); goto out; }
     SDL_StartTextInput();
     a->dirty = true;
     int lineno = 0;
