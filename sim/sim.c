@@ -483,3 +483,19 @@ void asc_emit_insn(AscSim *sim, AscCore *c, const AscPipeUnit *p, const AscQEntr
     }
     sim->obs.on_insn(sim->obs.ud, &ev);
 }
+
+/* ---- statistics ----------------------------------------------------------------- */
+
+uint32_t asc_sim_ncores(const AscSim *sim) { return sim->ncores; }
+
+bool asc_sim_pipe_stats(const AscSim *sim, uint32_t core, uint8_t pipe, AscSimPipeStats *out)
+{
+    if (core >= sim->ncores || pipe >= ASC_PIPE_COUNT || !sim->cores[core].pipes[pipe].present) return false;
+    *out = sim->cores[core].pipes[pipe].stats;
+    return true;
+}
+
+uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core)
+{
+    return core < sim->ncores ? sim->cores[core].end_cycle : 0;
+}

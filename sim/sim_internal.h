@@ -59,20 +59,7 @@ typedef enum AscPipeState {
     ASC_PS_BAR         /* bar: until busy_until = the pipe's done_cycle */
 } AscPipeState;
 
-typedef struct AscPipeStats {
-    uint64_t insns;
-    uint64_t busy_cycles;       /* occupied (includes conflict and HBM extra) */
-    uint64_t conflict_cycles;   /* bank-conflict extra beats (vector) */
-    uint64_t hbm_extra_cycles;  /* transfer cycles lost to HBM sharing */
-    uint64_t flag_wait_cycles;  /* total over flags */
-    uint64_t barrier_cycles;
-    uint64_t queue_full_cycles; /* scalar only */
-    uint64_t xcore_cycles;      /* scalar only */
-    uint64_t sync_all_cycles;   /* scalar only */
-    uint64_t drain_cycles;      /* scalar only: end / bar all */
-    uint64_t flag_wait_by[ASC_PIPE_COUNT][ASC_MAX_EVENTS]; /* [src pipe][event], this pipe = dst */
-    uint64_t last_end_cycle;    /* last cycle this unit did anything */
-} AscPipeStats;
+typedef AscSimPipeStats AscPipeStats;
 
 typedef struct AscPipeUnit {
     bool present;

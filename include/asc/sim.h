@@ -179,6 +179,29 @@ int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size);
 /* "k.s:12" for a pc, or "" when the image has no line for it. */
 const char *asc_sim_source(const AscSim *sim, uint32_t pc, char *buf, size_t size);
 
+/* ---- statistics ---------------------------------------------------------------- */
+/* Every cycle of a pipe is busy (which includes bank-conflict and HBM extra
+ * cycles), stalled (flag, barrier; the scalar unit also queue-full, xcore,
+ * sync_all, drain) or idle: idle = total cycles - busy - stalls. */
+typedef struct AscSimPipeStats {
+    uint64_t insns;
+    uint64_t busy_cycles;       /* occupied (includes conflict and HBM extra) */
+    uint64_t conflict_cycles;   /* bank-conflict extra beats (vector) */
+    uint64_t hbm_extra_cycles;  /* transfer cycles lost to HBM sharing */
+    uint64_t flag_wait_cycles;  /* total over flags */
+    uint64_t barrier_cycles;
+    uint64_t queue_full_cycles; /* scalar only */
+    uint64_t xcore_cycles;      /* scalar only */
+    uint64_t sync_all_cycles;   /* scalar only */
+    uint64_t drain_cycles;      /* scalar only: end / bar all */
+    uint64_t flag_wait_by[11][16]; /* [src pipe][event id], this pipe = dst (ASC_PIPE_COUNT x max event_ids) */
+    uint64_t last_end_cycle;    /* last cycle this unit did anything */
+} AscSimPipeStats;
+uint32_t asc_sim_ncores(const AscSim *sim);
+/* false when the core has no such pipe (S is the scalar unit) */
+bool asc_sim_pipe_stats(const AscSim *sim, uint32_t core, uint8_t pipe, AscSimPipeStats *out);
+uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core);
+
 /* ---- report ----------------------------------------------------------------- */
 /* The summary of a finished (or stopped) run as text or JSON (fixed key
  * order), allocated with the sim's allocator; NULL when out of memory. */
