@@ -299,6 +299,7 @@ static int job_open(Job *j, const char *path, const char **err)
         text = NULL;
         why = "file too large";
     }
+    if (!text && why && strcmp(why, "out of memory") == 0) longjmp(j->oom, 1);
     int idx = files_add(as, path, text, text ? len : 0);
     if (idx < 0) longjmp(j->oom, 1);
     if (!text) {
@@ -1133,7 +1134,8 @@ bool asc_asm_file(AscAsm *as, const char *path, AscImage *out)
     }
     if (!text) {
         AscLoc none = {0};
-        asc_diag(&as->diags, ASC_DIAG_IO, none, "read", path, why ? why : "cannot be read");
+        if (why && strcmp(why, "out of memory") == 0) asc_diag(&as->diags, ASC_DIAG_OOM, none);
+        else asc_diag(&as->diags, ASC_DIAG_IO, none, "read", path, why ? why : "cannot be read");
         return false;
     }
     int idx = files_add(as, path, text, len);

@@ -18,7 +18,8 @@
 #include "asc/image.h"
 
 /* Return a buffer allocated with `alloc` holding the file, or NULL with
- * *err set to a static reason ("No such file or directory"). */
+ * *err set to a static reason ("No such file or directory"); the reason
+ * "out of memory" is reported as OOM rather than as an unreadable file. */
 typedef char *(*AscReadFileFn)(void *ud, const AscAlloc *alloc, const char *path, size_t *len, const char **err);
 
 typedef struct AscAsmDesc {
