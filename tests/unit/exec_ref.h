@@ -329,7 +329,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
         /* read every active source lane first */
         for (unsigned i = 0; i < lanes; i++) {
             act[i] = ref_active(&m, r, i);
-            if (!act[i]) continue;
+            if (!act[i] || !strcmp(fam, "VDUP")) continue; /* vdup reads no vector */
             uint64_t sa = ref_addr(q->rs1, r, i, size, blk[1], rep[1]);
             a[i] = ref_load(ub + sa, dt);
             memcpy(raw_a[i], ub + sa, size);
@@ -391,7 +391,8 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             double v;
             if (!strcmp(fam, "VADD") || !strcmp(fam, "VADDS")) v = x + y;
             else if (!strcmp(fam, "VSUB")) v = x - y;
-            else if (!strcmp(fam, "VMUL") || !strcmp(fam, "VMULS")) v = x * y;
+            else if (!strcmp(fam, "VMUL") || !strcmp(fam, "VMULS"))
+                v = isf ? x * y : (double)(int32_t)(uint32_t)((uint64_t)(int64_t)x * (uint64_t)(int64_t)y);
             else if (!strcmp(fam, "VDIV")) v = x / y;
             else if (!strcmp(fam, "VMAX") || !strcmp(fam, "VMAXS")) v = isf ? ref_max(x, y) : (x > y ? x : y);
             else if (!strcmp(fam, "VMIN") || !strcmp(fam, "VMINS")) v = isf ? ref_min(x, y) : (x < y ? x : y);
