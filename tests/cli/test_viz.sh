@@ -100,6 +100,9 @@ wait 50
 quit
 SCRIPT
     unset SDL_VIDEODRIVER
+    # under -DASC_SANITIZE=ON, libdbus/X11 (loaded by SDL's X11 backend) leak
+    # at exit; that is not ours to fix, so LeakSanitizer stays off here only
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     expect_rc 0 "scripted session under Xvfb" xvfb-run -a -s "-screen 0 1280x800x24" "$VIZ" "$FIX/ours.json" --script "$T/s.txt"
     for i in 1 2 3 4 5; do is_png "$T/s$i.png" && pass "  s$i.png written" || fail "  s$i.png missing"; done
     cmp -s "$T/s1.png" "$T/s2.png" && fail "  zoom changed nothing" || pass "  zoom changes the screenshot"
