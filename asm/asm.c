@@ -1040,14 +1040,10 @@ static void job_free(Job *j)
     asc_free(a, j->kernels);
 }
 
-/* Assemble the cached file `main_idx` (or report why it could not be read). */
-static bool run_job(AscAsm *as, int main_idx, const char *path, const char *why, AscImage *out)
+/* Assemble the cached file `main_idx`: pass 1, the target, pass 2, the image. */
+static bool run_job(AscAsm *as, uint32_t main_idx, AscImage *out)
 {
     AscLoc none = {0};
-    if (main_idx < 0) {
-        asc_diag(&as->diags, ASC_DIAG_IO, none, "read", path, why);
-        return false;
-    }
     Job *j = asc_calloc(&as->alloc, 1, sizeof *j);
     if (!j) {
         asc_diag(&as->diags, ASC_DIAG_OOM, none);
@@ -1057,9 +1053,9 @@ static bool run_job(AscAsm *as, int main_idx, const char *path, const char *why,
     j->d = &as->diags;
     bool ok = false;
     if (setjmp(j->oom) == 0) {
-        run_pass(j, (uint32_t)main_idx, 1);
+        run_pass(j, main_idx, 1);
         resolve_target(j);
-        run_pass(j, (uint32_t)main_idx, 2);
+        run_pass(j, main_idx, 2);
         ok = !asc_diags_has_errors(j->d);
         if (ok && !fill_image(j, out)) {
             asc_diag(j->d, ASC_DIAG_OOM, none);
@@ -1144,7 +1140,7 @@ bool asc_asm_file(AscAsm *as, const char *path, AscImage *out)
         asc_diag(&as->diags, ASC_DIAG_OOM, none);
         return false;
     }
-    return run_job(as, idx, path, NULL, out);
+    return run_job(as, (uint32_t)idx, out);
 }
 
 bool asc_asm_string(AscAsm *as, const char *name, const char *text, size_t len, AscImage *out)
@@ -1167,7 +1163,7 @@ bool asc_asm_string(AscAsm *as, const char *name, const char *text, size_t len, 
         asc_diag(&as->diags, ASC_DIAG_OOM, none);
         return false;
     }
-    return run_job(as, idx, name, NULL, out);
+    return run_job(as, (uint32_t)idx, out);
 }
 
 AscDiags *asc_asm_diags(AscAsm *as) { return &as->diags; }
