@@ -19,6 +19,7 @@
 
 #include "asc/asm.h"
 #include "asc/config.h"
+#include "asc/image.h"
 #include "asc/isa.h"
 
 #define ASM_DIR ASC_SOURCE_DIR "/tests/asm"
@@ -419,6 +420,11 @@ static void check_asm_file(const MemFile *mf, bool expect_ok)
                 ck_assert_msg(got[k] == we[i].words[k], "%s:%u: word %u is 0x%08x, expected 0x%08x", mf->path,
                               we[i].line, k, got[k], we[i].words[k]);
         }
+        AscDiags vd;
+        asc_diags_init(&vd, NULL);
+        ck_assert_msg(asc_image_validate(&img, &vd), "%s: the image fails validation: %s", mf->path,
+                      vd.count ? vd.items[0].msg : "?");
+        asc_diags_free(&vd);
         ck_assert_msg(nwe > 0 || strstr(mf->path, "ok_loc") || strstr(mf->path, "ok_data"),
                       "%s: an ok_ file should carry expected words", mf->path);
     }
@@ -828,6 +834,29 @@ START_TEST(hostile_input_never_crashes)
 }
 END_TEST
 
+START_TEST(random_bytes_never_crash)
+{
+    /* deterministic pseudo-random sources: bytes biased toward the
+     * language's own characters, so the parser gets deep too */
+    static const char alphabet[] = "x1,.()=+-*/%<>!~&|^;:'\"\n\r\t 0x9abk_end li vadd.f16 repeat=.kernel aiv\0\xff";
+    uint64_t seed = 12345;
+    AscAsm *as = asc_asm_new(NULL);
+    AscImage img;
+    asc_image_init(&img, NULL);
+    char buf[512];
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t n = (size_t)(iter % 500);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(seed >> 33);
+            buf[i] = (r & 3) ? alphabet[r % (sizeof alphabet - 1)] : (char)(r >> 8);
+        }
+        if (asc_asm_string(as, "r.s", buf, n, &img)) asc_image_free(&img);
+    }
+    asc_asm_free(as);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("asm");
@@ -846,6 +875,7 @@ int main(void)
     tcase_add_test(tc, include_cycle_and_depth);
     tcase_add_test(tc, allocation_failures);
     tcase_add_test(tc, hostile_input_never_crashes);
+    tcase_add_test(tc, random_bytes_never_crash);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
