@@ -464,7 +464,7 @@ typedef struct Pseudo {
     int kind;         /* how to expand */
 } Pseudo;
 
-enum { PS_LI, PS_MOV, PS_SWAP, PS_ZERO };
+enum { PS_LI, PS_MOV, PS_SWAP };
 
 static const Pseudo pseudos[] = {
     {"li", ASC_OP_MOVZ, "%rd, <expr>", PS_LI},
@@ -474,14 +474,11 @@ static const Pseudo pseudos[] = {
     {"ble", ASC_OP_BGE, "%rs1, %rs2, %off", PS_SWAP},
     {"bgtu", ASC_OP_BLTU, "%rs1, %rs2, %off", PS_SWAP},
     {"bleu", ASC_OP_BGEU, "%rs1, %rs2, %off", PS_SWAP},
-    {"beqz", ASC_OP_BEQ, "%rs1, %off", PS_ZERO},
-    {"bnez", ASC_OP_BNE, "%rs1, %off", PS_ZERO},
 };
 
 /* li  xD, EXPR         la xD, EXPR
  * mov xD, xS           -> addi xD, xS, 0
- * bgt a, b, T          -> blt b, a, T      (ble -> bge, bgtu -> bltu, bleu -> bgeu)
- * beqz xS, T           -> movz x31, 0, 0 ; beq xS, x31, T   (bnez -> bne) */
+ * bgt a, b, T          -> blt b, a, T      (ble -> bge, bgtu -> bltu, bleu -> bgeu) */
 static void asm_pseudo(Job *j, Lex *lx, const Pseudo *ps, const Tok *mn)
 {
     Operands o;
@@ -520,22 +517,12 @@ static void asm_pseudo(Job *j, Lex *lx, const Pseudo *ps, const Tok *mn)
         emit_li(j, rd, (uint64_t)x.v, x.fwd, col);
         return;
     }
-    uint32_t pc = j->pc + (ps->kind == PS_ZERO ? 4 : 0);
-    bool ok = parse_operands(j, lx, ps->op, ps->syn, pc, false, &o);
+    bool ok = parse_operands(j, lx, ps->op, ps->syn, j->pc, false, &o);
     AscInsn in = o.in;
     if (ps->kind == PS_MOV) in.imm = 0;
     if (ps->kind == PS_SWAP) {
         in.rs1 = o.in.rs2;
         in.rs2 = o.in.rs1;
-    }
-    if (ps->kind == PS_ZERO) {
-        if (ok && in.rs1 == ASC_REG_AT) {
-            job_err(j, ASC_DIAG_BAD_OPERAND, o.loc[ASC_FK_RS1], "register", "x31",
-                    "beqz/bnez use x31 (at) as the zero register, so they cannot test x31");
-            ok = false;
-        }
-        in.rs2 = ASC_REG_AT;
-        emit_movw(j, ASC_OP_MOVZ, ASC_REG_AT, 0, 0, col);
     }
     emit_word(j, ok ? encode_or_zero(&in) : 0, col, true);
 }
