@@ -207,6 +207,8 @@ static ASC_EXEC_FN(BRANCH)
     case ASC_OP_BGE: taken = (int64_t)a >= (int64_t)b; break;
     case ASC_OP_BLTU: taken = a < b; break;
     case ASC_OP_BGEU: taken = a >= b; break;
+    case ASC_OP_BEQZ: taken = a == 0; break;
+    case ASC_OP_BNEZ: taken = a != 0; break;
     default: taken = true; break; /* J */
     }
     if (taken) {
