@@ -1,2 +1,478 @@
-/* npy.c -- (in progress) */
-typedef int asc_sim_npy_placeholder;
+/* npy.c -- NumPy .npy files, and binding asc-sim's --arg list to a
+ * kernel's arguments (inputs copied into GM, outputs written back).
+ *
+ * Users: asc-sim (asc_sim_main.c), tests (test_npy.c), Python never (it
+ * passes arrays through ctypes).
+ *
+ * Format accepted (numpy/lib/format.py): magic "\x93NUMPY", version 1.0
+ * (u16 header length) or 2.0/3.0 (u32), then a Python dict literal with
+ * exactly the keys 'descr', 'fortran_order' and 'shape', then the data.
+ * Only C order and little-endian (or byte-sized) dtypes; the data must be
+ * exactly prod(shape) * itemsize bytes.  Every rejection names the file and
+ * the broken rule.  bf16 has no numpy dtype: a bf16 argument accepts '<u2'
+ * (the usual ml_dtypes-free spelling) or '|V2', and bf16 outputs are written
+ * as '<u2'.  Files are written to PATH.tmp and renamed, so a failed run never
+ * leaves a half-written output.  Only the arguments given as @out.npy are
+ * written after a run; inputs are never written back. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static bool npy_err(AscDiags *d, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (d) asc_diag(d, ASC_DIAG_CONFIG, (AscLoc){0}, buf);
+    return false;
+}
+
+typedef struct Descr {
+    const char *text;
+    uint8_t dtype;
+    bool bf16_ok;
+} Descr;
+
+static const Descr descrs[] = {
+    {"<f2", ASC_DT_F16, false}, {"<f4", ASC_DT_F32, false}, {"|i1", ASC_DT_S8, false},  {"<i1", ASC_DT_S8, false},
+    {"|u1", ASC_DT_U8, false},  {"<u1", ASC_DT_U8, false},  {"<i2", ASC_DT_S16, false}, {"<u2", ASC_DT_U16, true},
+    {"<i4", ASC_DT_S32, false}, {"<u4", ASC_DT_U32, false}, {"<i8", ASC_DT_S64, false}, {"<u8", ASC_DT_U64, false},
+    {"|V2", ASC_DT_BF16, true},
+};
+
+const char *asc_npy_descr(unsigned dtype)
+{
+    if (dtype == ASC_DT_BF16) return "<u2";
+    for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
+        if (descrs[i].dtype == dtype) return descrs[i].text;
+    return NULL;
+}
+
+/* ---- header parser: a Python dict literal ---------------------------------- *
+ * dict  := "{" (key ":" value ",")* (key ":" value)? "}"
+ * key   := 'str' | "str"
+ * value := 'str' | True | False | "(" (int ",")* int? ")" */
+typedef struct P {
+    const char *s, *e;
+} P;
+
+static void ws(P *p)
+{
+    while (p->s < p->e && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n')) p->s++;
+}
+
+static bool lit(P *p, char c)
+{
+    ws(p);
+    if (p->s < p->e && *p->s == c) {
+        p->s++;
+        return true;
+    }
+    return false;
+}
+
+static bool str(P *p, char *out, size_t size)
+{
+    ws(p);
+    if (p->s >= p->e || (*p->s != '\'' && *p->s != '"')) return false;
+    char q = *p->s++;
+    size_t n = 0;
+    while (p->s < p->e && *p->s != q) {
+        if (n + 1 < size) out[n++] = *p->s;
+        p->s++;
+    }
+    out[n] = 0;
+    if (p->s >= p->e) return false;
+    p->s++;
+    return true;
+}
+
+bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
+                   AscDiags *d)
+{
+    memset(out, 0, sizeof *out);
+    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
+        return npy_err(d, "%s: not a .npy file (it must start with \\x93NUMPY)", origin);
+    unsigned major = buf[6];
+    size_t hlen, hstart;
+    if (major == 1) {
+        hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (len < 12) return npy_err(d, "%s: truncated .npy header", origin);
+        hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+        hstart = 12;
+    } else {
+        return npy_err(d, "%s: .npy version %u.%u is not supported (versions 1.0, 2.0 and 3.0 are)", origin, major,
+                       buf[7]);
+    }
+    if (hlen > len - hstart) return npy_err(d, "%s: truncated .npy header (%zu bytes announced)", origin, hlen);
+    P p = {(const char *)buf + hstart, (const char *)buf + hstart + hlen};
+    bool have_descr = false, have_order = false, have_shape = false, fortran = false;
+    char descr[32] = "";
+    if (!lit(&p, '{')) return npy_err(d, "%s: malformed .npy header: it must be a dict literal", origin);
+    while (!lit(&p, '}')) {
+        char key[32];
+        if (!str(&p, key, sizeof key) || !lit(&p, ':'))
+            return npy_err(d, "%s: malformed .npy header: expected 'key': value", origin);
+        if (!strcmp(key, "descr")) {
+            if (!str(&p, descr, sizeof descr)) return npy_err(d, "%s: malformed .npy header: descr must be a string", origin);
+            have_descr = true;
+        } else if (!strcmp(key, "fortran_order")) {
+            ws(&p);
+            if (p.e - p.s >= 4 && !memcmp(p.s, "True", 4)) fortran = true, p.s += 4;
+            else if (p.e - p.s >= 5 && !memcmp(p.s, "False", 5)) p.s += 5;
+            else return npy_err(d, "%s: malformed .npy header: fortran_order must be True or False", origin);
+            have_order = true;
+        } else if (!strcmp(key, "shape")) {
+            if (!lit(&p, '(')) return npy_err(d, "%s: malformed .npy header: shape must be a tuple", origin);
+            while (!lit(&p, ')')) {
+                ws(&p);
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(p.s, &end, 10);
+                if (end == p.s || errno || end > p.e || *p.s == '-')
+                    return npy_err(d, "%s: malformed .npy header: shape entries must be non-negative integers", origin);
+                if (out->ndim == 8) return npy_err(d, "%s: more than 8 dimensions are not supported", origin);
+                out->shape[out->ndim++] = v;
+                p.s = end;
+                if (!lit(&p, ',')) {
+                    if (!lit(&p, ')')) return npy_err(d, "%s: malformed .npy header: bad shape tuple", origin);
+                    break;
+                }
+            }
+            have_shape = true;
+        } else {
+            return npy_err(d, "%s: unexpected key '%s' in the .npy header", origin, key);
+        }
+        if (!lit(&p, ',')) {
+            if (!lit(&p, '}')) return npy_err(d, "%s: malformed .npy header: expected ',' or '}'", origin);
+            break;
+        }
+    }
+    if (!have_descr || !have_order || !have_shape)
+        return npy_err(d, "%s: the .npy header needs 'descr', 'fortran_order' and 'shape'", origin);
+    if (fortran)
+        return npy_err(d, "%s: fortran_order is True: only C-order arrays are supported (use np.ascontiguousarray)",
+                       origin);
+    const Descr *ds = NULL;
+    for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
+        if (!strcmp(descrs[i].text, descr)) ds = &descrs[i];
+    if (!ds) {
+        if (descr[0] == '>') return npy_err(d, "%s: dtype '%s' is big-endian: only little-endian data is supported", origin, descr);
+        return npy_err(d, "%s: dtype '%s' is not supported (f16 '<f2', f32 '<f4', s8 '|i1', u8 '|u1', s16 '<i2', "
+                          "u16/bf16 '<u2', s32 '<i4', u32 '<u4', s64 '<i8', u64 '<u8', bf16 '|V2')",
+                       origin, descr);
+    }
+    out->dtype = ds->dtype;
+    out->bf16_ok = ds->bf16_ok;
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < out->ndim; i++) {
+        if (out->shape[i] && count > UINT64_MAX / out->shape[i]) return npy_err(d, "%s: shape too large", origin);
+        count *= out->shape[i];
+    }
+    out->count = count;
+    uint64_t size = asc_dtype_size(ds->dtype);
+    size_t dstart = hstart + hlen;
+    if (count > (UINT64_MAX / size) || count * size != len - dstart)
+        return npy_err(d, "%s: data is %zu bytes but shape and dtype need %llu (truncated or extra bytes)", origin,
+                       len - dstart, (unsigned long long)(count * size));
+    out->data = asc_malloc(alloc, count * size != 0 ? count * size : 1);
+    if (!out->data) return npy_err(d, "%s: out of memory", origin);
+    memcpy(out->data, buf + dstart, count * size);
+    return true;
+}
+
+static uint8_t *slurp(const char *path, size_t *len, const AscAlloc *alloc, AscDiags *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "open", path, strerror(errno));
+        return NULL;
+    }
+    uint8_t *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 1 << 16;
+            uint8_t *nb = asc_realloc(alloc, buf, cap, nc);
+            if (!nb) {
+                asc_free(alloc, buf);
+                fclose(f);
+                if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+                return NULL;
+            }
+            buf = nb, cap = nc;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err) {
+        asc_free(alloc, buf);
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", path, strerror(errno));
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+bool asc_npy_read_file(AscNpy *out, const char *path, const AscAlloc *alloc, AscDiags *d)
+{
+    size_t len;
+    memset(out, 0, sizeof *out);
+    uint8_t *buf = slurp(path, &len, alloc, d);
+    if (!buf) return false;
+    bool ok = asc_npy_parse(out, path, buf, len, alloc, d);
+    asc_free(alloc, buf);
+    return ok;
+}
+
+bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc)
+{
+    const char *descr = asc_npy_descr(a->dtype);
+    if (!descr) return false;
+    char shape[8 * 24 + 8] = "";
+    size_t sl = 0;
+    for (uint32_t i = 0; i < a->ndim; i++)
+        sl += (size_t)snprintf(shape + sl, sizeof shape - sl, "%llu,%s", (unsigned long long)a->shape[i],
+                               i + 1 < a->ndim ? " " : "");
+    if (a->ndim > 1) shape[--sl] = 0; /* numpy writes (4,) but (2, 3) */
+    char hdr[512];
+    int hl = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
+    /* pad with spaces and a newline so data starts at a multiple of 64 */
+    size_t pre = 10, total = pre + (size_t)hl + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    bool v2 = padded - pre > 65535;
+    if (v2) pre = 12, total = pre + (size_t)hl + 1, padded = (total + 63) / 64 * 64;
+    size_t dbytes = a->count * asc_dtype_size(a->dtype);
+    uint8_t *b = asc_malloc(alloc, padded + dbytes);
+    if (!b) return false;
+    memcpy(b, "\x93NUMPY", 6);
+    b[6] = v2 ? 2 : 1;
+    b[7] = 0;
+    size_t h = padded - pre;
+    b[8] = (uint8_t)h, b[9] = (uint8_t)(h >> 8);
+    if (v2) b[10] = (uint8_t)(h >> 16), b[11] = (uint8_t)(h >> 24);
+    memcpy(b + pre, hdr, (size_t)hl);
+    memset(b + pre + hl, ' ', padded - pre - (size_t)hl - 1);
+    b[padded - 1] = '\n';
+    if (dbytes) memcpy(b + padded, a->data, dbytes);
+    *out = b;
+    *len = padded + dbytes;
+    return true;
+}
+
+bool asc_npy_write_file(const AscNpy *a, const char *path, const AscAlloc *alloc, AscDiags *d)
+{
+    uint8_t *buf;
+    size_t len;
+    if (!asc_npy_write(a, &buf, &len, alloc)) return npy_err(d, "%s: cannot encode the array", path);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(buf, 1, len, f) == len;
+    if (f && fclose(f) != 0) ok = false;
+    asc_free(alloc, buf);
+    if (!ok || rename(tmp, path) != 0) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, strerror(errno));
+        remove(tmp);
+        return false;
+    }
+    return true;
+}
+
+void asc_npy_free(AscNpy *a, const AscAlloc *alloc)
+{
+    asc_free(alloc, a->data);
+    a->data = NULL;
+}
+
+/* ---- --arg NAME=... --------------------------------------------------------- */
+
+static bool parse_shape(const char *s, size_t n, uint64_t *shape, uint32_t *ndim)
+{
+    *ndim = 0;
+    while (n) {
+        char *end;
+        if (*s < '0' || *s > '9') return false;
+        unsigned long long v = strtoull(s, &end, 10);
+        size_t used = (size_t)(end - s);
+        if (used > n || *ndim == 8) return false;
+        shape[(*ndim)++] = v;
+        s += used, n -= used;
+        if (n && (*s == ',' || *s == 'x')) s++, n--;
+        else if (n) return false;
+    }
+    return *ndim > 0;
+}
+
+bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
+{
+    memset(a, 0, sizeof *a);
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof a->name)
+        return npy_err(d, "--arg '%s': expected NAME=in.npy, NAME=@out.npy:SHAPE:DTYPE or NAME=VALUE", text);
+    memcpy(a->name, text, (size_t)(eq - text));
+    const char *v = eq + 1;
+    if (*v == '@') {
+        /* @path:SHAPE:DTYPE, parsed from the right so the path may hold ':' */
+        const char *c2 = strrchr(v, ':');
+        const char *c1 = NULL;
+        for (const char *q = v; c2 && q < c2; q++)
+            if (*q == ':') c1 = q;
+        if (!c1 || !c2)
+            return npy_err(d, "--arg %s: an output is NAME=@out.npy:SHAPE:DTYPE, e.g. %s=@%s.npy:64,64:f16", text,
+                           a->name, a->name);
+        a->how = ASC_RUN_ARG_OUT;
+        if ((size_t)(c1 - v - 1) >= sizeof a->path || c1 == v + 1)
+            return npy_err(d, "--arg %s: bad output path", text);
+        memcpy(a->path, v + 1, (size_t)(c1 - v - 1));
+        if (!parse_shape(c1 + 1, (size_t)(c2 - c1 - 1), a->shape, &a->ndim))
+            return npy_err(d, "--arg %s: SHAPE must be sizes separated by ',' (e.g. 4096 or 64,64)", text);
+        int dt = asc_dtype_lookup(c2 + 1, strlen(c2 + 1));
+        if (dt <= 0 || !asc_npy_descr((unsigned)dt))
+            return npy_err(d, "--arg %s: unknown dtype '%s': dtypes are f16, bf16, f32, s8, u8, s16, u16, s32, u32, s64, u64",
+                           text, c2 + 1);
+        a->dtype = (uint8_t)dt;
+        return true;
+    }
+    size_t vl = strlen(v);
+    if (!vl) return npy_err(d, "--arg %s: empty value", text);
+    if (vl >= 4 && !strcmp(v + vl - 4, ".npy")) {
+        if (vl >= sizeof a->path) return npy_err(d, "--arg %s: path too long", text);
+        a->how = ASC_RUN_ARG_IN;
+        memcpy(a->path, v, vl + 1);
+        return true;
+    }
+    if (vl >= sizeof a->value) return npy_err(d, "--arg %s: value too long", text);
+    a->how = ASC_RUN_ARG_VALUE;
+    memcpy(a->value, v, vl + 1);
+    return true;
+}
+
+static const char *dtype_label(unsigned dt)
+{
+    return asc_dtype_name(dt) ? asc_dtype_name(dt) : "?";
+}
+
+bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
+{
+    const AscKernelInfo *k = sim->kernel;
+    char list[ASC_MAX_ARGS * (ASC_NAME_MAX + 2)] = "";
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        if (i) strcat(list, ", ");
+        strcat(list, k->args[i].name);
+    }
+    /* every given name must exist, once */
+    for (uint32_t j = 0; j < nargs; j++) {
+        bool found = false;
+        for (uint32_t i = 0; i < k->nargs; i++) found |= !strcmp(k->args[i].name, args[j].name);
+        if (!found)
+            return npy_err(d, "unknown argument '%s': kernel '%s' takes %s", args[j].name, k->name,
+                           k->nargs ? list : "no arguments");
+        for (uint32_t i = 0; i < j; i++)
+            if (!strcmp(args[i].name, args[j].name)) return npy_err(d, "argument '%s' is given twice", args[j].name);
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const AscArgInfo *ai = &k->args[i];
+        const AscRunArg *a = NULL;
+        for (uint32_t j = 0; j < nargs; j++)
+            if (!strcmp(args[j].name, ai->name)) a = &args[j];
+        if (!a)
+            return npy_err(d, "kernel '%s' takes %u arguments (%s): argument '%s' is missing (got %u)", k->name,
+                           k->nargs, list, ai->name, nargs);
+        if (ai->kind == ASC_ARG_GM) {
+            if (a->how == ASC_RUN_ARG_VALUE)
+                return npy_err(d, "argument '%s' is a gm pointer to %s: give a .npy file (%s=%s.npy) or an output "
+                                  "(%s=@out.npy:SHAPE:%s), not a value",
+                               ai->name, dtype_label(ai->dtype), ai->name, ai->name, ai->name, dtype_label(ai->dtype));
+            uint64_t bytes, addr;
+            AscNpy arr;
+            memset(&arr, 0, sizeof arr);
+            if (a->how == ASC_RUN_ARG_IN) {
+                if (!asc_npy_read_file(&arr, a->path, &sim->alloc, d)) return false;
+                if (arr.dtype != ai->dtype && !(ai->dtype == ASC_DT_BF16 && arr.bf16_ok)) {
+                    npy_err(d, "%s holds %s ('%s') but argument '%s' of kernel '%s' is %s ('%s'%s)", a->path,
+                            dtype_label(arr.dtype), asc_npy_descr(arr.dtype), ai->name, k->name,
+                            dtype_label(ai->dtype), asc_npy_descr(ai->dtype),
+                            ai->dtype == ASC_DT_BF16 ? " or '|V2'" : "");
+                    asc_npy_free(&arr, &sim->alloc);
+                    return false;
+                }
+                bytes = arr.count * asc_dtype_size(arr.dtype);
+            } else {
+                if (a->dtype != ai->dtype)
+                    return npy_err(d, "output '%s' is declared %s but argument '%s' of kernel '%s' is %s", a->name,
+                                   dtype_label(a->dtype), ai->name, k->name, dtype_label(ai->dtype));
+                uint64_t count = 1;
+                for (uint32_t s = 0; s < a->ndim; s++) count *= a->shape[s];
+                bytes = count * asc_dtype_size(a->dtype);
+            }
+            if (!asc_sim_gm_place(sim, bytes, &addr)) {
+                asc_npy_free(&arr, &sim->alloc);
+                return npy_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
+                               (unsigned long long)bytes, (long long)sim->cfg.v[ASC_KEY_GM_BYTES]);
+            }
+            if (a->how == ASC_RUN_ARG_IN && bytes && !asc_sim_gm_write(sim, addr, arr.data, bytes)) {
+                asc_npy_free(&arr, &sim->alloc);
+                return npy_err(d, "argument '%s': out of host memory backing GM", ai->name);
+            }
+            asc_npy_free(&arr, &sim->alloc);
+            asc_sim_set_arg(sim, i, addr);
+            continue;
+        }
+        /* int / float */
+        if (a->how != ASC_RUN_ARG_VALUE)
+            return npy_err(d, "argument '%s' is %s %s: give a value (%s=%s), not a file", ai->name,
+                           ai->kind == ASC_ARG_INT ? "an" : "a", asc_arg_kind_name(ai->kind), ai->name,
+                           ai->kind == ASC_ARG_INT ? "4096" : "0.5");
+        char *end;
+        errno = 0;
+        if (ai->kind == ASC_ARG_INT) {
+            long long v = strtoll(a->value, &end, 0);
+            if (*end || errno) return npy_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
+            asc_sim_set_arg(sim, i, (uint64_t)v);
+        } else {
+            float f = strtof(a->value, &end);
+            if (*end || errno) return npy_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            asc_sim_set_arg(sim, i, bits);
+        }
+    }
+    return true;
+}
+
+bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
+{
+    const AscKernelInfo *k = sim->kernel;
+    for (uint32_t j = 0; j < nargs; j++) {
+        const AscRunArg *a = &args[j];
+        if (a->how != ASC_RUN_ARG_OUT) continue;
+        for (uint32_t i = 0; i < k->nargs; i++) {
+            if (strcmp(k->args[i].name, a->name)) continue;
+            AscNpy arr = {.dtype = a->dtype, .ndim = a->ndim, .count = 1};
+            for (uint32_t s = 0; s < a->ndim; s++) {
+                arr.shape[s] = a->shape[s];
+                arr.count *= a->shape[s];
+            }
+            uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
+            arr.data = asc_malloc(&sim->alloc, bytes ? bytes : 1);
+            if (!arr.data) return npy_err(d, "%s: out of memory", a->path);
+            bool ok = asc_sim_gm_read(sim, sim->args[i], arr.data, bytes) &&
+                      asc_npy_write_file(&arr, a->path, &sim->alloc, d);
+            asc_npy_free(&arr, &sim->alloc);
+            if (!ok) return false;
+        }
+    }
+    return true;
+}

@@ -1,2 +1,471 @@
-/* report.c -- (in progress) */
-typedef int asc_sim_report_placeholder;
+/* report.c -- the summary of a run (text and JSON) and the per-instruction
+ * reports of --report-dir (msprof op simulator's instr_exe.csv and
+ * code_exe.csv, plus summary.json).
+ *
+ * Users: asc-sim, the Python runtime, tests (byte-identical reports).
+ *
+ * Every number comes from integer counters kept by the engine; percentages
+ * and microseconds are printed from integer arithmetic (tenths of a percent,
+ * nanoseconds) so the text is the same on every machine.  JSON keys come out
+ * in a fixed order.  Definitions (docs/timing.md §Report):
+ *   busy %      busy cycles of a pipe / total cycles (per core; "all" sums
+ *               over the cores that have the pipe)
+ *   idle        total - busy - every stall of the pipe
+ *   cube peak   cube.m0 * cube.n0 * cube.k0_b16 * 2 flops/cycle per cube core
+ *   vector peak 512 / vec.base_beats source bytes per cycle per vector core
+ *               (two 256-byte source operands per beat)
+ *   HBM peak    dma.hbm_bytes_per_cycle
+ *   bound       the busiest pipe (or HBM when above 80%) and the largest
+ *               flag wait, as one sentence. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+typedef struct Buf {
+    const AscAlloc *a;
+    char *p;
+    size_t n, cap;
+    bool oom;
+} Buf;
+
+static void bput(Buf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int need = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (need < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->p && b->n + (size_t)need < b->cap) {
+            b->n += (size_t)need;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->n + (size_t)need + 1) nc *= 2;
+        char *np = asc_realloc(b->a, b->p, b->cap, nc);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np, b->cap = nc;
+    }
+}
+
+static char *bdone(Buf *b)
+{
+    if (b->oom) {
+        asc_free(b->a, b->p);
+        return NULL;
+    }
+    if (!b->p) bput(b, "%s", "");
+    return b->p;
+}
+
+/* "12.3" from a / b in tenths, rounded down (b = 0 -> "0.0") */
+static const char *pct(char *buf, uint64_t a, uint64_t b)
+{
+    uint64_t t = b ? a * 1000 / b : 0;
+    snprintf(buf, 32, "%llu.%llu", (unsigned long long)(t / 10), (unsigned long long)(t % 10));
+    return buf;
+}
+
+/* "12.345" from a / b with 3 decimals, rounded down */
+static const char *dec3(char *buf, uint64_t a, uint64_t b)
+{
+    uint64_t t = b ? a * 1000 / b : 0;
+    snprintf(buf, 32, "%llu.%03llu", (unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
+    return buf;
+}
+
+static const char *const buf_names[ASC_BUF_COUNT] = {"GM", "UB", "L1", "L0A", "L0B", "L0C"};
+/* pipes in msOpProf lane order */
+static const uint8_t lanes[] = {ASC_PIPE_S, ASC_PIPE_MTE1, ASC_PIPE_M, ASC_PIPE_FIX, ASC_PIPE_MTE2, ASC_PIPE_V, ASC_PIPE_MTE3};
+#define NLANES (sizeof lanes / sizeof lanes[0])
+
+static uint64_t stalls(const AscPipeStats *s)
+{
+    return s->flag_wait_cycles + s->barrier_cycles + s->queue_full_cycles + s->xcore_cycles + s->sync_all_cycles +
+           s->drain_cycles;
+}
+
+/* Totals over cores. */
+typedef struct Sum {
+    uint64_t total;
+    uint64_t busy[ASC_PIPE_COUNT], have[ASC_PIPE_COUNT]; /* have = cores with the pipe */
+    uint64_t flag[ASC_PIPE_COUNT][ASC_PIPE_COUNT][ASC_MAX_EVENTS]; /* [src][dst][id] */
+    uint64_t flag_dst[ASC_PIPE_COUNT][ASC_PIPE_COUNT];              /* [dst][src] */
+    uint64_t barrier, conflict_beats, queue_full, hbm_extra, xcore, sync_all, drain;
+    uint64_t bytes[ASC_BUF_COUNT][ASC_BUF_COUNT];
+    uint64_t cube_flops, vec_flops, vec_bytes, insns;
+    uint64_t cube_cores, vec_cores;
+} Sum;
+
+static void summarise(const AscSim *sim, Sum *s)
+{
+    memset(s, 0, sizeof *s);
+    s->total = sim->now;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        const AscCore *c = &sim->cores[i];
+        for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
+            const AscPipeUnit *u = &c->pipes[p];
+            if (!u->present) continue;
+            s->have[p]++;
+            s->busy[p] += u->stats.busy_cycles;
+            s->barrier += u->stats.barrier_cycles;
+            s->queue_full += u->stats.queue_full_cycles;
+            s->hbm_extra += u->stats.hbm_extra_cycles;
+            s->xcore += u->stats.xcore_cycles;
+            s->sync_all += u->stats.sync_all_cycles;
+            s->drain += u->stats.drain_cycles;
+            s->insns += u->stats.insns;
+            for (unsigned src = 0; src < ASC_PIPE_COUNT; src++)
+                for (unsigned e = 0; e < ASC_MAX_EVENTS; e++) {
+                    s->flag[src][p][e] += u->stats.flag_wait_by[src][e];
+                    s->flag_dst[p][src] += u->stats.flag_wait_by[src][e];
+                }
+        }
+        for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
+            for (unsigned b = 0; b < ASC_BUF_COUNT; b++) s->bytes[a][b] += c->bytes[a][b];
+        s->conflict_beats += c->conflict_beats;
+        s->cube_flops += c->cube_flops;
+        s->vec_flops += c->vec_flops;
+        s->vec_bytes += c->vec_bytes;
+        s->cube_cores += c->pipes[ASC_PIPE_M].present;
+        s->vec_cores += c->pipes[ASC_PIPE_V].present;
+    }
+}
+
+static uint64_t gm_bytes(const Sum *s)
+{
+    uint64_t g = 0;
+    for (unsigned b = 1; b < ASC_BUF_COUNT; b++) g += s->bytes[ASC_BUF_GM][b] + s->bytes[b][ASC_BUF_GM];
+    return g;
+}
+
+/* The one sentence naming the bound. */
+static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t size)
+{
+    char a[32], b[32];
+    if (sim->functional) {
+        snprintf(out, size, "functional run: no timing");
+        return;
+    }
+    unsigned best = ASC_PIPE_COUNT;
+    uint64_t best_num = 0, best_den = 1;
+    for (unsigned i = 0; i < NLANES; i++) {
+        unsigned p = lanes[i];
+        if (p == ASC_PIPE_S || !s->have[p]) continue;
+        uint64_t den = s->total * s->have[p];
+        if (best == ASC_PIPE_COUNT || s->busy[p] * best_den > best_num * den) best = p, best_num = s->busy[p], best_den = den;
+    }
+    uint64_t hbm_cap = s->total * (uint64_t)sim->cfg.v[ASC_KEY_HBM_BYTES_PER_CYCLE];
+    size_t n;
+    if (best == ASC_PIPE_COUNT) {
+        n = (size_t)snprintf(out, size, "scalar bound: only the scalar unit ran");
+    } else if (hbm_cap && gm_bytes(s) * 10 >= hbm_cap * 8) {
+        n = (size_t)snprintf(out, size, "HBM bound: HBM at %s%% of dma.hbm_bytes_per_cycle; %s busy %s%% of the time",
+                             pct(a, gm_bytes(s), hbm_cap), asc_pipe_lane(best), pct(b, best_num, best_den));
+    } else if (best_num * 2 >= best_den) {
+        n = (size_t)snprintf(out, size, "%s bound: %s busy %s%% of the time", asc_pipe_lane(best), asc_pipe_lane(best),
+                             pct(a, best_num, best_den));
+    } else {
+        n = (size_t)snprintf(out, size, "latency bound: no pipe is busy more than half the time (busiest: %s %s%%)",
+                             asc_pipe_lane(best), pct(a, best_num, best_den));
+    }
+    /* the largest flag wait, as a share of the waiting pipe's time */
+    unsigned wd = 0, ws = 0;
+    uint64_t wmax = 0;
+    for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
+        for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
+            if (s->flag_dst[d][sp] > wmax) wmax = s->flag_dst[d][sp], wd = d, ws = sp;
+    if (wmax && n < size)
+        snprintf(out + n, size - n, "; %s idle %s%% waiting on %s->%s flags", asc_pipe_lane(wd),
+                 pct(a, wmax, s->total * s->have[wd]), asc_pipe_lane(ws), asc_pipe_lane(wd));
+}
+
+static void roofline(const AscSim *sim, const Sum *s, uint64_t *cube_peak, uint64_t *vec_peak, uint64_t *hbm_peak)
+{
+    const int64_t *v = sim->cfg.v;
+    *cube_peak = (uint64_t)(v[ASC_KEY_CUBE_M0] * v[ASC_KEY_CUBE_N0] * v[ASC_KEY_CUBE_K0_B16] * 2) * s->cube_cores;
+    *vec_peak = 512 / (uint64_t)v[ASC_KEY_VEC_BASE_BEATS] * s->vec_cores;
+    *hbm_peak = (uint64_t)v[ASC_KEY_HBM_BYTES_PER_CYCLE];
+}
+
+char *asc_sim_report_text(const AscSim *sim)
+{
+    Buf b = {.a = &sim->alloc};
+    Sum s;
+    summarise(sim, &s);
+    char t1[32], t2[32], name[48];
+    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
+    const AscKernelInfo *k = sim->kernel;
+    bput(&b, "kernel %s (%s) on %s: %u block%s, %u core%s%s\n", k->name, asc_kernel_kind_name(k->kind), sim->cfg.name,
+         sim->blocks, sim->blocks == 1 ? "" : "s", sim->ncores, sim->ncores == 1 ? "" : "s",
+         sim->functional ? ", functional (no timing)" : "");
+    bput(&b, "total: %llu cycles = %s us at %llu MHz; %llu instructions\n", (unsigned long long)s.total,
+         dec3(t1, s.total, mhz), (unsigned long long)mhz, (unsigned long long)sim->insns);
+    /* per core and pipe busy % */
+    bput(&b, "\nbusy %% of %llu cycles\n%-18s", (unsigned long long)s.total, "core");
+    for (unsigned i = 0; i < NLANES; i++)
+        if (s.have[lanes[i]]) bput(&b, " %7s", asc_pipe_lane(lanes[i]));
+    bput(&b, "\n");
+    for (uint32_t c = 0; c < sim->ncores; c++) {
+        bput(&b, "%-18s", asc_sim_core_name(sim, c, name, sizeof name));
+        for (unsigned i = 0; i < NLANES; i++) {
+            unsigned p = lanes[i];
+            if (!s.have[p]) continue;
+            const AscPipeUnit *u = &sim->cores[c].pipes[p];
+            if (!u->present) bput(&b, " %7s", "-");
+            else bput(&b, " %6s%%", pct(t1, u->stats.busy_cycles, s.total));
+        }
+        bput(&b, "\n");
+    }
+    if (sim->ncores > 1) {
+        bput(&b, "%-18s", "all");
+        for (unsigned i = 0; i < NLANES; i++)
+            if (s.have[lanes[i]]) bput(&b, " %6s%%", pct(t1, s.busy[lanes[i]], s.total * s.have[lanes[i]]));
+        bput(&b, "\n");
+    }
+    /* stalls */
+    bput(&b, "\nstalls (cycles, all cores)\n");
+    bool any = false;
+    for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
+        for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
+            for (unsigned e = 0; e < ASC_MAX_EVENTS; e++)
+                if (s.flag[sp][d][e]) {
+                    bput(&b, "  flag wait %s->%s id %u: %llu\n", asc_pipe_lane(sp), asc_pipe_lane(d), e,
+                         (unsigned long long)s.flag[sp][d][e]);
+                    any = true;
+                }
+    if (!any) bput(&b, "  flag waits: 0\n");
+    bput(&b, "  barrier waits: %llu\n", (unsigned long long)s.barrier);
+    bput(&b, "  bank-conflict extra beats: %llu\n", (unsigned long long)s.conflict_beats);
+    bput(&b, "  queue-full (scalar): %llu\n", (unsigned long long)s.queue_full);
+    bput(&b, "  HBM contention (extra transfer cycles): %llu\n", (unsigned long long)s.hbm_extra);
+    if (s.xcore) bput(&b, "  cross-core waits (scalar): %llu\n", (unsigned long long)s.xcore);
+    if (s.sync_all) bput(&b, "  sync_all waits (scalar): %llu\n", (unsigned long long)s.sync_all);
+    /* bytes */
+    bput(&b, "\nbytes moved\n");
+    any = false;
+    for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
+        for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
+            if (s.bytes[a][d]) {
+                bput(&b, "  %s->%s: %llu\n", buf_names[a], buf_names[d], (unsigned long long)s.bytes[a][d]);
+                any = true;
+            }
+    if (!any) bput(&b, "  none\n");
+    bput(&b, "FLOPs: cube %llu, vector %llu\n", (unsigned long long)s.cube_flops, (unsigned long long)s.vec_flops);
+    /* roofline */
+    uint64_t cp, vp, hp;
+    roofline(sim, &s, &cp, &vp, &hp);
+    bput(&b, "\nroofline (achieved / peak per cycle)\n");
+    if (cp) bput(&b, "  cube:   %s / %llu flops (%s%%)\n", dec3(t1, s.cube_flops, s.total), (unsigned long long)cp,
+                 pct(t2, s.cube_flops, s.total * cp));
+    if (vp) bput(&b, "  vector: %s / %llu source bytes (%s%%)\n", dec3(t1, s.vec_bytes, s.total), (unsigned long long)vp,
+                 pct(t2, s.vec_bytes, s.total * vp));
+    bput(&b, "  HBM:    %s / %llu bytes (%s%%)\n", dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp,
+         pct(t2, gm_bytes(&s), s.total * hp));
+    bput(&b, "  arithmetic intensity: %s flops per GM byte\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
+    char bound[256];
+    bound_sentence(sim, &s, bound, sizeof bound);
+    bput(&b, "\n%s\n", bound);
+    return bdone(&b);
+}
+
+static void json_pipe(Buf *b, const AscPipeStats *st, uint64_t total, bool scalar)
+{
+    char t[32];
+    uint64_t idle = total > st->busy_cycles + stalls(st) ? total - st->busy_cycles - stalls(st) : 0;
+    bput(b, "{\"insns\": %llu, \"busy_cycles\": %llu, \"busy_pct\": %s, \"conflict_cycles\": %llu, "
+            "\"hbm_extra_cycles\": %llu, \"flag_wait_cycles\": %llu, \"barrier_cycles\": %llu, ",
+         (unsigned long long)st->insns, (unsigned long long)st->busy_cycles, pct(t, st->busy_cycles, total),
+         (unsigned long long)st->conflict_cycles, (unsigned long long)st->hbm_extra_cycles,
+         (unsigned long long)st->flag_wait_cycles, (unsigned long long)st->barrier_cycles);
+    if (scalar)
+        bput(b, "\"queue_full_cycles\": %llu, \"xcore_cycles\": %llu, \"sync_all_cycles\": %llu, \"drain_cycles\": %llu, ",
+             (unsigned long long)st->queue_full_cycles, (unsigned long long)st->xcore_cycles,
+             (unsigned long long)st->sync_all_cycles, (unsigned long long)st->drain_cycles);
+    bput(b, "\"idle_cycles\": %llu}", (unsigned long long)idle);
+}
+
+char *asc_sim_report_json(const AscSim *sim)
+{
+    Buf b = {.a = &sim->alloc};
+    Sum s;
+    summarise(sim, &s);
+    char t1[32], t2[32], name[48];
+    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
+    const AscKernelInfo *k = sim->kernel;
+    bput(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": \"%s\",\n  \"kind\": \"%s\",\n  \"target\": \"%s\",\n", k->name,
+         asc_kernel_kind_name(k->kind), sim->cfg.name);
+    bput(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n", sim->blocks,
+         sim->ncores, sim->functional ? "true" : "false", (unsigned long long)mhz);
+    bput(&b, "  \"total_cycles\": %llu,\n  \"microseconds\": %s,\n  \"instructions\": %llu,\n",
+         (unsigned long long)s.total, dec3(t1, s.total, mhz), (unsigned long long)sim->insns);
+    bput(&b, "  \"per_core\": [\n");
+    for (uint32_t c = 0; c < sim->ncores; c++) {
+        const AscCore *co = &sim->cores[c];
+        bput(&b, "    {\"core\": \"%s\", \"kind\": \"%s\", \"block_idx\": %llu, \"end_cycle\": %llu, \"pipes\": {",
+             asc_sim_core_name(sim, c, name, sizeof name), asc_core_kind_name(co->kind),
+             (unsigned long long)co->spr[ASC_SPR_BLOCK_IDX], (unsigned long long)co->end_cycle);
+        bool first = true;
+        for (unsigned i = 0; i < NLANES; i++) {
+            const AscPipeUnit *u = &co->pipes[lanes[i]];
+            if (!u->present) continue;
+            bput(&b, "%s\n      \"%s\": ", first ? "" : ",", asc_pipe_lane(lanes[i]));
+            json_pipe(&b, &u->stats, s.total, lanes[i] == ASC_PIPE_S);
+            first = false;
+        }
+        bput(&b, "}}%s\n", c + 1 < sim->ncores ? "," : "");
+    }
+    bput(&b, "  ],\n  \"stalls\": {\n    \"flag_waits\": [");
+    bool first = true;
+    for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
+        for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
+            for (unsigned e = 0; e < ASC_MAX_EVENTS; e++)
+                if (s.flag[sp][d][e]) {
+                    bput(&b, "%s{\"src\": \"%s\", \"dst\": \"%s\", \"id\": %u, \"cycles\": %llu}", first ? "" : ", ",
+                         asc_pipe_lane(sp), asc_pipe_lane(d), e, (unsigned long long)s.flag[sp][d][e]);
+                    first = false;
+                }
+    bput(&b, "],\n    \"barrier_cycles\": %llu,\n    \"bank_conflict_beats\": %llu,\n    \"queue_full_cycles\": %llu,\n"
+             "    \"hbm_contention_cycles\": %llu,\n    \"xcore_cycles\": %llu,\n    \"sync_all_cycles\": %llu\n  },\n",
+         (unsigned long long)s.barrier, (unsigned long long)s.conflict_beats, (unsigned long long)s.queue_full,
+         (unsigned long long)s.hbm_extra, (unsigned long long)s.xcore, (unsigned long long)s.sync_all);
+    bput(&b, "  \"bytes\": {");
+    first = true;
+    for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
+        for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
+            if (s.bytes[a][d]) {
+                bput(&b, "%s\"%s->%s\": %llu", first ? "" : ", ", buf_names[a], buf_names[d],
+                     (unsigned long long)s.bytes[a][d]);
+                first = false;
+            }
+    uint64_t cp, vp, hp;
+    roofline(sim, &s, &cp, &vp, &hp);
+    bput(&b, "},\n  \"flops\": {\"cube\": %llu, \"vector\": %llu},\n", (unsigned long long)s.cube_flops,
+         (unsigned long long)s.vec_flops);
+    bput(&b, "  \"roofline\": {\n");
+    bput(&b, "    \"cube\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+         dec3(t1, s.cube_flops, s.total), (unsigned long long)cp, pct(t2, s.cube_flops, s.total * cp));
+    bput(&b, "    \"vector\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+         dec3(t1, s.vec_bytes, s.total), (unsigned long long)vp, pct(t2, s.vec_bytes, s.total * vp));
+    bput(&b, "    \"hbm\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+         dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp, pct(t2, gm_bytes(&s), s.total * hp));
+    bput(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
+    char bound[256];
+    bound_sentence(sim, &s, bound, sizeof bound);
+    bput(&b, "  \"bound\": \"%s\"\n}\n", bound);
+    return bdone(&b);
+}
+
+/* ---- --report-dir ------------------------------------------------------------- */
+
+typedef struct LineKey {
+    uint32_t file, line, idx;
+} LineKey;
+
+static int cmp_line(const void *a, const void *b)
+{
+    const LineKey *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool write_text(const char *path, const char *text, AscDiags *d)
+{
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    size_t n = strlen(text);
+    bool ok = f && fwrite(text, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok || rename(tmp, path) != 0) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, "cannot write the file");
+        remove(tmp);
+        return false;
+    }
+    return true;
+}
+
+static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags *d)
+{
+    const AscCore *c = &sim->cores[ci];
+    const AscProg *p = c->prog;
+    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
+    char name[48], path[1100], text[128], src[300], t[32];
+    asc_sim_core_name(sim, ci, name, sizeof name);
+    Buf b = {.a = &sim->alloc};
+    bput(&b, "instr,addr,pipe,call_count,cycles,running_time(us),detail\n");
+    uint32_t n = p->size / 4;
+    for (uint32_t i = 0; i < n; i++) {
+        const AscPcStats *ps = &c->pcs[i];
+        if (!ps->count) continue;
+        const AscInsn *in = &p->insn[i];
+        const AscInsnInfo *ii = &asc_insn_info[in->op];
+        uint8_t pipe = ii->pipe;
+        if (pipe == ASC_PIPE_DYN)
+            pipe = in->op == ASC_OP_SET_FLAG ? in->psrc : in->op == ASC_OP_WAIT_FLAG ? in->pdst : in->pipe;
+        asc_insn_print(in, text, sizeof text);
+        asc_sim_source(sim, p->entry + 4 * i, src, sizeof src);
+        bput(&b, "\"%s\",0x%04x,%s,%llu,%llu,%s,%s\n", text, p->entry + 4 * i,
+             asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL", (unsigned long long)ps->count,
+             (unsigned long long)ps->cycles, dec3(t, ps->cycles, mhz), src);
+    }
+    char *csv = bdone(&b);
+    snprintf(path, sizeof path, "%s/%s_instr_exe.csv", dir, name);
+    bool ok = csv && write_text(path, csv, d);
+    asc_free(&sim->alloc, csv);
+    if (!ok) return false;
+
+    /* code_exe.csv: per source line, in (file, line) order */
+    LineKey *keys = asc_calloc(&sim->alloc, n ? n : 1, sizeof *keys);
+    if (!keys) return false;
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!c->pcs[i].count) continue;
+        const AscLineEntry *e = asc_image_line_at(sim->img, p->entry + 4 * i);
+        keys[nk++] = (LineKey){e ? e->file : UINT32_MAX, e ? e->line : 0, i};
+    }
+    qsort(keys, nk, sizeof *keys, cmp_line);
+    Buf b2 = {.a = &sim->alloc};
+    bput(&b2, "code,call_count,cycles,running_time(us)\n");
+    for (uint32_t i = 0; i < nk;) {
+        uint64_t cnt = 0, cyc = 0;
+        uint32_t j = i;
+        for (; j < nk && keys[j].file == keys[i].file && keys[j].line == keys[i].line; j++) {
+            cnt += c->pcs[keys[j].idx].count;
+            cyc += c->pcs[keys[j].idx].cycles;
+        }
+        if (keys[i].file < sim->img->nfiles) bput(&b2, "%s:%u,", sim->img->files[keys[i].file], keys[i].line);
+        else bput(&b2, "?,");
+        bput(&b2, "%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, dec3(t, cyc, mhz));
+        i = j;
+    }
+    asc_free(&sim->alloc, keys);
+    csv = bdone(&b2);
+    snprintf(path, sizeof path, "%s/%s_code_exe.csv", dir, name);
+    ok = csv && write_text(path, csv, d);
+    asc_free(&sim->alloc, csv);
+    return ok;
+}
+
+bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d)
+{
+    for (uint32_t c = 0; c < sim->ncores; c++)
+        if (!core_csvs(sim, c, dir, d)) return false;
+    char *json = asc_sim_report_json(sim);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    bool ok = json && write_text(path, json, d);
+    asc_free(&sim->alloc, json);
+    return ok;
+}

@@ -1,0 +1,16 @@
+"""pyasc: Python kernels for the asc Ascend AI Core simulator, with real pyasc's API.
+
+Users: kernel authors (`import asc` or `import pyasc`), the `pyasc` CLI, tests.
+Layout: language/ (the asc.* kernel API), compiler/ (AST -> IR -> passes -> assembly),
+runtime/ (jit, launch, cache, config), lib/runtime (streams), _libasc (ctypes over libasc.so).
+Needs only the standard library and numpy; torch tensors are accepted when torch is installed.
+"""
+from .language.api import *  # noqa: F401,F403
+from .language.api import range, static_range, property  # noqa: F401,A004
+from .language import dtype as _dtype
+from .runtime.jit import jit, JITFunction, LaunchResult  # noqa: F401
+from .compiler.errors import CompileError, KernelFault, LaunchError  # noqa: F401
+from . import runtime, lib  # noqa: F401
+from .lib import runtime as _rt  # noqa: F401  (so asc.lib.runtime is importable as an attribute)
+
+__version__ = "0.1.0"

@@ -1,0 +1,279 @@
+"""The IR builder and run-time scalar values, shared by the frontend and the language API.
+
+Users: compiler.frontend sets `current()` while it walks a kernel; pyasc.language objects
+(GlobalTensor, TQue, asc.add, ...) call `current()` to emit ops.  RVal is a run-time scalar:
+Python operators on it emit scalar IR ops with constant folding (int op int never reaches the
+IR).  RVal tracks a congruence (value = r mod m) so that `i % BUFFER_NUM` folds to a constant in
+unrolled loops; that is what makes event ids and queue slots static in double-buffered loops.
+
+Invariant: one Builder per compilation; everything it creates is discarded with it.
+"""
+from __future__ import annotations
+
+import math
+
+from . import ir
+from .errors import CompileError, NeedUnroll
+
+_CURRENT: list = []
+
+
+def current() -> "Builder":
+    if not _CURRENT:
+        raise RuntimeError("this pyasc API can only be used inside an @asc.jit function")
+    return _CURRENT[-1]
+
+
+def active() -> bool:
+    return bool(_CURRENT)
+
+
+class RVal:
+    """A scalar known only at run time (an i64 or f32 virtual register)."""
+    __slots__ = ("v", "mod", "res")
+
+    def __init__(self, v: ir.Value, mod: int = 0, res: int = 0):
+        self.v, self.mod, self.res = v, mod, res % mod if mod else 0
+
+    ty = property(lambda self: self.v.ty)
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"RVal({self.v})"
+
+    # arithmetic: the builder folds and emits
+    def __add__(self, o): return current().binop("add", self, o)
+    def __radd__(self, o): return current().binop("add", o, self)
+    def __sub__(self, o): return current().binop("sub", self, o)
+    def __rsub__(self, o): return current().binop("sub", o, self)
+    def __mul__(self, o): return current().binop("mul", self, o)
+    def __rmul__(self, o): return current().binop("mul", o, self)
+    def __floordiv__(self, o): return current().binop("div", self, o)
+    def __rfloordiv__(self, o): return current().binop("div", o, self)
+    def __mod__(self, o): return current().binop("rem", self, o)
+    def __rmod__(self, o): return current().binop("rem", o, self)
+    def __and__(self, o): return current().binop("and", self, o)
+    def __rand__(self, o): return current().binop("and", o, self)
+    def __or__(self, o): return current().binop("or", self, o)
+    def __ror__(self, o): return current().binop("or", o, self)
+    def __xor__(self, o): return current().binop("xor", self, o)
+    def __rxor__(self, o): return current().binop("xor", o, self)
+    def __lshift__(self, o): return current().binop("shl", self, o)
+    def __rlshift__(self, o): return current().binop("shl", o, self)
+    def __rshift__(self, o): return current().binop("sra", self, o)
+    def __rrshift__(self, o): return current().binop("sra", o, self)
+    def __neg__(self): return current().binop("sub", 0, self)
+    def __invert__(self): return current().binop("xor", self, -1)
+    def __truediv__(self, o):
+        raise CompileError("'/' on run-time integers is not supported: use '//' (integer division)",
+                           current().loc)
+    __rtruediv__ = __truediv__
+
+    def __bool__(self):
+        raise CompileError("a run-time value cannot be used where Python needs a compile-time "
+                           "truth value (use it in an if/while condition of the kernel)", current().loc)
+
+    def __index__(self):
+        raise NeedUnroll("a compile-time integer is needed here, but the value is only known at run time",
+                         current().loc)
+
+
+class RCond:
+    """A run-time comparison, usable as an if/while condition or materialised as 0/1."""
+    __slots__ = ("cmp", "a", "b")
+
+    def __init__(self, cmp, a, b):
+        self.cmp, self.a, self.b = cmp, a, b
+
+    def __bool__(self):
+        raise CompileError("a run-time comparison cannot be used as a compile-time truth value",
+                           current().loc)
+
+
+_FOLD = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a // b, "rem": lambda a, b: a % b, "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "shl": lambda a, b: a << b,
+    "shr": lambda a, b: (a % (1 << 64)) >> b, "sra": lambda a, b: a >> b,
+    "min": min, "max": max,
+}
+_CMP_FOLD = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+             "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
+
+
+def is_static(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, RVal)
+
+
+def operand(x):
+    """IR operand of an int, float, RVal or Sym."""
+    if isinstance(x, RVal):
+        return x.v
+    if isinstance(x, ir.Sym):
+        return x
+    if isinstance(x, bool):
+        return ir.Const(int(x))
+    if isinstance(x, int):
+        return ir.Const(x)
+    if isinstance(x, float):
+        return ir.Const(x, "f32")
+    if hasattr(x, "value") and isinstance(getattr(x, "value"), int):  # IntEnum
+        return ir.Const(int(x))
+    raise CompileError(f"expected a scalar, got {type(x).__name__}", current().loc)
+
+
+class Builder:
+    def __init__(self, fn: ir.Function, target: dict):
+        self.fn = fn
+        self.target = target
+        self.blocks = [fn.body]
+        self.loc: ir.Loc | None = None
+        self._next = 0
+        self.queues = []          # TQue objects, for loop-state checks and end-of-kernel drains
+        self.uses_cube = False
+        self.uses_vector = False
+        self.loop_depth = 0
+
+    # ---- target questions ----------------------------------------------------------------
+    def target_capacity(self, buf: str) -> int:
+        t = self.target
+        if buf == "UB":
+            return t["ub_bytes"] - t.get("ub_reserved_bytes", 0)
+        return t[{"L1": "l1_bytes", "L0A": "l0a_bytes", "L0B": "l0b_bytes", "L0C": "l0c_bytes"}[buf]]
+
+    def target_align(self, buf: str) -> int:
+        return self.target.get({"UB": "ub_align", "L1": "l1_align", "L0A": "l0ab_align", "L0B": "l0ab_align",
+                                "L0C": "l0c_align"}[buf], {"UB": 32, "L1": 32, "L0A": 512, "L0B": 512,
+                                                          "L0C": 64}[buf])
+
+    # ---- context ---------------------------------------------------------------------
+    def __enter__(self):
+        _CURRENT.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CURRENT.pop()
+
+    def new_value(self, ty="i64", hint="") -> ir.Value:
+        self._next += 1
+        return ir.Value(self._next, ty, hint)
+
+    def emit(self, op: ir.Op) -> ir.Op:
+        if op.loc is None:
+            op.loc = self.loc
+        self.blocks[-1].ops.append(op)
+        return op
+
+    def push(self, block: ir.Block):
+        self.blocks.append(block)
+
+    def pop(self):
+        self.blocks.pop()
+
+    def error(self, msg):
+        return CompileError(msg, self.loc)
+
+    # ---- scalars -----------------------------------------------------------------------
+    def binop(self, name, a, b):
+        from ..language.tensor import tensor_type_name
+        for x in (a, b):
+            if not isinstance(x, (int, RVal)) or isinstance(x, float):
+                if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32"):
+                    if is_static(a) and is_static(b):
+                        return _FOLD[name](a, b)
+                    raise self.error("floating-point arithmetic on run-time values is not supported: "
+                                     "the scalar unit has integer instructions only")
+                raise self.error(f"Cannot infer dtype for operation '{_PYOP.get(name, name)}' between "
+                                 f"'{tensor_type_name(a)}' and '{tensor_type_name(b)}'")
+        if isinstance(a, RVal) and a.ty == "f32" or isinstance(b, RVal) and b.ty == "f32":
+            raise self.error("floating-point arithmetic on run-time values is not supported: "
+                             "the scalar unit has integer instructions only")
+        if not isinstance(a, RVal) and not isinstance(b, RVal):
+            if name in ("div", "rem") and b == 0:
+                raise self.error("integer division by zero")
+            return _FOLD[name](int(a), int(b))
+        # algebraic identities and congruences
+        if name == "rem" and isinstance(b, int) and isinstance(a, RVal) and a.mod and b > 0 and a.mod % b == 0:
+            return a.res % b
+        if name in ("add", "sub") and b == 0 and isinstance(a, RVal):
+            return a
+        if name == "add" and a == 0 and isinstance(b, RVal):
+            return b
+        if name == "mul" and isinstance(b, int) and b == 1:
+            return a
+        if name == "mul" and isinstance(a, int) and a == 1:
+            return b
+        if name == "mul" and (isinstance(a, int) and a == 0 or isinstance(b, int) and b == 0):
+            return 0
+        if name in ("div",) and isinstance(b, int) and b == 1:
+            return a
+        # strength reduction on powers of two (floor semantics kept: sra floors, and-mask is mod)
+        if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
+            if name == "div":
+                name, b = "sra", b.bit_length() - 1
+            elif name == "rem":
+                name, b = "and", b - 1
+            elif name == "mul":
+                name, b = "shl", b.bit_length() - 1
+        if name in ("div", "rem") and isinstance(b, int) and b == 0:
+            raise self.error("integer division by zero")
+        mod, res = self._congruence(name, a, b)
+        r = self.new_value()
+        self.emit(ir.Op(name, r, [operand(a), operand(b)]))
+        return RVal(r, mod, res)
+
+    @staticmethod
+    def _congruence(name, a, b):
+        def mr(x):
+            return (0, x) if isinstance(x, int) else (x.mod, x.res)
+        (ma, ra), (mb, rb) = mr(a), mr(b)
+        if name in ("add", "sub"):
+            if isinstance(a, int):
+                ma = mb
+            if isinstance(b, int):
+                mb = ma
+            m = math.gcd(ma, mb)
+            return (m, (ra + rb if name == "add" else ra - rb)) if m else (0, 0)
+        if name == "mul" and isinstance(b, int) and ma:
+            return ma * abs(b), ra * b
+        if name == "mul" and isinstance(a, int) and mb:
+            return mb * abs(a), rb * a
+        if name == "shl" and isinstance(b, int) and ma:
+            return ma << b, ra << b
+        return 0, 0
+
+    def compare(self, cmp, a, b):
+        if is_static(a) and is_static(b):
+            return _CMP_FOLD[cmp](a, b)
+        return RCond(cmp, a, b)
+
+    def materialize(self, c):
+        """0/1 value of a condition."""
+        if isinstance(c, RCond):
+            a, b, cmp = c.a, c.b, c.cmp
+            if cmp in ("gt", "le"):
+                a, b, cmp = b, a, {"gt": "lt", "le": "ge"}[cmp]
+            r = self.new_value()
+            name = {"lt": "slt", "ge": "sge", "eq": "seq", "ne": "sne"}[cmp]
+            self.emit(ir.Op(name, r, [self.reg(a), self.reg(b)]))
+            return RVal(r)
+        return c
+
+    def reg(self, x) -> ir.Value:
+        """A Value holding x (emits li for constants)."""
+        if isinstance(x, RVal):
+            return x.v
+        r = self.new_value("f32" if isinstance(x, float) else "i64")
+        self.emit(ir.Op("li", r, [operand(x)]))
+        return r
+
+    def mov_into(self, home: ir.Value, x):
+        self.emit(ir.Op("mov", home, [operand(x)]))
+
+    def spr(self, name):
+        r = self.new_value(hint="")
+        self.emit(ir.Op("mfspr", r, [], {"spr": name}))
+        return RVal(r)
+
+
+_PYOP = {"div": "floordiv", "rem": "mod", "shl": "lshift", "sra": "rshift"}

@@ -1,0 +1,232 @@
+"""Codegen: lowered IR -> asc assembly text (docs/assembly.md syntax), with `.loc` source lines.
+
+Users: compiler.driver.  Steps: linearise the structured IR into instructions over virtual
+registers and labels; compute live intervals (a value live into a loop stays live to its end);
+colour them with x0..x30 (kernel arguments pinned to x0..x15 where they arrive; x31 is the
+assembler's); print.  Config registers whose fields are all static use the assembler's named
+form (`vadd.f32 x3, x1, x2, repeat=8, blk=1,1,1, rep=8,8,8`), so the listing reads like a
+hand-written kernel.  No spilling: a kernel needing more than 31 live scalars is an error.
+"""
+from __future__ import annotations
+
+from . import ir, isa
+from .errors import CompileError
+
+_NREGS = 31  # x0..x30; x31 is `at`
+_INV = {"lt": ("bge", False), "ge": ("blt", False), "gt": ("bge", True), "le": ("blt", True),
+        "eq": ("bne", False), "ne": ("beq", False)}
+_IMM = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "shl": "shli", "shr": "shri",
+        "sra": "srai", "mul": "muli", "slt": "slti"}
+
+
+class _Ins:
+    __slots__ = ("op", "ops", "loc", "label")
+
+    def __init__(self, op, ops=(), loc=None, label=None):
+        self.op, self.ops, self.loc, self.label = op, list(ops), loc, label
+
+
+class _Lin:
+    def __init__(self):
+        self.code: list[_Ins] = []
+        self.loops = []   # (start, end) index ranges
+        self.n = 0
+
+    def label(self, base):
+        self.n += 1
+        return f"L{self.n}_{base}"
+
+    def emit(self, op, ops=(), loc=None):
+        self.code.append(_Ins(op, ops, loc))
+
+    def put_label(self, name):
+        self.code.append(_Ins(None, (), None, name))
+
+    def block(self, block):
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op):
+        loc = op.loc
+        if isinstance(op, ir.For):
+            head, end = self.label("for"), self.label("endfor")
+            if isinstance(op.lo, ir.Value):
+                self.emit("mov", [op.var, op.lo], loc)
+            else:
+                self.emit("li", [op.var, op.lo.value], loc)
+            start = len(self.code)
+            if op.step > 0:
+                self.emit("bge", [op.var, op.hi, end], loc)
+            else:
+                self.emit("bge", [op.hi, op.var, end], loc)
+            self.put_label(head)
+            self.block(op.body)
+            self.emit("addi", [op.var, op.var, op.step], loc)
+            if op.step > 0:
+                self.emit("blt", [op.var, op.hi, head], loc)
+            else:
+                self.emit("blt", [op.hi, op.var, head], loc)
+            self.put_label(end)
+            self.loops.append((start, len(self.code)))
+            return
+        if isinstance(op, ir.If):
+            els, end = self.label("else"), self.label("endif")
+            cmp, a, b = op.cond
+            mn, swap = _INV[cmp]
+            self.emit(mn, [b, a, els] if swap else [a, b, els], loc)
+            self.block(op.then)
+            if op.els.ops:
+                self.emit("j", [end], loc)
+                self.put_label(els)
+                self.block(op.els)
+                self.put_label(end)
+            else:
+                self.put_label(els)
+            return
+        if isinstance(op, ir.While):
+            head, end = self.label("while"), self.label("endwhile")
+            start = len(self.code)
+            self.put_label(head)
+            self.block(op.head)
+            cmp, a, b = op.cond
+            mn, swap = _INV[cmp]
+            self.emit(mn, [b, a, end] if swap else [a, b, end], loc)
+            self.block(op.body)
+            self.emit("j", [head], loc)
+            self.put_label(end)
+            self.loops.append((start, len(self.code)))
+            return
+        n = op.name
+        if n == "li":
+            self.emit("li", [op.result, op.args[0].value], loc)
+        elif n == "mov":
+            self.emit("mov", [op.result, op.args[0]], loc)
+        elif n in _IMM and isinstance(op.args[1], ir.Const):
+            self.emit(_IMM[n], [op.result, op.args[0], op.args[1].value], loc)
+        elif n in ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "sra", "min", "max",
+                   "slt", "sge", "seq", "sne"):
+            self.emit(n, [op.result] + op.args, loc)
+        elif n == "mfspr":
+            self.emit("mfspr", [op.result, op.attrs["spr"]], loc)
+        elif n == "mtspr":
+            self.emit("mtspr", [op.attrs["spr"], op.args[0]], loc)
+        elif n in ("set_mask_count", "set_mask_norm", "sync_all"):
+            self.emit(n, [], loc)
+        elif n in ("set_flag", "wait_flag"):
+            self.emit(n, [op.attrs["src"], op.attrs["dst"], op.attrs["event"]], loc)
+        elif n == "bar":
+            self.emit("bar", [op.attrs["bpipe"]], loc)
+        elif n == "ld":
+            self.emit(op.attrs["mnem"], [op.result, ("mem", op.args[0])], loc)
+        elif n == "st":
+            self.emit(op.attrs["mnem"], [op.args[0], ("mem", op.args[1])], loc)
+        elif n in ("vec", "dma", "load2d", "mmad", "fix"):
+            mn = op.attrs["mnem"]
+            ops = list(op.args)
+            tail = []
+            if "cfg_reg" in op.attrs:
+                ops.append(op.attrs["cfg_reg"])
+            elif "cfg_word" in op.attrs:
+                tail.append(("cfg", op.attrs["layout"], op.attrs["cfg"]))
+            if "cond" in op.attrs:
+                tail.append(op.attrs["cond"])
+            if "rnd" in op.attrs:
+                tail.append(op.attrs["rnd"])
+            self.emit(mn, ops + tail, loc)
+        else:
+            raise CompileError(f"internal: no code for IR op '{n}'", loc)
+
+
+def _fmt_cfg(layout, cfg):
+    slots = isa.field_slots(layout)
+    parts = []
+    for k, vals in cfg.items():
+        defaults = [d for (_, _, d) in slots[k]]
+        vals = list(vals) + defaults[len(vals):]
+        if vals == defaults and k != "repeat":
+            continue
+        parts.append(f"{k}=" + ",".join(str(v) for v in vals))
+    return ", ".join(parts)
+
+
+def allocate(lin: _Lin, args: list) -> dict:
+    first, last = {}, {}
+    for i, ins in enumerate(lin.code):
+        for o in ins.ops:
+            v = o[1] if isinstance(o, tuple) and o and o[0] == "mem" else o
+            if isinstance(v, ir.Value):
+                first.setdefault(v.id, i)
+                last[v.id] = i
+    pinned = {}
+    for idx, a in enumerate(args):
+        pinned[a.value.id] = idx
+        first[a.value.id] = 0
+        last.setdefault(a.value.id, 0)
+    changed = True
+    while changed:
+        changed = False
+        for (ls, le) in lin.loops:
+            for vid in first:
+                s, e = first[vid], last[vid]
+                if s < ls <= e < le or (s < ls and ls <= e and e < le):
+                    last[vid] = le
+                    changed = True
+    order = sorted(first, key=lambda v: (first[v], v))
+    assign = dict(pinned)
+    active = []   # (end, reg)
+    busy_until = {}
+    for vid, r in pinned.items():
+        busy_until[r] = last[vid]
+    for vid in order:
+        if vid in assign:
+            continue
+        s = first[vid]
+        free = [r for r in range(_NREGS) if busy_until.get(r, -1) < s]
+        if not free:
+            raise CompileError("the kernel needs more than 31 live scalar values at once (no register "
+                               "spilling): simplify the scalar code or split the kernel")
+        # prefer registers above the argument window to keep arguments' home registers free
+        hi = [r for r in free if r >= 16]
+        r = hi[0] if hi else free[0]
+        assign[vid] = r
+        busy_until[r] = last[vid]
+    return assign
+
+
+def emit_asm(fn: ir.Function) -> str:
+    lin = _Lin()
+    lin.block(fn.body)
+    lin.emit("end", [], None)
+    regs = allocate(lin, fn.args)
+    out = [f"; generated by pyasc from {fn.file}",
+           f".target {fn.target}",
+           f".kernel {fn.name}, {fn.kernel_kind}"]
+    for a in fn.args:
+        if a.kind == "gm":
+            out.append(f".arg {a.name}, gm, {a.dtype.isa}")
+        else:
+            out.append(f".arg {a.name}, {a.kind}")
+    cur = None
+
+    def r(o):
+        if isinstance(o, ir.Value):
+            return f"x{regs[o.id]}"
+        if isinstance(o, tuple) and o[0] == "mem":
+            return f"0({r(o[1])})"
+        if isinstance(o, tuple) and o[0] == "cfg":
+            return _fmt_cfg(o[1], o[2])
+        return str(o)
+
+    for ins in lin.code:
+        if ins.label:
+            out.append(f"{ins.label}:")
+            continue
+        if ins.loc is not None and (cur is None or (ins.loc.file, ins.loc.line, ins.loc.col) != cur):
+            cur = (ins.loc.file, ins.loc.line, ins.loc.col)
+            out.append(f'.loc "{ins.loc.file}", {ins.loc.line}, {ins.loc.col}')
+        if ins.op == "mov" and isinstance(ins.ops[0], ir.Value) and isinstance(ins.ops[1], ir.Value) and \
+                regs[ins.ops[0].id] == regs[ins.ops[1].id]:
+            continue
+        ops = ", ".join(x for x in (r(o) for o in ins.ops) if x != "")
+        out.append(f"        {ins.op:<14}{ops}".rstrip())
+    return "\n".join(out) + "\n"

@@ -1,0 +1,96 @@
+"""The compile pipeline: kernel function + argument signature -> IR -> passes -> assembly.
+
+Users: runtime.jit (launch and the cache), the CLI.  `compile_kernel` is pure: the same source,
+options and signature give the same assembly text (so the disk cache can key on them).
+PYASC_DUMP_PATH=dir writes <kernel>.ir (after the frontend), <kernel>.lowered.ir and <kernel>.s.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from . import codegen, ir, passes, targets
+from .builder import Builder, RVal
+from .errors import CompileError
+from .frontend import Frontend
+
+
+@dataclass
+class ArgSpec:
+    name: str
+    kind: str            # gm, int, float, const
+    dtype: object = None  # DataType for gm
+    value: object = None  # the value, for const
+
+
+@dataclass
+class Compiled:
+    name: str
+    asm: str
+    ir_text: str
+    lowered_text: str
+    kernel_kind: str
+    target: str
+    args: list
+
+
+def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
+    from ..language.tensor import GmPtr
+    options = dict(options or {})
+    tname = options.get("target") or targets.DEFAULT_TARGET
+    try:
+        target = targets.load(tname)
+    except ValueError as e:
+        raise CompileError(str(e)) from None
+    fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
+    func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
+    b = Builder(func, target)
+    env = {}
+    with b:
+        fe = Frontend(b)
+        parsed = fe.parsed(fn)
+        func.file = parsed.file
+        reg = 0
+        for s in specs:
+            if s.kind == "const":
+                env[s.name] = s.value
+                continue
+            v = b.new_value("f32" if s.kind == "float" else "i64", hint=s.name + ".")
+            func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
+            reg += 1
+            env[s.name] = GmPtr(RVal(v), s.dtype, s.name) if s.kind == "gm" else RVal(v)
+        if reg > 16:
+            raise CompileError(f"a kernel takes at most 16 run-time arguments (x0..x15), {fn.__name__} has {reg}",
+                               parsed.loc(parsed.node))
+        kt = options.get("kernel_type")
+        if kt is not None:
+            func.kernel_kind = {0: "aiv", 1: "aic"}.get(int(kt), "mix")
+        fe.run_kernel(fn, env)
+        b.loc = None
+        for q in b.queues:
+            q.drain(b)
+        if kt is None:
+            if b.uses_cube and b.uses_vector:
+                raise CompileError("kernels using both cube (mmad/load_data/fixpipe) and vector ops are mix "
+                                   "kernels, which are not supported yet: split them into an AIC and an AIV kernel",
+                                   parsed.loc(parsed.node))
+            func.kernel_kind = "aic" if b.uses_cube else "aiv"
+    ir_text = ir.dump(func)
+    passes.const_fold(func)
+    passes.alloc_events(func, target)
+    passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
+    if options.get("insert_sync"):
+        passes.insert_sync(func, target)
+    passes.lower(func)
+    if options.get("opt_level", 3) >= 1:
+        passes.dce(func)
+    lowered = ir.dump(func)
+    asm = codegen.emit_asm(func)
+    dump = os.environ.get("PYASC_DUMP_PATH")
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+        for ext, text in ((".ir", ir_text), (".lowered.ir", lowered), (".s", asm)):
+            with open(os.path.join(dump, func.name + ext), "w", encoding="utf-8") as f:
+                f.write(text)
+    return Compiled(func.name, asm, ir_text, lowered, func.kernel_kind, tname,
+                    [(a.name, a.kind, a.dtype) for a in func.args])

@@ -1,0 +1,999 @@
+"""Frontend: Python AST of an @asc.jit kernel -> IR (compiler.ir), by abstract interpretation.
+
+Users: compiler.driver.compile_kernel.  The walker evaluates every expression: values known at
+compile time (ints, ConstExpr arguments, module constants, dtypes, enums, params records) stay
+Python objects, so constant folding happens as the kernel is read; run-time values are RVals and
+every operation on them emits a scalar op.  Calls to asc.* run the language functions, which emit
+machine-level ops; calls to other @asc.jit functions are inlined (a fresh scope, the callee's
+AST walked in place), wherever the helper is defined in its module.
+
+Control flow stays structured:
+- `if` on a compile-time condition compiles one branch; on a run-time one it emits an If op and
+  merges the variables either branch changed into "home" registers.
+- `for ... in range(...)` emits a scalar loop (For op).  When the body needs a value to be static
+  (an event id `i % 2`, a TQue slot), the loop is unrolled by 2, 3, 4 ... copies: the loop index
+  carries a congruence, so `i % BUFFER_NUM` folds in each copy.  A trip count that is not a
+  multiple of the unroll factor gets a tail (static, or guarded by ifs at run time).
+- `while` emits a While op.
+Unsupported Python (real pyasc's list: nested functions, global, nonlocal, break, continue,
+raise, try, with, yield, lambda, import, async, kernels in classes...) is rejected with the file,
+line and column of the node and the rule.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import copy as _copy
+import inspect
+import operator
+import textwrap
+
+from . import ir
+from .builder import Builder, RCond, RVal, is_static
+from .errors import CompileError, NeedUnroll
+
+_UNSUPPORTED = {
+    ast.Global: "'global' statements are not supported in @asc.jit functions",
+    ast.Nonlocal: "'nonlocal' statements are not supported in @asc.jit functions",
+    ast.Break: "'break' is not supported in @asc.jit functions (loops run their full range)",
+    ast.Continue: "'continue' is not supported in @asc.jit functions",
+    ast.Raise: "'raise' is not supported in @asc.jit functions",
+    ast.Try: "'try'/'except' is not supported in @asc.jit functions",
+    ast.With: "'with' statements are not supported in @asc.jit functions",
+    ast.AsyncWith: "'async with' is not supported in @asc.jit functions",
+    ast.AsyncFor: "'async for' is not supported in @asc.jit functions",
+    ast.AsyncFunctionDef: "async functions are not supported in @asc.jit functions",
+    ast.Await: "'await' is not supported in @asc.jit functions",
+    ast.Yield: "'yield' is not supported in @asc.jit functions",
+    ast.YieldFrom: "'yield from' is not supported in @asc.jit functions",
+    ast.Lambda: "lambda expressions are not supported in @asc.jit functions",
+    ast.Import: "'import' inside an @asc.jit function is not supported: import at module level",
+    ast.ImportFrom: "'from ... import' inside an @asc.jit function is not supported: import at module level",
+    ast.FunctionDef: "nested functions are not supported in @asc.jit functions: define the helper at "
+                     "module level and decorate it with @asc.jit",
+    ast.ClassDef: "class definitions are not supported in @asc.jit functions",
+    ast.Delete: "'del' is not supported in @asc.jit functions",
+    ast.ListComp: "comprehensions are not supported in @asc.jit functions",
+    ast.SetComp: "comprehensions are not supported in @asc.jit functions",
+    ast.DictComp: "comprehensions are not supported in @asc.jit functions",
+    ast.GeneratorExp: "generator expressions are not supported in @asc.jit functions",
+    ast.NamedExpr: "':=' is not supported in @asc.jit functions",
+}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED[ast.TryStar] = _UNSUPPORTED[ast.Try]
+
+_BINOPS = {ast.Add: ("add", operator.add), ast.Sub: ("sub", operator.sub), ast.Mult: ("mul", operator.mul),
+           ast.FloorDiv: ("floordiv", operator.floordiv), ast.Mod: ("mod", operator.mod),
+           ast.BitAnd: ("and", operator.and_), ast.BitOr: ("or", operator.or_), ast.BitXor: ("xor", operator.xor),
+           ast.LShift: ("lshift", operator.lshift), ast.RShift: ("rshift", operator.rshift),
+           ast.Div: ("div", operator.truediv), ast.Pow: ("pow", operator.pow)}
+_CMPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_UNROLLS = [2, 3, 4, 6, 8, 12, 16]
+
+
+class _Poison:
+    def __init__(self, name, loc):
+        self._name, self._loc = name, loc
+
+    def fail(self, loc):
+        raise CompileError(f"'{self._name}' is assigned differently in the branches of a run-time 'if' "
+                           f"and cannot be used after it (pyasc rule: if-scoped variables)", loc)
+
+
+class _NeedHomes(Exception):
+    def __init__(self, names):
+        self.names = names
+
+
+class ParsedFunction:
+    """AST of one Python function, line numbers made absolute."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CompileError(f"cannot read the source of {fn.__name__}: {e}") from None
+        src = textwrap.dedent("".join(lines))
+        tree = ast.parse(src)
+        ast.increment_lineno(tree, first - 1)
+        self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.node = tree.body[0]
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.source = src
+        if not isinstance(self.node, ast.FunctionDef):
+            raise CompileError(f"{fn.__name__} is not a plain function")
+        self._check_syntax()
+
+    def loc(self, node):
+        return ir.Loc(self.file, getattr(node, "lineno", self.node.lineno),
+                      getattr(node, "col_offset", 0) + 1 + self.indent)
+
+    def _check_syntax(self):
+        fn = self.node
+        if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+            raise CompileError("@asc.jit functions take plain positional parameters only "
+                               "(no *args, **kwargs or keyword-only parameters)", self.loc(fn))
+        if "." in self.fn.__qualname__ and "<locals>" not in self.fn.__qualname__:
+            raise CompileError("@asc.jit kernels defined inside classes are not supported: define them "
+                               "at module level", self.loc(fn))
+        if "<locals>" in self.fn.__qualname__:
+            raise CompileError("nested functions are not supported: @asc.jit functions must be defined "
+                               "at module level", self.loc(fn))
+        for node in ast.walk(fn):
+            if node is fn:
+                continue
+            rule = _UNSUPPORTED.get(type(node))
+            if rule:
+                raise CompileError(f"unsupported syntax: {rule}", self.loc(node))
+        for stmt in ast.walk(fn):
+            for field in ("body", "orelse"):
+                if stmt is fn:
+                    continue
+                for s in getattr(stmt, field, []) or []:
+                    if isinstance(s, ast.Return):
+                        raise CompileError("unsupported syntax: 'return' inside if/for/while is not supported "
+                                           "(return only as a top-level statement of a helper)", self.loc(s))
+            if isinstance(stmt, (ast.For, ast.While)) and stmt.orelse:
+                raise CompileError("unsupported syntax: 'else' on loops is not supported", self.loc(stmt))
+
+
+class Scope:
+    def __init__(self, parsed: ParsedFunction, env: dict, is_kernel: bool):
+        self.parsed, self.env, self.is_kernel = parsed, env, is_kernel
+        self.globals = parsed.fn.__globals__
+        self.closure = {}
+        if parsed.fn.__closure__:
+            for name, cell in zip(parsed.fn.__code__.co_freevars, parsed.fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+
+class Frontend:
+    def __init__(self, builder: Builder):
+        self.b = builder
+        self.scope: Scope | None = None
+        self.inline_stack = []
+        self._parsed_cache = {}
+
+    # ---- entry ----------------------------------------------------------------------
+    def parsed(self, fn) -> ParsedFunction:
+        p = self._parsed_cache.get(fn)
+        if p is None:
+            p = self._parsed_cache[fn] = ParsedFunction(fn)
+        return p
+
+    def run_kernel(self, fn, bound_env: dict):
+        p = self.parsed(fn)
+        self.scope = Scope(p, dict(bound_env), True)
+        self.inline_stack.append(fn)
+        body = p.node.body
+        if body and isinstance(body[-1], ast.Return):
+            r = body[-1]
+            if r.value is not None:
+                raise CompileError("unsupported syntax: a kernel cannot return a value (only helpers can)",
+                                   p.loc(r))
+            body = body[:-1]
+        self.block(body)
+
+    # ---- helpers --------------------------------------------------------------------
+    def loc(self, node):
+        return self.scope.parsed.loc(node)
+
+    def setloc(self, node):
+        self.b.loc = self.loc(node)
+
+    def err(self, msg, node=None):
+        return CompileError(msg, self.loc(node) if node is not None else self.b.loc)
+
+    # ---- statements -----------------------------------------------------------------
+    def block(self, stmts):
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, node):
+        self.setloc(node)
+        m = getattr(self, "s_" + type(node).__name__, None)
+        if m is None:
+            raise self.err(f"unsupported syntax: {type(node).__name__} statements are not supported", node)
+        m(node)
+
+    def s_Pass(self, node):
+        pass
+
+    def s_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # docstring
+        self.expr(node.value)
+
+    def s_Assign(self, node):
+        val = self.expr(node.value)
+        for t in node.targets:
+            self.assign(t, val)
+
+    def s_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value))
+
+    def s_AugAssign(self, node):
+        cur = self.expr(_as_load(node.target))
+        self.setloc(node)
+        val = self.binop(node.op, cur, self.expr(node.value), node)
+        self.assign(node.target, val)
+
+    def s_Assert(self, node):
+        test = self.expr(node.test)
+        if isinstance(test, (RVal, RCond)):
+            return  # run-time asserts are not checked (no trap instruction); see docs/pyasc.md
+        if not test:
+            msg = self.expr(node.msg) if node.msg is not None else "assertion failed"
+            raise self.err(f"assertion failed at compile time: {msg}", node)
+
+    def s_Return(self, node):
+        raise _Return(None if node.value is None else self.expr(node.value))
+
+    def assign(self, target, val):
+        if isinstance(target, ast.Name):
+            self.scope.env[target.id] = val
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(val, (tuple, list)):
+                raise self.err("cannot unpack a non-tuple value", target)
+            if len(val) != len(target.elts):
+                raise self.err(f"cannot unpack {len(val)} values into {len(target.elts)} names", target)
+            for t, v in zip(target.elts, val):
+                self.assign(t, v)
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value)
+            idx = self.expr(target.slice)
+            if hasattr(obj, "set_value"):
+                self.call_py(obj.set_value, [idx, val], {}, target)
+            elif isinstance(obj, list):
+                obj[self.static_int(idx, target)] = val
+            else:
+                raise self.err("item assignment is supported on lists and GlobalTensors only", target)
+        else:
+            raise self.err("unsupported assignment target", target)
+
+    # ---- if ------------------------------------------------------------------------------
+    def s_If(self, node):
+        cond = self.expr(node.test)
+        if not isinstance(cond, (RVal, RCond)):
+            if isinstance(cond, _Poison):
+                cond.fail(self.loc(node.test))
+            self.block(node.body if cond else node.orelse)
+            return
+        self.setloc(node)
+        c = self.cond(cond)
+        before = dict(self.scope.env)
+        qs = [q.state() for q in self.b.queues]
+        op = ir.If(name="if", cond=c, loc=self.loc(node))
+        self.b.push(op.then)
+        self.block(node.body)
+        self.b.pop()
+        env_t = self.scope.env
+        qs_t = [q.state() for q in self.b.queues]
+        for q, s in zip(self.b.queues, qs):
+            q.set_state(s)
+        self.scope.env = dict(before)
+        self.b.push(op.els)
+        self.block(node.orelse)
+        self.b.pop()
+        env_e = self.scope.env
+        for q, st, se in zip(self.b.queues, qs_t, [q.state() for q in self.b.queues]):
+            if st != se:
+                q.set_state(st)
+                q.unknown = True
+        self.scope.env = self.merge(op, before, env_t, env_e)
+        self.b.emit(op)
+
+    def merge(self, op, before, env_t, env_e):
+        out = dict(before)
+        for name in set(env_t) | set(env_e):
+            vt, ve = env_t.get(name, _MISSING), env_e.get(name, _MISSING)
+            if _same(vt, ve):
+                out[name] = vt
+                continue
+            ct, ce = _carry(vt), _carry(ve)
+            if ct is None or ce is None or len(ct) != len(ce) or type(vt) is not type(ve) or \
+                    not _compatible(vt, ve):
+                out[name] = _Poison(name, self.b.loc)
+                continue
+            homes = [self.b.new_value("f32" if (isinstance(x, RVal) and x.ty == "f32") or isinstance(x, float)
+                                      else "i64", hint=name + ".") for x in ct]
+            for blk, vals in ((op.then, ct), (op.els, ce)):
+                self.b.push(blk)
+                for h, v in zip(homes, vals):
+                    self.b.mov_into(h, v)
+                self.b.pop()
+            out[name] = _rebuild(vt, [RVal(h) for h in homes])
+        return out
+
+    def cond(self, c):
+        if isinstance(c, RCond):
+            return (c.cmp, self.b.reg(c.a) if not isinstance(c.a, RVal) else c.a.v,
+                    self.b.reg(c.b) if not isinstance(c.b, RVal) else c.b.v)
+        zero = self.b.reg(0)
+        return ("ne", c.v, zero)
+
+    # ---- loops ---------------------------------------------------------------------------
+    def s_While(self, node):
+        test_static = self._static_probe(node.test)
+        if test_static is False:
+            return
+        homes = set()
+        while True:
+            snap = self.snapshot()
+            try:
+                ops = self._while_attempt(node, homes)
+            except _NeedHomes as e:
+                self.restore(snap)
+                homes |= e.names
+                continue
+            break
+        for o in ops:
+            self.b.emit(o)
+
+    def _static_probe(self, test):
+        if isinstance(test, ast.Constant):
+            if test.value:
+                raise self.err("'while True' never ends: loops need a run-time condition", test)
+            return False
+        return None
+
+    def _while_attempt(self, node, homes):
+        outer = ir.Block()
+        self.b.push(outer)
+        before = dict(self.scope.env)
+        self._make_homes(homes)
+        entry = dict(self.scope.env)
+        qs = [q.state() for q in self.b.queues]
+        op = ir.While(name="while", loc=self.loc(node))
+        self.b.push(op.head)
+        c = self.expr(node.test)
+        if not isinstance(c, (RVal, RCond)):
+            raise self.err("a while condition must depend on run-time values (loop-carried variables)", node.test)
+        op.cond = self.cond(c)
+        self.b.pop()
+        self.b.push(op.body)
+        self.b.loop_depth += 1
+        self.block(node.body)
+        self.b.loop_depth -= 1
+        self._check_changed(node, before, entry, homes)
+        self._store_homes(homes, entry)
+        self.b.pop()
+        if [q.state() for q in self.b.queues] != qs:
+            raise self.err("TQue operations in a while loop must leave every queue as they found it "
+                           "(the loop cannot be unrolled)", node)
+        self.b.emit(op)
+        self.b.pop()
+        self.scope.env.update({n: entry[n] for n in homes})
+        return outer.ops
+
+    def s_For(self, node):
+        it = node.iter
+        if not (isinstance(it, ast.Call)):
+            raise self.err("unsupported syntax: for loops iterate over range(...) only", it)
+        fn = self.expr(it.func)
+        from ..language import api
+        if fn not in (builtins.range, api.range, api.static_range):
+            raise self.err("unsupported syntax: for loops iterate over range(...) only", it)
+        if not isinstance(node.target, ast.Name):
+            raise self.err("the loop variable must be a plain name", node.target)
+        args = [self.expr(a) for a in it.args]
+        if len(args) == 1:
+            lo, hi, step = 0, args[0], 1
+        elif len(args) == 2:
+            (lo, hi), step = args, 1
+        elif len(args) == 3:
+            lo, hi, step = args
+        else:
+            raise self.err("range() takes 1 to 3 arguments", it)
+        if not is_static(step) or step == 0:
+            raise self.err("the range step must be a non-zero compile-time integer", it)
+        for v in (lo, hi):
+            if not isinstance(v, (int, RVal)) or isinstance(v, bool):
+                raise self.err("range bounds must be integers", it)
+        if fn is api.static_range or (is_static(lo) and is_static(hi) and len(range(lo, hi, step)) <= 1):
+            if not (is_static(lo) and is_static(hi)):
+                raise self.err("static_range needs compile-time bounds", it)
+            for i in range(lo, hi, step):
+                self.scope.env[node.target.id] = i
+                self.block(node.body)
+            return
+        if is_static(lo) and is_static(hi) and len(range(lo, hi, step)) == 0:
+            return
+        if step < 0 and not (is_static(lo) and is_static(hi)):
+            raise self.err("run-time range bounds need a positive step", it)
+        homes = set()
+        unroll_i = 0
+        U = 1
+        while True:
+            snap = self.snapshot()
+            try:
+                ops = self._for_attempt(node, lo, hi, step, U, homes)
+            except _NeedHomes as e:
+                self.restore(snap)
+                homes |= e.names
+                continue
+            except NeedUnroll as e:
+                self.restore(snap)
+                n = len(range(lo, hi, step)) if is_static(lo) and is_static(hi) else None
+                if unroll_i >= len(_UNROLLS) or (n is not None and U >= n):
+                    raise CompileError(e.msg, e.loc) from None
+                U = _UNROLLS[unroll_i]
+                unroll_i += 1
+                if n is not None and U > n:
+                    U = n
+                continue
+            break
+        for o in ops:
+            self.b.emit(o)
+
+    def _for_attempt(self, node, lo, hi, step, U, homes):
+        name = node.target.id
+        outer = ir.Block()
+        self.b.push(outer)
+        before = dict(self.scope.env)
+        self._make_homes(homes)
+        entry = dict(self.scope.env)
+        qs = [q.state() for q in self.b.queues]
+        static = is_static(lo) and is_static(hi)
+        n = len(range(lo, hi, step)) if static else None
+
+        def body_copies(iv, count):
+            for k in range(count):
+                self.scope.env[name] = iv + k * step if k else iv
+                self.b.loop_depth += 1
+                self.block(node.body)
+                self.b.loop_depth -= 1
+
+        self.b.loop_depth += 1
+        if static and n // U == 1:
+            body_copies(lo, U)
+            main_end = lo + U * step
+            looped = False
+        elif static:
+            main_end = lo + (n // U) * U * step
+            looped = True
+        else:
+            main_end = None
+            looped = True
+        self.b.loop_depth -= 1
+        if looped:
+            var = self.b.new_value(hint=name + ".")
+            if static:
+                hi_main = main_end
+            else:
+                hi_main = hi - (U - 1) * step if U > 1 else hi
+            op = ir.For(name="for", var=var, lo=_opnd(self.b, lo), hi=_opnd(self.b, hi_main), step=U * step,
+                        loc=self.loc(node))
+            self.b.push(op.body)
+            iv = RVal(var, U * abs(step), lo) if is_static(lo) else RVal(var)
+            body_copies(iv, U)
+            self._check_changed(node, before, entry, homes)
+            self._store_homes(homes, entry)
+            self.b.pop()
+            if [q.state() for q in self.b.queues] != qs:
+                raise NeedUnroll("TQue slots must be static in a loop: the loop is unrolled by the "
+                                 "buffer count", self.loc(node))
+            self.b.emit(op)
+            self.scope.env.update({h: entry[h] for h in homes})
+        elif [q.state() for q in self.b.queues] != qs:
+            pass  # straight-line copies: queue state simply advances
+        # tail
+        if static:
+            for i in range(main_end, hi, step):
+                self.scope.env[name] = i
+                self.block(node.body)
+                self._store_homes(homes, entry)
+                self.scope.env.update({h: entry[h] for h in homes})
+        elif U > 1:
+            iv = RVal(var)
+            for k in range(U - 1):
+                tail = ir.If(name="if", cond=("lt", var, self.b.reg(hi)), loc=self.loc(node))
+                qs2 = [q.state() for q in self.b.queues]
+                self.b.push(tail.then)
+                self.scope.env[name] = iv
+                self.block(node.body)
+                self._store_homes(homes, entry)
+                self.b.emit(ir.Op("add", var, [var, ir.Const(step)]))
+                self.b.pop()
+                self.scope.env.update({h: entry[h] for h in homes})
+                for q, s in zip(self.b.queues, qs2):
+                    if q.state() != s:
+                        q.set_state(s)
+                        q.unknown = True
+                self.b.emit(tail)
+        self.b.pop()
+        return outer.ops
+
+    def _make_homes(self, homes):
+        env = self.scope.env
+        for nm in sorted(homes):
+            v = env.get(nm, _MISSING)
+            vals = _carry(v)
+            if vals is None:
+                raise self.err(f"'{nm}' changes inside the loop but a value of type {type(v).__name__} "
+                               f"cannot be carried from one iteration to the next")
+            hs = []
+            for x in vals:
+                h = self.b.new_value("f32" if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32")
+                                     else "i64", hint=nm + ".")
+                self.b.mov_into(h, x)
+                hs.append(RVal(h))
+            env[nm] = _rebuild(v, hs)
+
+    def _store_homes(self, homes, entry):
+        for nm in sorted(homes):
+            hv = _carry(entry[nm])
+            cur = _carry(self.scope.env.get(nm))
+            if cur is None or len(cur) != len(hv) or not _compatible(entry[nm], self.scope.env.get(nm)):
+                raise self.err(f"'{nm}' changes type inside the loop (from {type(entry[nm]).__name__} to "
+                               f"{type(self.scope.env.get(nm)).__name__})")
+            for h, c in zip(hv, cur):
+                if c is not h:
+                    self.b.mov_into(h.v, c)
+
+    def _check_changed(self, node, before, entry, homes):
+        exposed = _upward_exposed(node)
+        changed = set()
+        for nm, old in entry.items():
+            if nm in homes or nm not in exposed:
+                continue
+            new = self.scope.env.get(nm, _MISSING)
+            if not _same(old, new):
+                changed.add(nm)
+        if changed:
+            raise _NeedHomes(changed)
+
+    def snapshot(self):
+        return (dict(self.scope.env), [q.state() for q in self.b.queues], len(self.b.fn.events),
+                set(self.b.fn.manual_events), len(self.b.queues), self.b.loop_depth,
+                self.b.uses_cube, self.b.uses_vector, [(t, t.__dict__.copy()) for t in _mutables(self.scope.env)],
+                len(self.b.blocks), self.b.loc)
+
+    def restore(self, snap):
+        env, qs, ne, me, nq, ld, uc, uv, muts, nb, loc = snap
+        del self.b.blocks[nb:]
+        self.b.loc = loc
+        self.scope.env = env
+        del self.b.queues[nq:]
+        for q, s in zip(self.b.queues, qs):
+            q.set_state(s)
+        del self.b.fn.events[ne:]
+        self.b.fn.manual_events = me
+        self.b.loop_depth = ld
+        self.b.uses_cube, self.b.uses_vector = uc, uv
+        for t, d in muts:
+            t.__dict__.update(d)
+
+    # ---- expressions ------------------------------------------------------------------------
+    def expr(self, node):
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is None:
+            raise self.err(f"unsupported syntax: {type(node).__name__} expressions are not supported", node)
+        v = m(node)
+        if isinstance(v, _Poison):
+            v.fail(self.loc(node))
+        return v
+
+    def e_Constant(self, node):
+        return node.value
+
+    def e_Name(self, node):
+        nm = node.id
+        sc = self.scope
+        if nm in sc.env:
+            v = sc.env[nm]
+            if v is _MISSING:
+                raise self.err(f"'{nm}' is not defined on every path to this use", node)
+            return v
+        if nm in sc.closure:
+            return sc.closure[nm]
+        if nm in sc.globals:
+            return sc.globals[nm]
+        if hasattr(builtins, nm):
+            return getattr(builtins, nm)
+        raise self.err(f"name '{nm}' is not defined", node)
+
+    def e_Attribute(self, node):
+        obj = self.expr(node.value)
+        if isinstance(obj, (RVal, RCond)):
+            raise self.err(f"run-time scalars have no attribute '{node.attr}'", node)
+        try:
+            return getattr(obj, node.attr)
+        except AttributeError:
+            raise self.err(f"'{type(obj).__name__}' object has no attribute '{node.attr}'", node) from None
+
+    def e_Tuple(self, node):
+        return tuple(self.expr(e) for e in node.elts)
+
+    def e_List(self, node):
+        return [self.expr(e) for e in node.elts]
+
+    def e_Dict(self, node):
+        return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
+
+    def e_Slice(self, node):
+        return slice(*(None if x is None else self.expr(x) for x in (node.lower, node.upper, node.step)))
+
+    def e_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            x = self.expr(v.value) if isinstance(v, ast.FormattedValue) else v.value
+            parts.append(str(x))
+        return "".join(parts)
+
+    def e_Subscript(self, node):
+        obj = self.expr(node.value)
+        idx = self.expr(node.slice)
+        self.setloc(node)
+        if isinstance(obj, (list, tuple, str, dict)):
+            if isinstance(idx, RVal):
+                raise NeedUnroll("indexing a Python list needs a compile-time index", self.loc(node))
+            return obj[idx]
+        if hasattr(obj, "__getitem__"):
+            return self.call_py(obj.__getitem__, [idx], {}, node)
+        raise self.err(f"'{type(obj).__name__}' object is not subscriptable", node)
+
+    def e_BinOp(self, node):
+        a = self.expr(node.left)
+        bv = self.expr(node.right)
+        self.setloc(node)
+        return self.binop(node.op, a, bv, node)
+
+    def binop(self, opnode, a, b, node):
+        from ..language.tensor import GlobalTensor, LocalTensor, tensor_type_name
+        name, fn = _BINOPS[type(opnode)]
+        if isinstance(a, (LocalTensor, GlobalTensor)) or isinstance(b, (LocalTensor, GlobalTensor)):
+            raise self.err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(a)}' and "
+                           f"'{tensor_type_name(b)}' (use asc.{name}(dst, src0, src1, count) on tensors)", node)
+        if isinstance(a, RCond):
+            a = self.b.materialize(a)
+        if isinstance(b, RCond):
+            b = self.b.materialize(b)
+        if isinstance(opnode, ast.Pow) and (isinstance(a, RVal) or isinstance(b, RVal)):
+            raise self.err("'**' on run-time values is not supported", node)
+        try:
+            return fn(a, b)
+        except CompileError:
+            raise
+        except NeedUnroll:
+            raise
+        except ZeroDivisionError:
+            raise self.err("division by zero in a compile-time expression", node) from None
+        except TypeError as e:
+            raise self.err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(a)}' and "
+                           f"'{tensor_type_name(b)}' ({e})", node) from None
+
+    def e_UnaryOp(self, node):
+        v = self.expr(node.operand)
+        self.setloc(node)
+        if isinstance(v, RCond):
+            v = self.b.materialize(v)
+        if isinstance(node.op, ast.Not):
+            if isinstance(v, RVal):
+                return RCond("eq", v, 0)
+            return not v
+        if isinstance(node.op, ast.USub):
+            return -v
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Invert):
+            return ~v
+        raise self.err("unsupported unary operator", node)
+
+    def e_Compare(self, node):
+        left = self.expr(node.left)
+        result = None
+        for opn, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            self.setloc(node)
+            if type(opn) in _CMPS:
+                if isinstance(left, RCond):
+                    left = self.b.materialize(left)
+                if isinstance(right, RCond):
+                    right = self.b.materialize(right)
+                if isinstance(left, RVal) or isinstance(right, RVal):
+                    if len(node.ops) > 1:
+                        raise self.err("chained comparisons on run-time values are not supported", node)
+                    for x in (left, right):
+                        if isinstance(x, RVal) and x.ty == "f32":
+                            raise self.err("comparisons of run-time floats are not supported", node)
+                    return self.b.compare(_CMPS[type(opn)], left, right)
+                r = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+                     "eq": operator.eq, "ne": operator.ne}[_CMPS[type(opn)]](left, right)
+            elif isinstance(opn, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                if isinstance(left, RVal) or isinstance(right, RVal):
+                    raise self.err("'is'/'in' need compile-time operands", node)
+                r = {ast.Is: operator.is_, ast.IsNot: operator.is_not,
+                     ast.In: lambda x, y: x in y, ast.NotIn: lambda x, y: x not in y}[type(opn)](left, right)
+            else:
+                raise self.err("unsupported comparison", node)
+            result = r if result is None else (result and r)
+            left = right
+        return result
+
+    def e_BoolOp(self, node):
+        vals = []
+        for v in node.values:
+            x = self.expr(v)
+            if not isinstance(x, (RVal, RCond)):
+                if isinstance(node.op, ast.And) and not x:
+                    return x if not vals else False
+                if isinstance(node.op, ast.Or) and x:
+                    return x if not vals else True
+                continue
+            vals.append(x)
+        if not vals:
+            return isinstance(node.op, ast.And)
+        acc = None
+        for x in vals:
+            m = self.b.materialize(x) if isinstance(x, RCond) else self.b.materialize(RCond("ne", x, 0))
+            acc = m if acc is None else (acc & m if isinstance(node.op, ast.And) else acc | m)
+        return acc
+
+    def e_IfExp(self, node):
+        c = self.expr(node.test)
+        if not isinstance(c, (RVal, RCond)):
+            return self.expr(node.body if c else node.orelse)
+        op = ir.If(name="if", cond=self.cond(c), loc=self.loc(node))
+        self.b.push(op.then)
+        t = self.expr(node.body)
+        self.b.pop()
+        self.b.push(op.els)
+        e = self.expr(node.orelse)
+        self.b.pop()
+        for x in (t, e):
+            if not isinstance(x, (int, RVal)):
+                raise self.err("a run-time conditional expression must give integers", node)
+        h = self.b.new_value()
+        for blk, v in ((op.then, t), (op.els, e)):
+            self.b.push(blk)
+            self.b.mov_into(h, v)
+            self.b.pop()
+        self.b.emit(op)
+        return RVal(h)
+
+    def e_Call(self, node):
+        fn = self.expr(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.expr(a.value)
+                if not isinstance(v, (tuple, list)):
+                    raise self.err("*args needs a compile-time tuple", a)
+                args.extend(v)
+            else:
+                args.append(self.expr(a))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                raise self.err("**kwargs calls are not supported", node)
+            kwargs[k.arg] = self.expr(k.value)
+        self.setloc(node)
+        return self.call(fn, args, kwargs, node)
+
+    def call(self, fn, args, kwargs, node):
+        from ..runtime.jit import JITFunction
+        if isinstance(fn, JITFunction):
+            return self.inline(fn, args, kwargs, node)
+        if fn is builtins.print:
+            raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
+        if fn in (builtins.open, builtins.input, builtins.exec, builtins.eval):
+            raise self.err(f"calling {fn.__name__} is not supported in @asc.jit functions", node)
+        if fn in (builtins.min, builtins.max) and any(isinstance(a, RVal) for a in args):
+            acc = args[0]
+            for a in args[1:]:
+                acc = self.b.binop("min" if fn is builtins.min else "max", acc, a)
+            return acc
+        if fn is builtins.abs and args and isinstance(args[0], RVal):
+            a = args[0]
+            return self.b.binop("max", a, -a)
+        if fn is builtins.range:
+            if any(isinstance(a, RVal) for a in args):
+                raise self.err("range() with run-time bounds is only supported as a for-loop iterator", node)
+            return range(*args)
+        if fn in (builtins.int, builtins.bool) and args and isinstance(args[0], RVal):
+            return args[0]
+        if fn is builtins.float and args and isinstance(args[0], RVal):
+            raise self.err("float() of a run-time integer is not supported (no scalar FPU)", node)
+        if fn is builtins.len and args and isinstance(args[0], RVal):
+            raise self.err("len() of a run-time value", node)
+        if _allowed_callable(fn):
+            return self.call_py(fn, args, kwargs, node)
+        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+        raise self.err(f"calling '{name}' is not supported inside a kernel: call asc.* APIs, other "
+                       f"@asc.jit functions, or Python builtins on compile-time values", node)
+
+    def call_py(self, fn, args, kwargs, node):
+        try:
+            return fn(*args, **kwargs)
+        except (CompileError, NeedUnroll):
+            raise
+        except (TypeError, ValueError, KeyError, IndexError) as e:
+            raise self.err(f"{getattr(fn, '__name__', 'call')}: {e}", node) from None
+
+    def inline(self, jf, args, kwargs, node):
+        fn = jf.fn
+        if fn in self.inline_stack:
+            raise self.err(f"recursive call of @asc.jit function '{fn.__name__}' is not supported", node)
+        p = self.parsed(fn)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.err(f"{fn.__name__}(): {e}", node) from None
+        bound.apply_defaults()
+        saved, saved_loc = self.scope, self.b.loc
+        self.scope = Scope(p, dict(bound.arguments), False)
+        self.inline_stack.append(fn)
+        ret = None
+        try:
+            body = p.node.body
+            for s in body:
+                if isinstance(s, ast.Return):
+                    self.setloc(s)
+                    ret = None if s.value is None else self.expr(s.value)
+                    break
+                self.stmt(s)
+        finally:
+            self.inline_stack.pop()
+            self.scope = saved
+            self.b.loc = saved_loc
+        return ret
+
+    def static_int(self, v, node):
+        if isinstance(v, RVal):
+            raise NeedUnroll("a compile-time integer is needed here", self.loc(node))
+        return v
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Missing:
+    def __repr__(self):
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _as_load(target):
+    t = _copy.copy(target)
+    t.ctx = ast.Load()
+    return t
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if type(a) is int and type(b) is int or type(a) is float and type(b) is float:
+        return a == b
+    return False
+
+
+def _carry(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float, RVal)):
+        return [v]
+    if hasattr(v, "_carry"):
+        c = v._carry()
+        return c if c else None
+    return None
+
+
+def _rebuild(v, homes):
+    if isinstance(v, (int, float, RVal)):
+        return homes[0]
+    return v._rebuild(homes)
+
+
+def _compatible(a, b):
+    from ..language.tensor import GlobalTensor, GmPtr, LocalTensor
+    if isinstance(a, (int, RVal)) and isinstance(b, (int, RVal)) and not isinstance(a, bool):
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (GmPtr, GlobalTensor, LocalTensor)):
+        return a.dtype is b.dtype
+    return True
+
+
+def _mutables(env):
+    from ..language.tensor import GlobalTensor
+    return [v for v in env.values() if isinstance(v, GlobalTensor)]
+
+
+def _opnd(b, x):
+    if isinstance(x, RVal):
+        return x.v
+    return ir.Const(int(x))
+
+
+def _allowed_callable(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    if mod.startswith("pyasc") or mod.startswith("asc"):
+        return True
+    self_obj = getattr(fn, "__self__", None)
+    if self_obj is not None:
+        m2 = type(self_obj).__module__
+        if m2.startswith("pyasc"):
+            return True
+    if isinstance(fn, type) and fn.__module__.startswith("pyasc"):
+        return True
+    if fn in (builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int, builtins.float,
+              builtins.bool, builtins.range, builtins.tuple, builtins.list, builtins.isinstance,
+              builtins.divmod, builtins.round, builtins.str, builtins.pow, builtins.sum, builtins.zip,
+              builtins.enumerate, builtins.hasattr, builtins.getattr):
+        return True
+    return False
+
+
+def _upward_exposed(loop_node) -> set:
+    """Names a loop may read before writing them in one iteration (approximation: source order)."""
+    assigned, exposed = set(), set()
+
+    def visit_expr(e):
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in assigned:
+                exposed.add(n.id)
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                visit_expr(s.value)
+                for t in s.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                            assigned.add(n.id)
+                        elif isinstance(n, ast.Name):
+                            visit_expr(n)
+            elif isinstance(s, ast.AugAssign):
+                visit_expr(s.value)
+                if isinstance(s.target, ast.Name):
+                    if s.target.id not in assigned:
+                        exposed.add(s.target.id)
+                    assigned.add(s.target.id)
+            elif isinstance(s, ast.AnnAssign):
+                if s.value is not None:
+                    visit_expr(s.value)
+                if isinstance(s.target, ast.Name):
+                    assigned.add(s.target.id)
+            elif isinstance(s, ast.If):
+                visit_expr(s.test)
+                a0 = set(assigned)
+                visit(s.body)
+                a1 = set(assigned)
+                assigned.clear()
+                assigned.update(a0)
+                visit(s.orelse)
+                assigned.intersection_update(a1)  # only names assigned on both paths
+                assigned.update(a0)
+            elif isinstance(s, (ast.For, ast.While)):
+                visit_expr(s.iter if isinstance(s, ast.For) else s.test)
+                if isinstance(s, ast.For) and isinstance(s.target, ast.Name):
+                    assigned.add(s.target.id)
+                visit(s.body)
+                # a nested loop may not run: its assignments do not kill later reads
+                for n in ast.walk(s):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        if n.id not in assigned:
+                            exposed.add(n.id)
+            else:
+                visit_expr(s)
+
+    if isinstance(loop_node, ast.While):
+        visit_expr(loop_node.test)
+    else:
+        assigned.add(loop_node.target.id)
+    visit(loop_node.body)
+    if isinstance(loop_node, ast.While):
+        visit_expr(loop_node.test)
+        exposed |= {n.id for n in ast.walk(loop_node.test) if isinstance(n, ast.Name)}
+    return exposed

@@ -1,0 +1,43 @@
+"""The `asc` namespace of kernel code: everything a kernel may name as `asc.X`.
+
+Users: pyasc/__init__.py re-exports it.  Mirrors real pyasc's top-level names.
+"""
+from builtins import range as _py_range
+
+from .dtype import (bfloat16, bool_, float16, float32, half, int8, int16, int32, int64, uint8, uint16,  # noqa: F401
+                    uint32, uint64, DataType)
+from .enums import (CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelType, MaskMode, PipeID,  # noqa: F401
+                    RoundMode, TPosition)
+from .ops import *  # noqa: F401,F403
+from .ops import intrinsic
+from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalTensor, TBuf, TBufPool, TPipe,  # noqa: F401
+                     TQue)
+from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
+                    FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
+
+float = float32  # noqa: A001
+
+# AscendC constants (asc.property(...) in real pyasc)
+ONE_BLK_SIZE = 32
+DEFAULT_C0_SIZE = 32
+TOTAL_L1_SIZE = 524288
+TOTAL_L0C_SIZE = 131072
+BLOCK_CUBE = 16
+
+
+def property(prop):  # noqa: A001
+    return prop
+
+
+def range(*args):  # noqa: A001
+    """asc.range: the same as range() in a kernel (a run-time loop)."""
+    return _py_range(*args)
+
+
+def static_range(*args):
+    """asc.static_range: a loop unrolled at compile time (bounds must be constants)."""
+    return _py_range(*args)
+
+
+def LocalTensorAuto(dtype, length, pos=TPosition.VECCALC):  # noqa: N802
+    raise NotImplementedError("LocalTensorAuto is not supported: use TPipe/TBuf or static LocalTensor")

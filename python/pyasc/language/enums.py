@@ -1,0 +1,163 @@
+"""Enumerations of the kernel language, with real pyasc's numeric values
+(python/asc/language/core/enums.py upstream; reference/ascend_facts.md §1.4).
+
+Users: kernels (`asc.HardEvent.MTE2_V`), the compiler (pipe names of events).  Invariant: the
+numbers never change; the compiler maps them to ISA names through the tables at the bottom.
+"""
+from enum import IntEnum
+
+
+class TPosition(IntEnum):
+    GM = 0
+    A1 = 1
+    A2 = 2
+    B1 = 3
+    B2 = 4
+    C1 = 5
+    C2 = 6
+    CO1 = 7
+    CO2 = 8
+    VECIN = 9
+    VECOUT = 10
+    VECCALC = 11
+
+
+class PipeID(IntEnum):
+    PIPE_S = 0
+    PIPE_V = 1
+    PIPE_M = 2
+    PIPE_MTE1 = 3
+    PIPE_MTE2 = 4
+    PIPE_MTE3 = 5
+    PIPE_ALL = 6
+    PIPE_MTE4 = 7
+    PIPE_MTE5 = 8
+    PIPE_V2 = 9
+    PIPE_FIX = 10
+
+
+class HardEvent(IntEnum):
+    MTE2_MTE1 = 0
+    MTE1_MTE2 = 1
+    MTE1_M = 2
+    M_MTE1 = 3
+    MTE2_V = 4
+    V_MTE2 = 5
+    MTE3_V = 6
+    V_MTE3 = 7
+    M_V = 8
+    V_M = 9
+    V_V = 10
+    MTE3_MTE1 = 11
+    MTE1_MTE3 = 12
+    MTE1_V = 13
+    MTE2_M = 14
+    M_MTE2 = 15
+    V_MTE1 = 16
+    M_FIX = 17
+    FIX_M = 18
+    MTE3_MTE2 = 19
+    MTE2_MTE3 = 20
+    S_V = 21
+    V_S = 22
+    S_MTE2 = 23
+    MTE2_S = 24
+    S_MTE3 = 25
+    MTE3_S = 26
+    MTE2_FIX = 27
+    FIX_MTE2 = 28
+    FIX_S = 29
+    M_S = 30
+    FIX_MTE3 = 31
+    MTE1_FIX = 32
+    FIX_MTE1 = 33
+    FIX_FIX = 34
+
+
+class Hardware(IntEnum):
+    GM = 0
+    UB = 1
+    L1 = 2
+    L0A = 3
+    L0B = 4
+    L0C = 5
+    BIAS = 6
+    FIXBUF = 7
+
+
+class CubeFormat(IntEnum):
+    ND = 0
+    NZ = 1
+
+
+class MaskMode(IntEnum):
+    NORMAL = 0
+    COUNTER = 1
+
+
+class RoundMode(IntEnum):
+    CAST_NONE = 0
+    CAST_RINT = 1
+    CAST_FLOOR = 2
+    CAST_CEIL = 3
+    CAST_ROUND = 4
+    CAST_TRUNC = 5
+    CAST_ODD = 6
+
+
+class CMPMODE(IntEnum):
+    """Comparison of asc.compare (Ascend C CMPMODE order)."""
+    LT = 0
+    GT = 1
+    EQ = 2
+    LE = 3
+    GE = 4
+    NE = 5
+
+
+class SELMODE(IntEnum):
+    VSEL_CMPMASK_SPR = 0
+    VSEL_TENSOR_SCALAR_MODE = 1
+    VSEL_TENSOR_TENSOR_MODE = 2
+
+
+class KernelType(IntEnum):
+    AIV_ONLY = 0
+    AIC_ONLY = 1
+    MIX_AIV_HARD_SYNC = 2
+    MIX_AIC_HARD_SYNC = 3
+    MIX_AIV_1_0 = 4
+    MIX_AIC_1_0 = 5
+    MIX_AIC_1_1 = 6
+    MIX_AIC_1_2 = 7
+
+
+# ---- compiler tables ---------------------------------------------------------------------
+PIPE_ISA = {PipeID.PIPE_S: "s", PipeID.PIPE_V: "v", PipeID.PIPE_M: "m", PipeID.PIPE_MTE1: "mte1",
+            PipeID.PIPE_MTE2: "mte2", PipeID.PIPE_MTE3: "mte3", PipeID.PIPE_ALL: "all",
+            PipeID.PIPE_MTE4: "mte4", PipeID.PIPE_MTE5: "mte5", PipeID.PIPE_V2: "v2",
+            PipeID.PIPE_FIX: "fix"}
+_EV_PIPE = {"MTE1": "mte1", "MTE2": "mte2", "MTE3": "mte3", "V": "v", "M": "m", "S": "s",
+            "FIX": "fix"}
+
+
+def event_pipes(ev: HardEvent) -> tuple[str, str]:
+    """(source pipe, destination pipe) ISA names of a HardEvent: MTE2_V -> ('mte2', 'v')."""
+    src, dst = ev.name.split("_")
+    return _EV_PIPE[src], _EV_PIPE[dst]
+
+
+def event_of(src: str, dst: str) -> HardEvent:
+    inv = {v: k for k, v in _EV_PIPE.items()}
+    return HardEvent[f"{inv[src]}_{inv[dst]}"]
+
+
+CMP_ISA = {CMPMODE.LT: "lt", CMPMODE.GT: "gt", CMPMODE.EQ: "eq", CMPMODE.LE: "le", CMPMODE.GE: "ge",
+           CMPMODE.NE: "ne"}
+RND_ISA = {RoundMode.CAST_NONE: "none", RoundMode.CAST_RINT: "rint", RoundMode.CAST_FLOOR: "floor",
+           RoundMode.CAST_CEIL: "ceil", RoundMode.CAST_ROUND: "round", RoundMode.CAST_TRUNC: "trunc",
+           RoundMode.CAST_ODD: "odd"}
+# Physical buffer of each logical position on split (2201) targets (ASCDK 通用说明和约束).
+POSITION_BUFFER = {TPosition.VECIN: "UB", TPosition.VECOUT: "UB", TPosition.VECCALC: "UB",
+                   TPosition.A1: "L1", TPosition.B1: "L1", TPosition.C1: "L1", TPosition.A2: "L0A",
+                   TPosition.B2: "L0B", TPosition.CO1: "L0C", TPosition.GM: "GM", TPosition.CO2: "GM"}

@@ -1,0 +1,705 @@
+"""The kernel-language functions (asc.add, asc.data_copy, asc.set_flag, asc.mmad, ...).
+
+Users: kernels, evaluated by the compiler frontend, which calls these functions with compile-time
+objects and run-time RVals while a Builder is current.  Each one checks its operands (dtype,
+position, forms) and emits one machine-level IR op (`vec`, `dma`, `load2d`, `mmad`, `fix`,
+`set_flag`, ...) with the accesses it makes, so later passes can place buffers, insert sync and
+lower masks.  Calling any of them outside @asc.jit raises.
+
+Call forms follow real pyasc / Ascend C: the count form `asc.add(dst, a, b, count)` and the
+level-0 form `asc.add(dst, a, b, mask=..., repeat_times=..., repeat_params=...)`.
+"""
+from __future__ import annotations
+
+import functools
+
+from ..compiler import ir, isa
+from ..compiler.builder import RVal, current, is_static, operand
+from ..compiler.errors import CompileError
+from . import dtype as dt
+from .enums import CMP_ISA, PIPE_ISA, RND_ISA, HardEvent, PipeID, TPosition, event_pipes
+from .tensor import GlobalTensor, LocalTensor, tensor_type_name
+from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams, FixpipeParamsV220,
+                    LoadData2DParams, MmadParams, UnaryRepeatParams)
+
+
+def intrinsic(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        current()  # raises outside @asc.jit
+        return fn(*args, **kwargs)
+    wrapper.__asc_intrinsic__ = True
+    return wrapper
+
+
+def _err(msg):
+    return CompileError(msg, current().loc)
+
+
+def _need_local(name, t, what="operand"):
+    if not isinstance(t, LocalTensor):
+        raise _err(f"asc.{name}: {what} must be a LocalTensor, got {tensor_type_name(t)}")
+    if t.buf != "UB":
+        raise _err(f"asc.{name}: vector operands must be in UB (VECIN/VECOUT/VECCALC), "
+                   f"got a {t.pos.name} tensor")
+
+
+def _suffix(name, base, dtype, allowed=None):
+    vs = isa.variants(base)
+    s = dtype.isa
+    if allowed:
+        s = allowed(dtype)
+    if s not in vs:
+        raise _err(f"asc.{name} on {dtype.name} is not supported by the asc ISA "
+                   f"({base} exists for {', '.join(vs)})")
+    return f"{base}.{s}"
+
+
+def _by_size(prefix):
+    return lambda d: f"{prefix}{d.sizeof() * 8}"
+
+
+def _u_by_size(d):
+    return f"u{d.sizeof() * 8}"
+
+
+def _mask_spec(mask, dtype):
+    """IR mask of the normal-mode `mask` argument: an element count or [mask0, mask1] bits."""
+    if isinstance(mask, (list, tuple)):
+        vals = list(mask) + [0] * (2 - len(mask))
+        return ("norm", operand(vals[0]), operand(vals[1]))
+    if not is_static(mask):
+        raise _err("a continuous mask must be a compile-time integer (use the count form for "
+                   "run-time lengths)")
+    lanes = 256 // dtype.sizeof()
+    if not 1 <= mask <= lanes:
+        raise _err(f"continuous mask must be in [1, {lanes}] for {dtype.name}, got {mask}")
+    m0 = (1 << min(mask, 64)) - 1
+    m1 = (1 << (mask - 64)) - 1 if mask > 64 else 0
+    return ("norm", ir.Const(_s64(m0)), ir.Const(_s64(m1)))
+
+
+def _s64(v):
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _cfgval(x):
+    if isinstance(x, RVal):
+        return x.v
+    if isinstance(x, bool):
+        return int(x)
+    if is_static(x):
+        return int(x)
+    raise _err(f"repeat/stride parameters must be integers, got {type(x).__name__}")
+
+
+def _span(repeat, blk, rep, nblk=8):
+    if all(is_static(v) for v in (repeat, blk, rep)) and repeat >= 1:
+        return ((repeat - 1) * rep + (nblk - 1) * blk + 1) * 32
+    return None
+
+
+def _emit_vec(pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, blk=(1, 1, 1), rep=(8, 8, 8),
+              scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None):
+    b = current()
+    b.uses_vector = True
+    elem = (dst_dtype or dst.dtype).sizeof()
+    if count is not None:
+        if is_static(count) and count <= 0:
+            raise _err(f"asc.{pyname}: count must be positive, got {count}")
+        cfg = {"repeat": [1], "blk": [1, 1, 1], "rep": [8, 8, 8]}
+        if blk != (1, 1, 1) or rep != (8, 8, 8):
+            cfg["blk"], cfg["rep"] = [_cfgval(v) for v in blk], [_cfgval(v) for v in rep]
+        m = ("count", operand(count))
+        nb = [count * t.dtype.sizeof() if is_static(count) else None for t in [dst] + srcs]
+    else:
+        if not is_static(repeat_times) and not isinstance(repeat_times, RVal):
+            raise _err(f"asc.{pyname}: repeat_times must be an integer")
+        if is_static(repeat_times) and not 0 <= repeat_times <= 255:
+            raise _err(f"asc.{pyname}: repeat_times must be in [0, 255], got {repeat_times}")
+        cfg = {"repeat": [_cfgval(repeat_times)], "blk": [_cfgval(v) for v in blk],
+               "rep": [_cfgval(v) for v in rep]}
+        m = _mask_spec(mask, dst_dtype or dst.dtype)
+        nb = [_span(repeat_times, blk[i] if i < len(blk) else 1, rep[i] if i < len(rep) else 8)
+              for i in range(1 + len(srcs))]
+    if dst_bytes is not None:
+        nb[0] = dst_bytes
+    if src_bytes is not None:
+        nb[1:] = [src_bytes] * len(srcs)
+    args = [operand(dst.addr)] + [operand(s.addr) for s in srcs]
+    if scalar is not None:
+        args.append(operand(scalar))
+    if args_override is not None:
+        args = args_override
+    attrs = {"mnem": mnem, "pipe": "v", "layout": "VEC", "cfg": cfg, "mask": m}
+    if extra:
+        attrs.update(extra)
+    op = ir.Op("vec", None, args, attrs,
+               reads=[s.access(nb[i + 1]) for i, s in enumerate(srcs)], writes=[dst.access(nb[0])])
+    b.emit(op)
+    return op
+
+
+def _split_form(name, rest, kwargs, params_cls):
+    """(count, mask, repeat_times, params) from the trailing arguments of a vector call."""
+    count = kwargs.pop("count", None)
+    mask = kwargs.pop("mask", None)
+    repeat_times = kwargs.pop("repeat_times", kwargs.pop("repeat_time", None))
+    params = kwargs.pop("repeat_params", kwargs.pop("params", None))
+    if kwargs:
+        raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kwargs)}")
+    rest = list(rest)
+    if count is None and mask is None and len(rest) == 1:
+        count = rest.pop(0)
+    elif rest:
+        if mask is None:
+            mask = rest.pop(0)
+        if rest and repeat_times is None:
+            repeat_times = rest.pop(0)
+        if rest and params is None:
+            params = rest.pop(0)
+        if rest:
+            raise _err(f"asc.{name}: too many arguments")
+    if count is not None:
+        return count, None, None, None
+    if mask is None:
+        raise _err(f"asc.{name}: give either a count or mask/repeat_times/repeat_params")
+    if repeat_times is None:
+        repeat_times = 1
+    if params is None:
+        params = params_cls()
+    if not isinstance(params, params_cls):
+        raise _err(f"asc.{name}: repeat_params must be {params_cls.__name__}, got {type(params).__name__}")
+    return None, mask, repeat_times, params
+
+
+def _same_dtype(name, *ts):
+    for t in ts[1:]:
+        if t.dtype is not ts[0].dtype:
+            raise _err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(ts[0])}' "
+                       f"and '{tensor_type_name(t)}'")
+
+
+# ---- binary ---------------------------------------------------------------------------------
+def _binary(name, base, allowed=None):
+    @intrinsic
+    def op(dst, src0, src1, *rest, **kwargs):
+        for t in (dst, src0, src1):
+            if not isinstance(t, LocalTensor):
+                bad = t
+                raise _err(f"Cannot infer dtype for operation '{name}' between "
+                           f"'{tensor_type_name(src0)}' and '{tensor_type_name(src1 if bad is not src1 else bad)}'")
+            _need_local(name, t)
+        _same_dtype(name, dst, src0, src1)
+        mnem = _suffix(name, base, dst.dtype, allowed)
+        count, mask, rt, p = _split_form(name, rest, kwargs, BinaryRepeatParams)
+        if count is not None:
+            return _emit_vec(name, mnem, dst, [src0, src1], count=count)
+        _emit_vec(name, mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
+                  blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
+                  rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
+    op.__name__ = name
+    return op
+
+
+def _unary(name, base, allowed=None):
+    @intrinsic
+    def op(dst, src, *rest, **kwargs):
+        _need_local(name, dst)
+        _need_local(name, src, "source")
+        _same_dtype(name, dst, src)
+        mnem = _suffix(name, base, dst.dtype, allowed)
+        count, mask, rt, p = _split_form(name, rest, kwargs, UnaryRepeatParams)
+        if count is not None:
+            return _emit_vec(name, mnem, dst, [src], count=count)
+        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+                  rep=(p.dst_rep_stride, p.src_rep_stride))
+    op.__name__ = name
+    return op
+
+
+def _scalar_op(name, base):
+    @intrinsic
+    def op(dst, src, scalar, *rest, **kwargs):
+        _need_local(name, dst)
+        _need_local(name, src, "source")
+        _same_dtype(name, dst, src)
+        if isinstance(scalar, LocalTensor):
+            raise _err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(src)}' and "
+                       f"'{tensor_type_name(scalar)}' (the scalar operand must be a number)")
+        mnem = _suffix(name, base, dst.dtype)
+        scalar = _scalar_for(dst.dtype, scalar)
+        count, mask, rt, p = _split_form(name, rest, kwargs, UnaryRepeatParams)
+        if count is not None:
+            return _emit_vec(name, mnem, dst, [src], count=count, scalar=scalar)
+        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar,
+                  blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride))
+    op.__name__ = name
+    return op
+
+
+def _scalar_for(dtype, s):
+    if is_static(s):
+        return float(s) if dtype.is_float else int(s)
+    if isinstance(s, RVal):
+        if dtype.is_float and s.ty != "f32":
+            raise _err("a run-time integer cannot be the scalar of a floating-point vector op "
+                       "(no int->float conversion on the scalar unit); pass a float argument")
+        return s
+    raise _err(f"the scalar operand must be a number, got {tensor_type_name(s)}")
+
+
+add = _binary("add", "vadd")
+sub = _binary("sub", "vsub")
+mul = _binary("mul", "vmul")
+div = _binary("div", "vdiv")
+max = _binary("max", "vmax")  # noqa: A001
+min = _binary("min", "vmin")  # noqa: A001
+bitwise_and = _binary("bitwise_and", "vand", _u_by_size)
+bitwise_or = _binary("bitwise_or", "vor", _u_by_size)
+abs = _unary("abs", "vabs")  # noqa: A001
+exp = _unary("exp", "vexp")
+ln = _unary("ln", "vln")
+reciprocal = _unary("reciprocal", "vrec")
+relu = _unary("relu", "vrelu")
+rsqrt = _unary("rsqrt", "vrsqrt")
+sqrt = _unary("sqrt", "vsqrt")
+bitwise_not = _unary("bitwise_not", "vnot", _u_by_size)
+adds = _scalar_op("adds", "vadds")
+muls = _scalar_op("muls", "vmuls")
+maxs = _scalar_op("maxs", "vmaxs")
+mins = _scalar_op("mins", "vmins")
+leaky_relu = _scalar_op("leaky_relu", "vlrelu")
+
+
+def _unsupported(name, why):
+    @intrinsic
+    def op(*a, **k):
+        raise _err(f"asc.{name} is not supported: {why}")
+    op.__name__ = name
+    return op
+
+
+for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst", "shift_left", "shift_right", "gather",
+           "scatter", "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
+           "block_reduce_max", "block_reduce_min", "data_copy_pad", "printf", "dump_tensor"):
+    globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
+
+
+@intrinsic
+def duplicate(dst, scalar, *rest, **kwargs):
+    _need_local("duplicate", dst)
+    mnem = _suffix("duplicate", "vdup", dst.dtype)
+    scalar = _scalar_for(dst.dtype, scalar)
+    count = kwargs.pop("count", None)
+    if count is None and len(rest) == 1 and not kwargs:
+        count = rest[0]
+    if count is not None:
+        return _emit_vec("duplicate", mnem, dst, [], count=count, args_override=[operand(dst.addr), operand(scalar)])
+    names = ["mask", "repeat_times", "dst_blk_stride", "dst_rep_stride"]
+    vals = dict(zip(names, rest))
+    vals.update(kwargs)
+    _emit_vec("duplicate", mnem, dst, [], mask=vals.get("mask"), repeat_times=vals.get("repeat_times", 1),
+              blk=(vals.get("dst_blk_stride", 1), 1, 1), rep=(vals.get("dst_rep_stride", 8), 8, 8),
+              args_override=[operand(dst.addr), operand(scalar)])
+
+
+def _whole_reduce(name, base):
+    @intrinsic
+    def op(dst, src, mask, repeat_times=1, dst_rep_stride=1, src_blk_stride=1, src_rep_stride=8, *rest, **kw):
+        _need_local(name, dst)
+        _need_local(name, src, "source")
+        _same_dtype(name, dst, src)
+        mnem = _suffix(name, base, dst.dtype)
+        nbd = repeat_times * dst_rep_stride * dst.dtype.sizeof() if all(map(is_static, (repeat_times, dst_rep_stride))) else None
+        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=repeat_times, blk=(1, src_blk_stride),
+                  rep=(dst_rep_stride, src_rep_stride), dst_bytes=nbd)
+    op.__name__ = name
+    return op
+
+
+whole_reduce_sum = _whole_reduce("whole_reduce_sum", "vcadd")
+whole_reduce_max = _whole_reduce("whole_reduce_max", "vcmax")
+whole_reduce_min = _whole_reduce("whole_reduce_min", "vcmin")
+
+
+def _reduce(name, base):
+    @intrinsic
+    def op(dst, src, work, count, *rest, **kw):
+        """dst[0] = reduction of src[0:count]; `work` holds partial results (Ascend C ReduceSum)."""
+        for t in (dst, src, work):
+            _need_local(name, t)
+        _same_dtype(name, dst, src, work)
+        if not is_static(count):
+            raise _err(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
+        mnem = _suffix(name, base, dst.dtype)
+        lanes = 256 // dst.dtype.sizeof()
+        cur, n = src, count
+        b = current()
+        while True:
+            out = dst if n <= lanes else work
+            # counter mode: vcadd reduces each 256-byte repeat of the first n elements to one value
+            _emit_vec(name, mnem, out, [cur], count=n, blk=(1, 1, 1), rep=(1, 8, 8),
+                      dst_bytes=-(-n // lanes) * dst.dtype.sizeof())
+            if n <= lanes:
+                break
+            n = -(-n // lanes)
+            cur = work
+            b.emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
+    op.__name__ = name
+    return op
+
+
+reduce_sum = _reduce("reduce_sum", "vcadd")
+reduce_max = _reduce("reduce_max", "vcmax")
+reduce_min = _reduce("reduce_min", "vcmin")
+
+
+@intrinsic
+def cast(dst, src, round_mode, *rest, **kwargs):
+    _need_local("cast", dst)
+    _need_local("cast", src, "source")
+    mnem = f"vconv.{src.dtype.isa}.{dst.dtype.isa}"
+    if not isa.has(mnem):
+        have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv"))
+        raise _err(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
+                   f"(vconv has {have})")
+    count, mask, rt, p = _split_form("cast", rest, kwargs, UnaryRepeatParams)
+    extra = {"rnd": RND_ISA[round_mode]}
+    big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
+    if count is not None:
+        op = _emit_vec("cast", mnem, dst, [src], count=count, extra=extra)
+        op.reads[0].nbytes = count * src.dtype.sizeof() if is_static(count) else None
+        return op
+    _emit_vec("cast", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+              rep=(p.dst_rep_stride, p.src_rep_stride), extra=extra, dst_dtype=big)
+
+
+@intrinsic
+def copy(dst, src, *rest, **kwargs):
+    _need_local("copy", dst)
+    _need_local("copy", src, "source")
+    mnem = _suffix("copy", "vcopy", dst.dtype, _u_by_size)
+    count, mask, rt, p = _split_form("copy", rest, kwargs, CopyRepeatParams)
+    if count is not None:
+        return _emit_vec("copy", mnem, dst, [src], count=count)
+    _emit_vec("copy", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_stride, p.src_stride),
+              rep=(p.dst_repeat_size, p.src_repeat_size))
+
+
+@intrinsic
+def brcb(dst, src, repeat_times, repeat_params=None):
+    _need_local("brcb", dst)
+    _need_local("brcb", src, "source")
+    mnem = _suffix("brcb", "vbrcb", dst.dtype, _by_size("b"))
+    p = repeat_params or BrcbRepeatParams()
+    nsrc = repeat_times * 8 * src.dtype.sizeof() if is_static(repeat_times) else None
+    _emit_vec("brcb", mnem, dst, [src], mask=256 // dst.dtype.sizeof(), repeat_times=repeat_times,
+              blk=(p.dst_blk_stride, 1), rep=(p.dst_rep_stride, 1), src_bytes=nsrc)
+
+
+@intrinsic
+def transpose(dst, src):
+    _need_local("transpose", dst)
+    _need_local("transpose", src, "source")
+    if dst.dtype.sizeof() != 2:
+        raise _err("asc.transpose supports 16-bit types only (vtranspose.b16: one 16x16 block)")
+    b = current()
+    b.uses_vector = True
+    b.emit(ir.Op("vec", None, [operand(dst.addr), operand(src.addr)], {"mnem": "vtranspose.b16", "pipe": "v"},
+                 reads=[src.access(512)], writes=[dst.access(512)]))
+
+
+@intrinsic
+def compare(dst, src0, src1, cmp_mode, *rest, **kwargs):
+    for t in (dst, src0, src1):
+        _need_local("compare", t)
+    _same_dtype("compare", src0, src1)
+    mnem = _suffix("compare", "vcmp", src0.dtype)
+    count, mask, rt, p = _split_form("compare", rest, kwargs, BinaryRepeatParams)
+    extra = {"cond": CMP_ISA[cmp_mode]}
+    lanes = 256 // src0.dtype.sizeof()
+    if count is not None:
+        nbd = -(-count // 8) if is_static(count) else None
+        op = _emit_vec("compare", mnem, src0, [src0, src1], count=count, extra=extra,
+                       args_override=[operand(dst.addr), operand(src0.addr), operand(src1.addr)])
+        return _cmp_fix(op, dst, nbd)
+    op = _emit_vec("compare", mnem, src0, [src0, src1], mask=mask, repeat_times=rt, extra=extra,
+                   blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
+                   rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride),
+                   args_override=[operand(dst.addr), operand(src0.addr), operand(src1.addr)])
+    _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
+
+
+def _cmp_fix(op, dst, nbytes):
+    op.writes = [dst.access(nbytes)]
+    return op
+
+
+@intrinsic
+def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, **kwargs):
+    for t in (dst, sel_mask, src0, src1):
+        _need_local("select", t)
+    _same_dtype("select", dst, src0, src1)
+    mnem = _suffix("select", "vsel", dst.dtype)
+    b = current()
+    b.emit(ir.Op("mtspr", None, [operand(sel_mask.addr)], {"spr": "cmpmask"}))
+    count, mask, rt, p = _split_form("select", rest, kwargs, BinaryRepeatParams)
+    if count is not None:
+        op = _emit_vec("select", mnem, dst, [src0, src1], count=count)
+    else:
+        op = _emit_vec("select", mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
+                       blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
+                       rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
+    op.reads.append(sel_mask.access())
+
+
+# ---- data movement --------------------------------------------------------------------------
+_DMA = {("GM", "UB"): ("mov_out_to_ub", "mte2"), ("UB", "GM"): ("mov_ub_to_out", "mte3"),
+        ("GM", "L1"): ("mov_out_to_l1", "mte2"), ("UB", "UB"): ("mov_ub_to_ub", "v"),
+        ("L1", "UB"): ("mov_l1_to_ub", "mte1"), ("UB", "L1"): ("mov_ub_to_l1", "mte3")}
+
+
+def _buf_of(t):
+    if isinstance(t, GlobalTensor):
+        t._check()
+        return "GM"
+    if isinstance(t, LocalTensor):
+        return t.buf
+    raise _err(f"asc.data_copy: operands must be tensors, got {tensor_type_name(t)}")
+
+
+@intrinsic
+def data_copy(dst, src, *rest, **kwargs):
+    b = current()
+    sb, db = _buf_of(src), _buf_of(dst)
+    if (sb, db) not in _DMA:
+        raise _err(f"asc.data_copy from {sb} to {db} is not a data path of this target "
+                   f"(supported: {', '.join(f'{a}->{c}' for a, c in _DMA)})")
+    mnem, pipe = _DMA[(sb, db)]
+    if src.dtype is not dst.dtype and src.dtype is not None and dst.dtype is not None:
+        raise _err(f"asc.data_copy between {src.dtype.name} and {dst.dtype.name}: dtypes must match")
+    count = kwargs.pop("count", None)
+    params = kwargs.pop("repeat_params", kwargs.pop("params", None))
+    if kwargs:
+        raise _err(f"asc.data_copy: unexpected keyword argument(s) {', '.join(kwargs)}")
+    if rest:
+        if isinstance(rest[0], DataCopyParams):
+            params = rest[0]
+        else:
+            count = rest[0]
+    size = dst.dtype.sizeof()
+    if params is not None:
+        p = params
+        cfg = {"nburst": [_cfgval(p.block_count)], "len": [_cfgval(p.block_len)],
+               "srcgap": [_cfgval(p.src_stride)], "dstgap": [_cfgval(p.dst_stride)]}
+        if all(map(is_static, (p.block_count, p.block_len, p.src_stride, p.dst_stride))):
+            nsrc = (p.block_count * (p.block_len + p.src_stride) - p.src_stride) * 32
+            ndst = (p.block_count * (p.block_len + p.dst_stride) - p.dst_stride) * 32
+        else:
+            nsrc = ndst = None
+    elif count is not None:
+        nbytes = count * size
+        if is_static(nbytes):
+            blocks = nbytes // 32
+            if blocks == 0:
+                raise _err(f"asc.data_copy of {count} {dst.dtype.name} elements moves less than one "
+                           f"32-byte block (count * sizeof must be a multiple of 32)")
+        else:
+            blocks = b.binop("sra", nbytes, 5)
+        cfg = {"nburst": [1], "len": [_cfgval(blocks)], "srcgap": [0], "dstgap": [0]}
+        nsrc = ndst = blocks * 32 if is_static(blocks) else None
+    else:
+        raise _err("asc.data_copy needs a count or DataCopyParams")
+    op = ir.Op("dma", None, [operand(dst.addr), operand(src.addr)],
+               {"mnem": mnem, "pipe": pipe, "layout": "DMA", "cfg": cfg},
+               reads=[src.access(nsrc)], writes=[dst.access(ndst)])
+    b.emit(op)
+
+
+# ---- cube -----------------------------------------------------------------------------------
+@intrinsic
+def load_data(dst, src, params):
+    b = current()
+    b.uses_cube = True
+    if not isinstance(params, LoadData2DParams):
+        raise _err("asc.load_data supports LoadData2DParams (2D loads) only")
+    if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and src.buf == "L1"
+            and dst.buf in ("L0A", "L0B")):
+        raise _err("asc.load_data moves an L1 tensor (A1/B1) into L0A (A2) or L0B (B2)")
+    mnem = "load_l1_to_l0a_2d" if dst.buf == "L0A" else "load_l1_to_l0b_2d"
+    p = params
+    cfg = {"start": [_cfgval(p.start_index)], "repeat": [_cfgval(p.repeat_times)],
+           "srcstride": [_cfgval(p.src_stride)], "dstgap": [_cfgval(p.dst_gap)],
+           "transpose": [_cfgval(p.if_transpose)]}
+    nd = None
+    if is_static(p.repeat_times) and is_static(p.dst_gap):
+        nd = (p.repeat_times * (1 + p.dst_gap) - p.dst_gap) * 512
+    b.emit(ir.Op("load2d", None, [operand(dst.addr), operand(src.addr)],
+                 {"mnem": mnem, "pipe": "mte1", "layout": "L2D", "cfg": cfg},
+                 reads=[src.access()], writes=[dst.access(nd)]))
+
+
+@intrinsic
+def mmad(dst, a, b_, *rest):
+    bld = current()
+    bld.uses_cube = True
+    params = rest[-1] if rest else None
+    if len(rest) > 1:
+        raise _err("asc.mmad with a bias tensor is not supported")
+    if not isinstance(params, MmadParams):
+        raise _err("asc.mmad(dst, fm, filter, asc.MmadParams(m, n, k)) needs MmadParams")
+    for t, want in ((dst, "L0C"), (a, "L0A"), (b_, "L0B")):
+        if not isinstance(t, LocalTensor) or t.buf != want:
+            raise _err(f"asc.mmad operands: dst in CO1 (L0C), fm in A2 (L0A), filter in B2 (L0B); "
+                       f"got {tensor_type_name(t)} in {getattr(t, 'buf', '?')} where {want} is needed")
+    mnem = f"mmad.{a.dtype.isa}{dst.dtype.isa}"
+    if not isa.has(mnem):
+        raise _err(f"asc.mmad with {a.dtype.name} inputs and {dst.dtype.name} output is not supported "
+                   f"(asc ISA: {', '.join('mmad.' + v for v in isa.variants('mmad'))})")
+    cfg = {"m": [_cfgval(params.m)], "k": [_cfgval(params.k)], "n": [_cfgval(params.n)],
+           "init": [_cfgval(params.cmatrix_init_val)]}
+    reads = [a.access(), b_.access()]
+    if not params.cmatrix_init_val or not is_static(params.cmatrix_init_val):
+        reads.append(dst.access())
+    bld.emit(ir.Op("mmad", None, [operand(dst.addr), operand(a.addr), operand(b_.addr)],
+                   {"mnem": mnem, "pipe": "m", "layout": "MMAD", "cfg": cfg}, reads=reads, writes=[dst.access()]))
+
+
+@intrinsic
+def fixpipe(dst, src, params, *rest):
+    b = current()
+    b.uses_cube = True
+    if not isinstance(params, FixpipeParamsV220):
+        raise _err("asc.fixpipe(dst_gm, src_co1, asc.FixpipeParamsV220(...)) needs FixpipeParamsV220")
+    if not isinstance(dst, GlobalTensor) or not isinstance(src, LocalTensor) or src.buf != "L0C":
+        raise _err("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor")
+    dst._check()
+    mnem = f"fix_l0c_to_out.{dst.dtype.isa}"
+    if not isa.has(mnem):
+        raise _err(f"asc.fixpipe to {dst.dtype.name} is not supported (f32, f16, bf16 outputs)")
+    p = params
+    cfg = {"n": [_cfgval(p.n_size)], "relu": [_cfgval(p.relu_en)], "m": [_cfgval(p.m_size)],
+           "srcstride": [_cfgval(p.src_stride)], "dststride": [_cfgval(p.dst_stride)]}
+    b.emit(ir.Op("fix", None, [operand(dst.addr), operand(src.addr)],
+                 {"mnem": mnem, "pipe": "fix", "layout": "FIX", "cfg": cfg},
+                 reads=[src.access()], writes=[dst.access(None)]))
+
+
+# ---- synchronisation and system ---------------------------------------------------------------
+def _event_id(event_id):
+    if isinstance(event_id, RVal):
+        from ..compiler.errors import NeedUnroll
+        raise NeedUnroll("event ids must be compile-time constants (the ISA encodes them in the "
+                         "instruction)", current().loc)
+    if not is_static(event_id):
+        raise _err("event id must be an integer")
+    n = current().target.get("event_ids", 8)
+    if not 0 <= event_id < n:
+        raise _err(f"event id {event_id} out of range: {current().fn.target} has ids 0..{n - 1}")
+    return int(event_id)
+
+
+def _flag(kind, event, event_id):
+    b = current()
+    if not isinstance(event, HardEvent):
+        try:
+            event = HardEvent(event)
+        except ValueError:
+            raise _err(f"asc.{kind} needs an asc.HardEvent, got {event!r}") from None
+    src, dst = event_pipes(event)
+    eid = _event_id(event_id)
+    b.fn.manual_events.add((event.name, eid))
+    b.emit(ir.Op(kind, None, [], {"src": src, "dst": dst, "event": eid,
+                                  "pipe": src if kind == "set_flag" else dst}))
+
+
+@intrinsic
+def set_flag(event, event_id=0):
+    _flag("set_flag", event, event_id)
+
+
+@intrinsic
+def wait_flag(event, event_id=0):
+    _flag("wait_flag", event, event_id)
+
+
+@intrinsic
+def pipe_barrier(pipe):
+    b = current()
+    pipe = PipeID(pipe)
+    if pipe == PipeID.PIPE_S:
+        raise _err("pipe_barrier(PIPE_S) is illegal: scalar ordering is guaranteed by hardware "
+                   "(a barrier on S raises a hardware error)")
+    name = PIPE_ISA[pipe]
+    b.emit(ir.Op("bar", None, [], {"pipe": name, "bpipe": name}))
+
+
+@intrinsic
+def sync_all(*args, **kwargs):
+    current().emit(ir.Op("sync_all", None, []))
+
+
+@intrinsic
+def get_block_idx():
+    return current().spr("block_idx")
+
+
+@intrinsic
+def get_block_num():
+    return current().spr("block_num")
+
+
+@intrinsic
+def get_sub_block_idx():
+    return current().spr("sub_block_idx")
+
+
+@intrinsic
+def get_sub_block_num():
+    return current().spr("sub_block_num")
+
+
+@intrinsic
+def get_system_cycle():
+    return current().spr("cycle")
+
+
+@intrinsic
+def get_data_block_size_in_bytes():
+    return 32
+
+
+@intrinsic
+def set_mask_count():
+    current().emit(ir.Op("set_mask_count", None, [], {"user": True}))
+
+
+@intrinsic
+def set_mask_norm():
+    current().emit(ir.Op("set_mask_norm", None, [], {"user": True}))
+
+
+@intrinsic
+def set_vector_mask(mask_high, mask_low=None, *a, **k):
+    b = current()
+    if mask_low is None:
+        mask_high, mask_low = 0, mask_high
+    b.emit(ir.Op("mtspr", None, [operand(mask_low)], {"spr": "mask0", "user": True}))
+    b.emit(ir.Op("mtspr", None, [operand(mask_high)], {"spr": "mask1", "user": True}))
+
+
+@intrinsic
+def reset_mask():
+    set_vector_mask.__wrapped__(-1, -1)
+
+
+@intrinsic
+def ascend_is_aic():
+    return current().fn.kernel_kind == "aic"
+
+
+@intrinsic
+def ascend_is_aiv():
+    return current().fn.kernel_kind != "aic"

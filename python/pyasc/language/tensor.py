@@ -1,0 +1,407 @@
+"""Tensors, pipes and queues of the kernel language, as compile-time objects.
+
+Users: kernels (through `asc.GlobalTensor()`, `asc.TQue(...)`, ...), evaluated by the compiler
+frontend; the ops in language/ops.py read their address, dtype and buffer.  Every object lives
+only while one kernel is being compiled: its addresses are IR operands (ints, run-time RVals or
+Syms that buffer placement resolves).
+
+TQue semantics (ASCDK TPipe-TQue): EnQue = set_flag(producer -> consumer), DeQue = wait_flag,
+AllocTensor waits until the slot's previous consumer freed it, FreeTensor sets that flag.  Each
+slot has its own event id, so a slot must be known at compile time; loops over queue operations
+are unrolled by the buffer count until every slot is static (compiler.frontend).  Every slot
+starts free: init_buffer sets its "free" flag once, and the kernel end consumes it.
+"""
+from __future__ import annotations
+
+from ..compiler import ir
+from ..compiler.builder import RVal, current, is_static, operand
+from ..compiler.errors import CompileError
+from . import dtype as dt
+from .enums import POSITION_BUFFER, TPosition, HardEvent, event_of
+
+
+def tensor_type_name(x) -> str:
+    if isinstance(x, LocalTensor):
+        return f"Tensor[{x.dtype.name}]"
+    if isinstance(x, GlobalTensor):
+        return f"GlobalTensor[{x.dtype.name if x.dtype else '?'}]"
+    if isinstance(x, GmPtr):
+        return f"GlobalAddress[{x.dtype.name}]"
+    if isinstance(x, RVal):
+        return "int" if x.ty == "i64" else "float"
+    return type(x).__name__
+
+
+class GlobalAddress:
+    """Annotation of a kernel argument that is a GM array (`x: asc.GlobalAddress`)."""
+
+
+class _ConstExprMeta(type):
+    def __getitem__(cls, item):
+        return cls
+
+
+class ConstExpr(metaclass=_ConstExprMeta):
+    """Annotation `asc.ConstExpr[int]`: the argument is a compile-time constant; each value gets
+    its own compiled kernel."""
+
+
+class GmPtr:
+    """A GM address of typed elements: a GlobalAddress argument, or one plus an element offset."""
+
+    def __init__(self, base, dtype: dt.DataType, name: str = ""):
+        self.base, self.dtype, self.name = base, dtype, name
+
+    def __add__(self, off):
+        return GmPtr(self.base + off * self.dtype.sizeof(), self.dtype, self.name)
+
+    __radd__ = __add__
+
+    def _carry(self):
+        return [self.base]
+
+    def _rebuild(self, vals):
+        return GmPtr(vals[0], self.dtype, self.name)
+
+
+class GlobalTensor:
+    def __init__(self, dtype: dt.DataType | None = None):
+        self.dtype = dtype
+        self.addr = None
+        self.size = None
+
+    def set_global_buffer(self, ptr, size=None):
+        if not isinstance(ptr, GmPtr):
+            raise CompileError("set_global_buffer expects a GlobalAddress argument (plus an offset)",
+                               current().loc)
+        self.addr, self.dtype, self.size = ptr.base, ptr.dtype, size
+
+    def _check(self):
+        if self.addr is None:
+            raise CompileError("GlobalTensor used before set_global_buffer", current().loc)
+
+    def __getitem__(self, idx):
+        self._check()
+        if isinstance(idx, slice):
+            if idx.step not in (None, 1):
+                raise CompileError("GlobalTensor slices take no step", current().loc)
+            g = GlobalTensor(self.dtype)
+            start = 0 if idx.start is None else idx.start
+            g.addr = self.addr + start * self.dtype.sizeof()
+            return g
+        return self.get_value(idx)
+
+    def get_value(self, idx):
+        self._check()
+        b = current()
+        size = self.dtype.sizeof()
+        if self.dtype.is_float:
+            raise CompileError("get_value of floating-point GM elements is not supported (no scalar FPU)", b.loc)
+        addr = b.reg(self.addr + idx * size)
+        r = b.new_value()
+        mn = {1: "ld.b", 2: "ld.h", 4: "ld.w", 8: "ld.d"}[size]
+        if self.dtype.isa.startswith("u") and size < 8:
+            mn += "u"
+        b.emit(ir.Op("ld", r, [addr], {"mnem": mn}))
+        return RVal(r)
+
+    def set_value(self, idx, value):
+        self._check()
+        b = current()
+        size = self.dtype.sizeof()
+        addr = b.reg(self.addr + idx * size)
+        b.emit(ir.Op("st", None, [b.reg(value), addr], {"mnem": {1: "st.b", 2: "st.h", 4: "st.w", 8: "st.d"}[size]}))
+
+    def get_phy_addr(self):
+        self._check()
+        return self.addr
+
+    def _carry(self):
+        return [self.addr]
+
+    def _rebuild(self, vals):
+        g = GlobalTensor(self.dtype)
+        g.addr, g.size = vals[0], self.size
+        return g
+
+    def access(self, nbytes):
+        return ir.Access("GM", operand(self.addr), nbytes, None, tensor_type_name(self))
+
+
+class LocalTensor:
+    """A tensor in a local buffer.  `asc.LocalTensor(dtype, pos, addr, tile_size)` places it
+    statically at byte `addr` of the position's buffer; queues and TBufs create the others."""
+
+    def __init__(self, dtype=None, pos=TPosition.VECCALC, addr=0, tile_size=0, *, _root=None):
+        b = current()
+        if not isinstance(dtype, dt.DataType):
+            raise CompileError("LocalTensor(dtype, pos, addr, tile_size): dtype must be an asc dtype", b.loc)
+        self.dtype, self.pos, self.addr, self.size = dtype, TPosition(pos), addr, tile_size
+        self.buf = POSITION_BUFFER[self.pos]
+        self.root = _root if _root is not None else ("static", id(self))
+        self.slot = None
+        if _root is None and is_static(addr) and is_static(tile_size):
+            cap = b.target_capacity(self.buf)
+            align = b.target_align(self.buf)
+            if addr % align:
+                raise CompileError(f"LocalTensor address {addr} is not {align}-byte aligned ({self.buf} rule)", b.loc)
+            end = addr + tile_size * dtype.sizeof()
+            if end > cap:
+                raise CompileError(f"LocalTensor [{addr}, {end}) exceeds {self.buf} "
+                                   f"({cap} bytes usable on {b.fn.target})", b.loc)
+
+    @classmethod
+    def _make(cls, dtype, pos, addr, size, root):
+        t = cls.__new__(cls)
+        t.dtype, t.pos, t.addr, t.size = dtype, TPosition(pos), addr, size
+        t.buf, t.root, t.slot = POSITION_BUFFER[t.pos], root, None
+        return t
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            if idx.step not in (None, 1):
+                raise CompileError("LocalTensor slices take no step", current().loc)
+            start = 0 if idx.start is None else idx.start
+            stop = self.size if idx.stop is None else idx.stop
+            t = LocalTensor._make(self.dtype, self.pos, _addr_add(self.addr, start * self.dtype.sizeof()),
+                                  _sub(stop, start), self.root)
+            t.slot = self.slot
+            return t
+        raise CompileError("LocalTensor element access: use get_value/set_value (not supported on UB "
+                           "by the scalar unit of this ISA)", current().loc)
+
+    def reinterpret_cast(self, dtype):
+        t = LocalTensor._make(dtype, self.pos, self.addr, _mul_div(self.size, self.dtype.sizeof(), dtype.sizeof()), self.root)
+        t.slot = self.slot
+        return t
+
+    def get_size(self):
+        return self.size
+
+    def get_length(self):
+        return self.size * self.dtype.sizeof()
+
+    def get_position(self):
+        return self.pos
+
+    def nbytes(self):
+        return self.size * self.dtype.sizeof() if is_static(self.size) else None
+
+    def access(self, nbytes=None):
+        n = nbytes if nbytes is not None else self.nbytes()
+        if not is_static(n):
+            n = None
+        return ir.Access(self.buf, operand(self.addr), n, self.root,
+                         f"LocalTensor[{self.dtype.name},{self.pos.name}]")
+
+    def _carry(self):
+        return [self.addr] if isinstance(self.addr, RVal) else []
+
+    def _rebuild(self, vals):
+        t = LocalTensor._make(self.dtype, self.pos, vals[0] if vals else self.addr, self.size, self.root)
+        t.slot = self.slot
+        return t
+
+
+def _addr_add(addr, off):
+    if isinstance(addr, ir.Sym) and is_static(off):
+        return ir.Sym(addr.kind, addr.key, addr.offset + off)
+    if isinstance(addr, ir.Sym):
+        raise CompileError("a run-time offset into a queue buffer is not supported; slice with a "
+                           "compile-time start", current().loc)
+    return addr + off
+
+
+def _sub(a, b):
+    return a - b if is_static(a) and is_static(b) else current().binop("sub", a, b)
+
+
+def _mul_div(n, a, b):
+    if is_static(n):
+        return n * a // b
+    return current().binop("div", current().binop("mul", n, a), b)
+
+
+# ---- TPipe / TQue / TBuf --------------------------------------------------------------------
+# (producer pipe, consumer pipe) of the data a queue at this position carries.
+QUEUE_PIPES = {TPosition.VECIN: ("mte2", "v"), TPosition.VECOUT: ("v", "mte3"),
+               TPosition.A1: ("mte2", "mte1"), TPosition.B1: ("mte2", "mte1"),
+               TPosition.A2: ("mte1", "m"), TPosition.B2: ("mte1", "m"),
+               TPosition.CO1: ("m", "fix"), TPosition.C1: ("mte2", "mte1")}
+
+
+class BufferReq:
+    """One init_buffer: `num` slots of `nbytes` in `buf`, placed by passes.place_buffers."""
+
+    def __init__(self, key, buf, num, nbytes, loc, name):
+        self.key, self.buf, self.num, self.nbytes, self.loc, self.name = key, buf, num, nbytes, loc, name
+        self.addrs = None
+        self.partners = set()   # keys of buffers read together with this one by a binary op
+
+    def __repr__(self):
+        where = "" if self.addrs is None else " at " + ", ".join(hex(a) for a in self.addrs)
+        return f"{self.name}: {self.buf} {self.num} x {self.nbytes} B{where}"
+
+
+class TPipe:
+    def __init__(self):
+        self._b = current()
+
+    def init_buffer(self, que, num, length):
+        b = current()
+        if not (is_static(num) and is_static(length)):
+            raise CompileError("init_buffer needs compile-time num and len (buffer placement is static)", b.loc)
+        if isinstance(que, TBuf):
+            num, length = 1, (num if length is None else length)
+        if not isinstance(que, (TQue, TBuf)):
+            raise CompileError("init_buffer expects a TQue or TBuf", b.loc)
+        if que.req is not None:
+            raise CompileError("init_buffer called twice for the same queue", b.loc)
+        if b.loop_depth:
+            raise CompileError("init_buffer inside a loop or branch is not supported: call it once, "
+                               "before the loops", b.loc)
+        if isinstance(que, TQue) and num > 8:
+            raise CompileError(f"a TQue has at most 8 buffers (one hardware event id each), got {num}", b.loc)
+        key = f"q{len(b.fn.buffers)}"
+        que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
+                            f"{key}:{type(que).__name__}({que.pos.name})")
+        b.fn.buffers.append(que.req)
+        if isinstance(que, TQue):
+            que._init_slots(b)
+
+    def reset(self):
+        pass
+
+    def destroy(self):
+        pass
+
+
+class TQue:
+    def __init__(self, pos, depth=1):
+        b = current()
+        self.pos, self.depth, self.req = TPosition(pos), depth, None
+        self.prod, self.cons = QUEUE_PIPES.get(self.pos, (None, None))
+        self.alloc_next = 0
+        self.fifo = []          # slots enqueued, oldest first
+        self.unknown = False    # state depends on a run-time condition
+        b.queues.append(self)
+
+    # slots and their events
+    def _init_slots(self, b):
+        self.num = self.req.num
+        self.data_ev, self.free_ev = [], []
+        for s in range(self.num):
+            if self.prod:
+                de = ir.Sym("event", (event_of(self.prod, self.cons).name, self.req.key, s))
+                fe = ir.Sym("event", (event_of(self.cons, self.prod).name, self.req.key, s))
+                b.fn.events += [de, fe]
+                self.data_ev.append(de)
+                self.free_ev.append(fe)
+                b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": fe,
+                                                    "pipe": self.cons, "why": f"{self.req.key} slot {s} starts free"}))
+
+    def state(self):
+        return (self.alloc_next, tuple(self.fifo), self.unknown)
+
+    def set_state(self, st):
+        self.alloc_next, self.fifo, self.unknown = st[0], list(st[1]), st[2]
+
+    def _check(self, b):
+        if self.req is None:
+            raise CompileError("TQue used before pipe.init_buffer", b.loc)
+        if self.unknown:
+            raise CompileError("this TQue's slot depends on a run-time condition (a loop whose trip count "
+                               "is not a multiple of the buffer count, or a branch): queue operations "
+                               "after it cannot be compiled", b.loc)
+
+    def alloc_tensor(self, dtype=None, *args, **kwargs):
+        b = current()
+        self._check(b)
+        dtype = dtype or dt.float16
+        s = self.alloc_next
+        self.alloc_next = (s + 1) % self.num
+        if self.prod:
+            b.emit(ir.Op("wait_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
+                                                 "pipe": self.prod, "why": f"alloc {self.req.key}[{s}]"}))
+        return self._tensor(dtype, s)
+
+    def _tensor(self, dtype, s):
+        t = LocalTensor._make(dtype, self.pos, ir.Sym("buf", (self.req.key, s)),
+                              self.req.nbytes // dtype.sizeof(), (self.req.key, s))
+        t.slot = (self, s)
+        return t
+
+    def enque(self, t):
+        b = current()
+        self._check(b)
+        s = self._slot_of(t, b)
+        if len(self.fifo) >= max(self.num, 1):
+            raise CompileError("enque on a full TQue", b.loc)
+        self.fifo.append(s)
+        if self.prod:
+            b.emit(ir.Op("set_flag", None, [], {"src": self.prod, "dst": self.cons, "event": self.data_ev[s],
+                                                "pipe": self.prod, "why": f"enque {self.req.key}[{s}]"}))
+        return True
+
+    def deque(self, dtype=None):
+        b = current()
+        self._check(b)
+        if not self.fifo:
+            raise CompileError("deque on an empty TQue (no enque before it on this path)", b.loc)
+        s = self.fifo.pop(0)
+        if self.prod:
+            b.emit(ir.Op("wait_flag", None, [], {"src": self.prod, "dst": self.cons, "event": self.data_ev[s],
+                                                 "pipe": self.cons, "why": f"deque {self.req.key}[{s}]"}))
+        return self._tensor(dtype or dt.float16, s)
+
+    def free_tensor(self, t):
+        b = current()
+        self._check(b)
+        s = self._slot_of(t, b)
+        if self.prod:
+            b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
+                                                "pipe": self.cons, "why": f"free {self.req.key}[{s}]"}))
+
+    def _slot_of(self, t, b):
+        if not isinstance(t, LocalTensor) or t.slot is None or t.slot[0] is not self:
+            raise CompileError("this tensor was not allocated from this TQue", b.loc)
+        return t.slot[1]
+
+    def vacant_in_que(self):
+        return len(self.fifo) < self.num
+
+    def has_tensor_in_que(self):
+        return bool(self.fifo)
+
+    def get_tensor_count_in_que(self):
+        return len(self.fifo)
+
+    def drain(self, b):
+        """End of kernel: consume each slot's outstanding free flag."""
+        if self.req is None or not self.prod:
+            return
+        for s in range(self.num):
+            b.emit(ir.Op("wait_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
+                                                 "pipe": self.prod, "why": "kernel end"}))
+
+
+class TBuf:
+    def __init__(self, pos=TPosition.VECCALC):
+        self.pos, self.req = TPosition(pos), None
+
+    def get(self, dtype, length=None):
+        b = current()
+        if self.req is None:
+            raise CompileError("TBuf used before pipe.init_buffer", b.loc)
+        n = self.req.nbytes // dtype.sizeof() if length is None else length
+        return LocalTensor._make(dtype, self.pos, ir.Sym("buf", (self.req.key, 0)), n, (self.req.key, 0))
+
+    def get_with_offset(self, size, offset, dtype):
+        t = self.get(dtype)
+        t2 = t[offset // dtype.sizeof():]
+        t2.size = size
+        return t2
+
+
+class TBufPool(TBuf):
+    pass

@@ -1,0 +1,79 @@
+"""Parameter structs of the kernel language (real pyasc `asc.language.core.types`).
+
+Users: kernels build them (`asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8)`); the compiler reads their
+fields.  They are plain records: a field holds a Python int (known at compile time) or a
+run-time scalar of the compiler; no IR is emitted when they are built.  Field names and defaults
+follow upstream so keyword construction works the same.
+"""
+from __future__ import annotations
+
+
+class _Params:
+    _fields: tuple = ()
+    _defaults: tuple = ()
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(self._fields)} arguments, "
+                            f"got {len(args)}")
+        vals = dict(zip(self._fields, self._defaults))
+        vals.update(zip(self._fields, args))
+        for k, v in kwargs.items():
+            if k not in vals:
+                raise TypeError(f"{type(self).__name__} has no field '{k}' "
+                                f"(fields: {', '.join(self._fields)})")
+            vals[k] = v
+        missing = [k for k, v in vals.items() if v is _REQUIRED]
+        if missing:
+            raise TypeError(f"{type(self).__name__} needs {', '.join(missing)}")
+        for k, v in vals.items():
+            setattr(self, k, v)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self._fields) + ")"
+
+
+_REQUIRED = object()
+
+
+class BinaryRepeatParams(_Params):
+    _fields = ("dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride",
+               "src0_rep_stride", "src1_rep_stride")
+    _defaults = (1, 1, 1, 8, 8, 8)
+
+
+class UnaryRepeatParams(_Params):
+    _fields = ("dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride")
+    _defaults = (1, 1, 8, 8)
+
+
+class BrcbRepeatParams(_Params):
+    _fields = ("dst_blk_stride", "dst_rep_stride")
+    _defaults = (1, 8)
+
+
+class CopyRepeatParams(_Params):
+    _fields = ("dst_stride", "src_stride", "dst_repeat_size", "src_repeat_size")
+    _defaults = (1, 1, 8, 8)
+
+
+class DataCopyParams(_Params):
+    _fields = ("block_count", "block_len", "src_stride", "dst_stride")
+    _defaults = (1, 0, 0, 0)
+
+
+class LoadData2DParams(_Params):
+    _fields = ("start_index", "repeat_times", "src_stride", "sid", "dst_gap", "if_transpose", "addr_mode")
+    _defaults = (0, 1, 0, 0, 0, False, 0)
+
+
+class MmadParams(_Params):
+    # cmatrix_init_val is Ascend C's cmatrixInitVal (default true: C = A x B); accumulate with False.
+    _fields = ("m", "n", "k", "unit_flag", "fm_offset", "filter_offset", "cmatrix_init_val")
+    _defaults = (_REQUIRED, _REQUIRED, _REQUIRED, 0, 0, 0, True)
+
+
+class FixpipeParamsV220(_Params):
+    _fields = ("n_size", "m_size", "src_stride", "dst_stride", "quant_pre", "relu_en", "unit_flag",
+               "is_channel_split", "nz2nd_en")
+    _defaults = (0, 0, 0, 0, 0, False, 0, False, True)

@@ -1,0 +1,1 @@
+"""asc.lib: host-side helpers (asc.lib.runtime)."""

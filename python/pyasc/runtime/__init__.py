@@ -1,0 +1,2 @@
+"""asc.runtime: launch machinery (config, jit)."""
+from . import config  # noqa: F401

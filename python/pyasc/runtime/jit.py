@@ -1,0 +1,260 @@
+"""@asc.jit, kernel launch and the compile cache.
+
+Users: kernel modules (`@asc.jit`, `kernel[core_num](...)`, `kernel[core_num, stream](...)`),
+the CLI (JITFunction.compile), benchmarks.
+
+A launch: check the arguments against the signature (count; arrays for GlobalAddress; ints,
+floats; ConstExpr values), specialise on the array dtypes and ConstExpr values, compile (memory
+cache, then disk cache under $PYASC_CACHE_DIR or ~/.pyasc/cache keyed by the module source,
+options, signature and compiler version; `always_compile` bypasses both), assemble with libasc,
+run on the simulator, copy every array argument back in place, return a LaunchResult.
+Helpers called from kernels are @asc.jit too: calling one directly from host code is an error.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import time
+
+import numpy as np
+
+from ..compiler import driver
+from ..compiler.errors import CompileError, KernelFault, LaunchError
+from ..language import dtype as dt
+from ..language.tensor import ConstExpr, GlobalAddress
+from . import config
+
+COMPILER_VERSION = "pyasc-0.1"
+
+
+def _compiler_digest():
+    """Hash of the compiler sources, so a changed compiler never reuses stale cache entries."""
+    h = hashlib.sha256(COMPILER_VERSION.encode())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for sub in ("compiler", "language"):
+        d = os.path.join(root, sub)
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".py"):
+                st = os.stat(os.path.join(d, f))
+                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+_DIGEST = None
+
+
+class LaunchResult:
+    """What a launch returns: cycles, microseconds, the simulator summary, the trace path."""
+
+    def __init__(self, kernel, cycles, mhz, report, trace=None, insns=0, report_json=None):
+        self.kernel, self.cycles, self.report, self.trace, self.insns = kernel, cycles, report, trace, insns
+        self.microseconds = cycles / mhz if mhz else 0.0
+        self.report_json = report_json
+
+    def __repr__(self):
+        t = f", trace={self.trace!r}" if self.trace else ""
+        return f"LaunchResult({self.kernel}: {self.cycles} cycles, {self.microseconds:.3f} us{t})"
+
+
+class JITFunction:
+    def __init__(self, fn, **options):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        known = {"kernel_type", "insert_sync", "auto_sync", "auto_sync_log", "opt_level", "always_compile",
+                 "debug", "matmul_cube_only", "bisheng_options", "verify_sync", "target"}
+        bad = set(options) - known
+        if bad:
+            raise TypeError(f"@asc.jit got unknown option(s) {', '.join(sorted(bad))} "
+                            f"(known: {', '.join(sorted(known))})")
+        self.options = options
+        self.signature = inspect.signature(fn)
+        self._mem = {}
+        self.last_result = None
+        self.last_compiled = None
+
+    def __repr__(self):
+        return f"<asc.jit kernel {self.fn.__module__}.{self.fn.__name__}>"
+
+    def __call__(self, *args, **kwargs):
+        raise LaunchError(f"{self.fn.__name__} is an @asc.jit function: launch it as "
+                          f"{self.fn.__name__}[core_num](...) from host code, or call it from another kernel")
+
+    def __getitem__(self, grid):
+        stream = None
+        if isinstance(grid, tuple):
+            if len(grid) != 2:
+                raise LaunchError("launch as kernel[core_num] or kernel[core_num, stream]")
+            grid, stream = grid
+        if not isinstance(grid, (int, np.integer)) or grid < 1:
+            raise LaunchError(f"core_num must be a positive integer, got {grid!r}")
+        return _Launcher(self, int(grid), stream)
+
+    # ---- signature ------------------------------------------------------------------------
+    def specs(self, args, kwargs=None):
+        """ArgSpecs of a call, checking count and types; LaunchError names the parameter."""
+        params = list(self.signature.parameters.values())
+        kwargs = kwargs or {}
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise LaunchError(f"{self.fn.__name__}() takes {len(params)} argument(s) "
+                              f"({', '.join(p.name for p in params)}): {e}") from None
+        bound.apply_defaults()
+        specs = []
+        for p in params:
+            v = bound.arguments[p.name]
+            ann = p.annotation
+            if ann is ConstExpr or (isinstance(ann, str) and "ConstExpr" in ann):
+                if not isinstance(v, (int, float, bool, str, tuple, list, dt.DataType)):
+                    raise LaunchError(f"argument '{p.name}' is ConstExpr and must be a Python constant, "
+                                      f"got {type(v).__name__}")
+                specs.append(driver.ArgSpec(p.name, "const", value=v))
+                continue
+            arr = _as_array(v)
+            if ann is GlobalAddress or (isinstance(ann, str) and "GlobalAddress" in ann):
+                if arr is None:
+                    raise LaunchError(f"argument '{p.name}' is a GlobalAddress and needs a numpy array "
+                                      f"(or torch tensor), got {type(v).__name__}")
+            if arr is not None:
+                try:
+                    d = dt.from_numpy(arr.dtype)
+                except TypeError as e:
+                    raise LaunchError(f"argument '{p.name}': {e}") from None
+                specs.append(driver.ArgSpec(p.name, "gm", d))
+            elif isinstance(v, bool) or isinstance(v, (int, np.integer)):
+                if ann is float:
+                    specs.append(driver.ArgSpec(p.name, "float"))
+                else:
+                    specs.append(driver.ArgSpec(p.name, "int"))
+            elif isinstance(v, (float, np.floating)):
+                if ann is int:
+                    raise LaunchError(f"argument '{p.name}' is annotated int but got a float ({v!r})")
+                specs.append(driver.ArgSpec(p.name, "float"))
+            else:
+                raise LaunchError(f"argument '{p.name}': {type(v).__name__} cannot be passed to a kernel "
+                                  f"(arrays, ints and floats only; str/list/tuple need asc.ConstExpr)")
+        return specs, bound
+
+    # ---- compile ---------------------------------------------------------------------------
+    def _options(self):
+        o = dict(self.options)
+        o.setdefault("target", config.get_target())
+        o.setdefault("opt_level", 3)
+        if o.get("auto_sync") is False:
+            pass
+        return o
+
+    def compile(self, *args, **kwargs):
+        """Compile for these arguments (arrays or ArgSpecs); returns driver.Compiled.
+        Uses the memory and disk caches unless always_compile."""
+        if args and all(isinstance(a, driver.ArgSpec) for a in args):
+            specs = list(args)
+        else:
+            specs, _ = self.specs(args, kwargs)
+        opts = self._options()
+        key = self._key(specs, opts)
+        always = opts.get("always_compile")
+        if not always and key in self._mem:
+            return self._mem[key]
+        c = None if always else _disk_get(key)
+        if c is None:
+            c = driver.compile_kernel(self.fn, specs, opts)
+            if not always:
+                _disk_put(key, c)
+        self._mem[key] = c
+        self.last_compiled = c
+        return c
+
+    def asm(self, *args, **kwargs) -> str:
+        """The assembly text of this kernel for these arguments."""
+        return self.compile(*args, **kwargs).asm
+
+    def _key(self, specs, opts):
+        global _DIGEST
+        if _DIGEST is None:
+            _DIGEST = _compiler_digest()
+        h = hashlib.sha256()
+        h.update(_DIGEST.encode())
+        try:
+            src = inspect.getsource(inspect.getmodule(self.fn))
+        except (OSError, TypeError):
+            src = inspect.getsource(self.fn)
+        h.update(src.encode())
+        h.update(self.fn.__name__.encode())
+        h.update(json.dumps({k: (v if isinstance(v, (int, str, bool, float, type(None))) else repr(v))
+                             for k, v in sorted(opts.items())}, sort_keys=True).encode())
+        for s in specs:
+            h.update(f"{s.name}:{s.kind}:{s.dtype!r}:{s.value!r};".encode())
+        return h.hexdigest()[:32]
+
+
+def jit(fn=None, **options):
+    """@asc.jit or @asc.jit(kernel_type=..., insert_sync=..., opt_level=..., always_compile=..., ...)."""
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    if isinstance(fn, JITFunction):
+        return fn
+    return JITFunction(fn, **options)
+
+
+# ---- the disk cache ---------------------------------------------------------------------------
+def cache_dir() -> str:
+    return os.environ.get("PYASC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".pyasc", "cache")
+
+
+def _disk_get(key):
+    p = os.path.join(cache_dir(), key + ".json")
+    try:
+        with open(p, encoding="utf-8") as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return None
+    args = [(n, k, dt.by_name(t) if t else None) for n, k, t in d["args"]]
+    return driver.Compiled(d["name"], d["asm"], d["ir"], d["lowered"], d["kind"], d["target"], args)
+
+
+def _disk_put(key, c):
+    d = cache_dir()
+    try:
+        os.makedirs(d, exist_ok=True)
+        tmp = os.path.join(d, f".{key}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"name": c.name, "asm": c.asm, "ir": c.ir_text, "lowered": c.lowered_text,
+                       "kind": c.kernel_kind, "target": c.target,
+                       "args": [(n, k, t.name if t else None) for n, k, t in c.args]}, f)
+        os.replace(tmp, os.path.join(d, key + ".json"))
+    except OSError:
+        pass  # the cache is an optimisation only
+
+
+def _as_array(v):
+    if isinstance(v, np.ndarray):
+        return v
+    if type(v).__module__.startswith("torch"):
+        return v  # converted at launch (cpu tensors)
+    return None
+
+
+class _Launcher:
+    def __init__(self, jf: JITFunction, core_num: int, stream):
+        self.jf, self.core_num, self.stream = jf, core_num, stream
+
+    def __call__(self, *args, trace=None, report_dir=None, functional=False, max_cycles=0, **kwargs):
+        from . import launch
+        if config.get_backend() == config.Backend.NPU:
+            raise LaunchError("Backend.NPU needs an Ascend card and CANN; this pyasc runs kernels on the asc "
+                              "simulator: config.set_platform(config.Backend.Model)")
+        specs, bound = self.jf.specs(args, kwargs)
+        t0 = time.perf_counter()
+        c = self.jf.compile(*specs)
+        self.jf.compile_seconds = time.perf_counter() - t0
+        trace = trace or os.environ.get("PYASC_TRACE")
+        values = [bound.arguments[s.name] for s in specs if s.kind != "const"]
+        res = launch.run(c, values, self.core_num, trace=trace, report_dir=report_dir, functional=functional,
+                         max_cycles=max_cycles)
+        self.jf.last_result = res
+        return res

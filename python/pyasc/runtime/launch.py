@@ -1,0 +1,187 @@
+"""Run a compiled kernel on the simulator through libasc (ctypes).
+
+Users: runtime.jit (kernel[n](...)), the CLI (`pyasc compile` uses `assemble`).
+Steps: assemble the text into an AscImage (kept per assembly text), resolve the target profile,
+create the simulator for `blocks` cores, place each array in GM and set x0..x15, run, map a
+fault's pc to the Python line through the image's .asc.lines table, copy every array back in
+place, and return a LaunchResult with cycles, microseconds and the summary report.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import struct
+
+import numpy as np
+
+from .. import _libasc as L
+from ..compiler.errors import CompileError, KernelFault, LaunchError
+from ..compiler import targets
+
+
+class Image:
+    """An assembled kernel image (owns the C AscImage)."""
+
+    def __init__(self, asm_text: str, name: str, target: str):
+        lib = L.lib()
+        self.img = L.AscImage()
+        lib.asc_image_init(C.byref(self.img), None)
+        desc = L.AscAsmDesc()
+        desc.target = target.encode()
+        asm = lib.asc_asm_new(C.byref(desc))
+        if not asm:
+            raise MemoryError("asc_asm_new failed")
+        try:
+            text = asm_text.encode()
+            ok = lib.asc_asm_string(asm, (name + ".s").encode(), text, len(text), C.byref(self.img))
+            if not ok:
+                msgs = L.diag_messages(lib.asc_asm_diags(asm).contents)
+                lines = asm_text.splitlines()
+                detail = []
+                for f, ln, col, sev, msg in msgs[:10]:
+                    src = lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
+                    detail.append(f"{f}:{ln}:{col}: {sev}: {msg}\n    {src}")
+                raise CompileError("internal compiler error: the assembler rejected the generated code:\n" +
+                                   "\n".join(detail))
+        finally:
+            lib.asc_asm_free(asm)
+        self._alive = True
+
+    def write_bytes(self) -> bytes:
+        lib = L.lib()
+        buf = C.POINTER(C.c_uint8)()
+        n = C.c_size_t()
+        d = L.AscDiags()
+        lib.asc_diags_init(C.byref(d), None)
+        try:
+            if not lib.asc_image_write(C.byref(self.img), C.byref(buf), C.byref(n), C.byref(d)):
+                raise CompileError("could not serialise the kernel binary: " +
+                                   "; ".join(m[4] for m in L.diag_messages(d)))
+            data = C.string_at(buf, n.value)
+            lib._free(buf)
+            return data
+        finally:
+            lib.asc_diags_free(C.byref(d))
+
+    def write_file(self, path: str):
+        data = self.write_bytes()
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def line_at(self, pc):
+        e = L.lib().asc_image_line_at(C.byref(self.img), pc)
+        if not e:
+            return None
+        e = e.contents
+        f = self.img.files[e.file].decode() if e.file < self.img.nfiles else None
+        return f, e.line, e.col
+
+    def __del__(self):
+        if getattr(self, "_alive", False):
+            try:
+                L.lib().asc_image_free(C.byref(self.img))
+            except Exception:
+                pass
+
+
+_IMAGES = {}
+
+
+def assemble(c) -> Image:
+    key = (c.asm, c.target)
+    img = _IMAGES.get(key)
+    if img is None:
+        img = _IMAGES[key] = Image(c.asm, c.name, c.target)
+    return img
+
+
+def _to_numpy(v):
+    if isinstance(v, np.ndarray):
+        return v, None
+    if type(v).__module__.startswith("torch"):
+        t = v.detach()
+        if t.device.type != "cpu":
+            raise LaunchError("only CPU torch tensors can be passed to the simulator")
+        return t.numpy(), v
+    return None, None
+
+
+def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0):
+    from .jit import LaunchResult
+    lib = L.lib()
+    img = assemble(c)
+    cfg = L.ConfigBuf()
+    d = L.AscDiags()
+    lib.asc_diags_init(C.byref(d), None)
+    sim = None
+    tr = None
+    try:
+        if not lib.asc_config_builtin(C.cast(cfg, C.c_void_p), c.target.encode(), C.byref(d)):
+            raise LaunchError("; ".join(m[4] for m in L.diag_messages(d)))
+        desc = L.AscSimDesc()
+        desc.cfg = C.cast(cfg, C.c_void_p)
+        desc.image = C.pointer(img.img)
+        desc.kernel = c.name.encode()
+        desc.blocks = blocks
+        desc.functional = functional
+        if trace:
+            obs = L.AscSimObserver()
+            tr = lib.asc_trace_open(str(trace).encode(), None, C.byref(obs), C.byref(d))
+            if not tr:
+                raise LaunchError("cannot open the trace: " + "; ".join(m[4] for m in L.diag_messages(d)))
+            desc.observer = obs
+        sim = lib.asc_sim_new(C.byref(desc), C.byref(d))
+        if not sim:
+            raise LaunchError("; ".join(m[4] for m in L.diag_messages(d)) or "asc_sim_new failed")
+        if tr:
+            lib.asc_trace_bind(tr, sim)
+        arrays = []
+        for i, ((name, kind, dtype), v) in enumerate(zip(c.args, values)):
+            if kind == "gm":
+                a, orig = _to_numpy(v)
+                if not a.flags.c_contiguous:
+                    raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
+                addr = C.c_uint64()
+                if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
+                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                if a.nbytes:
+                    lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
+                lib.asc_sim_set_arg(sim, i, addr.value)
+                arrays.append((a, addr.value, orig))
+            elif kind == "float":
+                bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
+                lib.asc_sim_set_arg(sim, i, bits)
+            else:
+                lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
+        st = lib.asc_sim_run(sim, max_cycles)
+        if st == L.ASC_SIM_FAULT:
+            f = lib.asc_sim_fault(sim).contents
+            buf = C.create_string_buffer(8192)
+            lib.asc_sim_fault_format(sim, buf, len(buf))
+            where = img.line_at(f.pc)
+            if f.nblocked and not where:
+                where = img.line_at(f.blocked[0].pc)
+            msg = buf.value.decode(errors="replace").strip()
+            report = L.take_string(lib.asc_sim_report_text(sim))
+            if where:
+                raise KernelFault(msg, where[0], where[1], where[2], report)
+            raise KernelFault(msg, report=report)
+        if st == L.ASC_SIM_LIMIT:
+            raise KernelFault(f"the kernel did not finish within max_cycles={max_cycles}")
+        for a, addr, orig in arrays:
+            if a.nbytes:
+                if not a.flags.writeable:
+                    continue
+                lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
+        cycles = lib.asc_sim_cycles(sim)
+        report = L.take_string(lib.asc_sim_report_text(sim))
+        rjson = L.take_string(lib.asc_sim_report_json(sim))
+        if report_dir:
+            lib.asc_sim_report_dir(sim, str(report_dir).encode(), C.byref(d))
+        mhz = targets.load(c.target).get("clock_mhz", 1850)
+        return LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
+    finally:
+        if tr:
+            lib.asc_trace_close(tr, True, C.byref(d))
+        if sim:
+            lib.asc_sim_free(sim)
+        lib.asc_diags_free(C.byref(d))
