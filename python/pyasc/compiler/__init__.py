@@ -1,0 +1,1 @@
+"""The pyasc compiler: frontend (AST -> IR), ir, passes, codegen (IR -> assembly), driver."""

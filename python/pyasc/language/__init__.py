@@ -1,0 +1,1 @@
+"""The kernel language: dtypes, enums, params records, tensors/queues and the asc.* functions."""
