@@ -114,12 +114,339 @@ START_TEST(scalar_alu)
 }
 END_TEST
 
+
+START_TEST(branches_and_loops)
+{
+    /* sum 1..10 with a bne loop; each branch kind taken / not taken */
+    static const char src[] =
+        ".kernel k, aiv\n.arg out, gm, s64\n"
+        "  li x1, 10\n  li x2, 0\n"
+        "loop:\n  add x2, x2, x1\n  addi x1, x1, -1\n  bnez x1, loop\n"
+        "  st.d x2, 0(x0)\n"
+        "  li x3, -1\n  li x4, 1\n  li x5, 0\n"
+        "  blt x3, x4, l1\n  li x5, 99\nl1:\n"      /* signed -1 < 1: taken */
+        "  bltu x3, x4, l2\n  addi x5, x5, 1\nl2:\n" /* unsigned: not taken -> +1 */
+        "  bge x4, x3, l3\n  addi x5, x5, 100\nl3:\n"
+        "  bgeu x4, x3, l4\n  addi x5, x5, 10\nl4:\n" /* not taken -> +10 */
+        "  beq x4, x4, l5\n  addi x5, x5, 1000\nl5:\n"
+        "  st.d x5, 8(x0)\n"
+        "  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_int_eq((int64_t)gm_u64(&r, OUT), 55);
+    ck_assert_int_eq((int64_t)gm_u64(&r, OUT + 8), 11);
+    done(&r);
+}
+END_TEST
+
+START_TEST(sprs_and_blocks)
+{
+    /* 4 vector cores on ascend910b: block i writes its SPRs at out + 64 i */
+    static const char src[] =
+        ".kernel k, aiv\n.arg out, gm, s64\n"
+        "  mfspr x1, block_idx\n  shli x2, x1, 6\n  add x0, x0, x2\n"
+        "  st.d x1, 0(x0)\n"
+        "  mfspr x3, block_num\n  st.d x3, 8(x0)\n"
+        "  mfspr x3, sub_block_idx\n  st.d x3, 16(x0)\n"
+        "  mfspr x3, sub_block_num\n  st.d x3, 24(x0)\n"
+        "  mfspr x3, core_id\n  st.d x3, 32(x0)\n"
+        "  mfspr x3, mask0\n  st.d x3, 40(x0)\n"
+        "  mfspr x3, cycle\n  st.d x3, 48(x0)\n"
+        "  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 4, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (uint64_t i = 0; i < 4; i++) {
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i), i);
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i + 8), 4);
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i + 16), i % 2);
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i + 24), 2);
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i + 32), i);
+        ck_assert_uint_eq(gm_u64(&r, OUT + 64 * i + 40), ~0ull);
+        ck_assert_uint_gt(gm_u64(&r, OUT + 64 * i + 48), 500);
+    }
+    done(&r);
+}
+END_TEST
+
+START_TEST(mix_block_idx)
+{
+    /* mix kernel, 2 AI cores: AIC sees block_idx 0..1, AIV 0..3 */
+    static const char src[] =
+        ".kernel k, mix\n.arg out, gm, s64\n"
+        ".aic\n  mfspr x1, block_idx\n  shli x2, x1, 3\n  add x2, x0, x2\n  li x3, 100\n  add x3, x3, x1\n"
+        "  st.d x3, 0(x2)\n  end\n"
+        ".aiv\n  mfspr x1, block_idx\n  shli x2, x1, 3\n  add x2, x0, x2\n  li x3, 200\n  add x3, x3, x1\n"
+        "  st.d x3, 64(x2)\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_uint_eq(asc_sim_ncores(r.sim), 6);
+    for (uint64_t i = 0; i < 2; i++) ck_assert_uint_eq(gm_u64(&r, OUT + 8 * i), 100 + i);
+    for (uint64_t i = 0; i < 4; i++) ck_assert_uint_eq(gm_u64(&r, OUT + 64 + 8 * i), 200 + i);
+    char name[48];
+    ck_assert_str_eq(asc_sim_core_name(r.sim, 0, name, sizeof name), "core0.cubecore0");
+    ck_assert_str_eq(asc_sim_core_name(r.sim, 5, name, sizeof name), "core1.veccore1");
+    done(&r);
+}
+END_TEST
+
+START_TEST(too_many_blocks)
+{
+    AscConfig cfg;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&cfg, "ascend910b", &d));
+    static const char src[] = ".kernel k, aic\n  end\n";
+    AscAsm *as = asc_asm_new(&(AscAsmDesc){0});
+    AscImage img;
+    asc_image_init(&img, NULL);
+    ck_assert(asc_asm_string(as, "k.s", src, strlen(src), &img));
+    asc_asm_free(as);
+    AscSimDesc sd = {.cfg = &cfg, .image = &img, .blocks = 25};
+    ck_assert(asc_sim_new(&sd, &d) == NULL);
+    ck_assert_msg(d.count && strstr(d.items[0].msg, "--blocks 25 is too many") &&
+                      strstr(d.items[0].msg, "24 cube cores"), "%s", d.count ? d.items[0].msg : "");
+    asc_image_free(&img);
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(div_zero_fault)
+{
+    static const char src[] = ".kernel k, aiv\n  li x1, 0\n  li x2, 5\n  div x3, x2, x1\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_DIV_ZERO);
+    ck_assert_msg(strstr(r.text, "core0.veccore0 pipe s pc 0x0008 `div x3, x2, x1` (k.s:4)") &&
+                      strstr(r.text, "division by zero"), "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(double_set_flag_fault)
+{
+    /* nobody waits: the second set finds the flag still set */
+    static const char src[] = ".kernel k, aiv\n  set_flag mte2, v, 0\n  set_flag mte2, v, 0\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_FLAG_SET);
+    ck_assert_msg(strstr(r.text, "pipe mte2 pc 0x0004 `set_flag mte2, v, 0` (k.s:3)") &&
+                      strstr(r.text, "already set"), "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(illegal_for_core_fault)
+{
+    /* assembled for a coupled target (vadd is legal there), run as an AIC
+     * kernel on ascend910b: a cube core has no vector unit */
+    static const char src[] = ".kernel k, aic\n  li x1, 0\n  vadd.f16 x1, x1, x1, x1\n  end\n";
+    Run r;
+    memset(&r, 0, sizeof r);
+    asc_diags_init(&r.d, NULL);
+    ck_assert(asc_config_builtin(&r.cfg, "ascend910b", &r.d));
+    AscAsm *as = asc_asm_new(&(AscAsmDesc){.target = "teach"});
+    asc_image_init(&r.img, NULL);
+    ck_assert(asc_asm_string(as, "k.s", src, strlen(src), &r.img));
+    asc_asm_free(as);
+    r.sim = asc_sim_new(&(AscSimDesc){.cfg = &r.cfg, .image = &r.img}, &r.d);
+    ck_assert(r.sim);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_ILLEGAL);
+    ck_assert_msg(strstr(r.text, "'vadd.f16' is not available on a AIC core") && strstr(r.text, "(k.s:3)"), "%s",
+                  r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(bad_pc_fault)
+{
+    static const char src[] = ".kernel k, aiv\n  nop\n  nop\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_BAD_PC);
+    ck_assert_msg(strstr(r.text, "pc 0x0008 is outside the program"), "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(deadlock_listed_fast)
+{
+    /* V waits for MTE2->V 0 and MTE3 for V->MTE3 1; nobody sets them */
+    static const char src[] = ".kernel k, aiv\n"
+                              "  wait_flag mte2, v, 0\n"
+                              "  wait_flag v, mte3, 1\n"
+                              "  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    clock_t t0 = clock();
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    ck_assert_msg(secs < 1.0, "deadlock took %.3f s", secs);
+    const AscSimFault *f = asc_sim_fault(r.sim);
+    ck_assert_int_eq(f->kind, ASC_FAULT_DEADLOCK);
+    ck_assert_uint_eq(f->nblocked, 6); /* per core: scalar (end), V, MTE3 */
+    ck_assert_msg(strstr(r.text, "deadlock at cycle") &&
+                      strstr(r.text, "core0.veccore0 pipe v pc 0x0000 `wait_flag mte2, v, 0` (k.s:2): waits for flag "
+                                     "mte2 -> v id 0") &&
+                      strstr(r.text, "core0.veccore1 pipe mte3 pc 0x0004 `wait_flag v, mte3, 1` (k.s:3): waits for "
+                                     "flag v -> mte3 id 1") &&
+                      strstr(r.text, "core0.veccore0 pipe s pc 0x0008 `end` (k.s:4): waits for every pipe"),
+                  "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+/* a loop of 10000 copies that each occupy MTE2 for ~100000 cycles */
+static const char long_src[] =
+    ".kernel k, aiv\n.arg x, gm, f16\n"
+    "  li x1, 10000\n  li x2, 0\n"
+    "loop:\n  mov_out_to_ub x2, x0, nburst=1, len=1\n  addi x1, x1, -1\n  bnez x1, loop\n"
+    "  end\n";
+static const char *const long_sets[] = {"dma.setup_cycles=100000", "dma.gm_read_latency=100000", NULL};
+
+START_TEST(idle_cycles_cost_no_host_time)
+{
+    Run r;
+    make(&r, "ascend910b", long_src, 1, long_sets, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    clock_t t0 = clock();
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    /* 10000 * (100000 setup + 2 burst + 1 byte-cycle) + latency > 1e9 cycles */
+    ck_assert_uint_gt(asc_sim_cycles(r.sim), 1000000000ull);
+    ck_assert_msg(secs < 1.0, "%llu cycles took %.3f s", (unsigned long long)asc_sim_cycles(r.sim), secs);
+    done(&r);
+}
+END_TEST
+
+START_TEST(max_cycles_resumable)
+{
+    Run r;
+    make(&r, "ascend910b", long_src, 1, long_sets, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_int_eq(run(&r, 5000000), ASC_SIM_LIMIT);
+    ck_assert_uint_le(asc_sim_cycles(r.sim), 5000000);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_DONE);
+    Run r2;
+    make(&r2, "ascend910b", long_src, 1, long_sets, NULL);
+    asc_sim_set_arg(r2.sim, 0, OUT);
+    ck_assert_int_eq(run(&r2, 0), ASC_SIM_DONE);
+    ck_assert_uint_eq(asc_sim_cycles(r.sim), asc_sim_cycles(r2.sim)); /* stopping changes nothing */
+    done(&r);
+    done(&r2);
+}
+END_TEST
+
+static char *file_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+START_TEST(reports_byte_identical)
+{
+    char *texts[2], *jsons[2];
+    const char *src = file_text(ASC_SOURCE_DIR "/kernels/asm/vadd_double.s");
+    for (int i = 0; i < 2; i++) {
+        Run r;
+        make(&r, "ascend910b", src, 4, NULL, NULL);
+        uint64_t x, y, z;
+        ck_assert(asc_sim_gm_place(r.sim, 65536 * 2, &x));
+        ck_assert(asc_sim_gm_place(r.sim, 65536 * 2, &y));
+        ck_assert(asc_sim_gm_place(r.sim, 65536 * 2, &z));
+        ck_assert_uint_eq(x, 0x40000000ull);
+        ck_assert_uint_eq(y, 0x40200000ull);
+        asc_sim_set_arg(r.sim, 0, x);
+        asc_sim_set_arg(r.sim, 1, y);
+        asc_sim_set_arg(r.sim, 2, z);
+        asc_sim_set_arg(r.sim, 3, 65536);
+        ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+        texts[i] = asc_sim_report_text(r.sim);
+        jsons[i] = asc_sim_report_json(r.sim);
+        ck_assert(texts[i] && jsons[i]);
+        done(&r);
+    }
+    ck_assert_str_eq(texts[0], texts[1]);
+    ck_assert_str_eq(jsons[0], jsons[1]);
+    ck_assert(strstr(texts[0], "bound: ") || strstr(texts[0], "bound"));
+    for (int i = 0; i < 2; i++) free(texts[i]), free(jsons[i]);
+}
+END_TEST
+
+/* An allocator that counts calls. */
+typedef struct Counter {
+    unsigned long allocs;
+} Counter;
+static void *count_alloc(void *ud, size_t n)
+{
+    ((Counter *)ud)->allocs++;
+    return malloc(n);
+}
+static void count_free(void *ud, void *p)
+{
+    (void)ud;
+    free(p);
+}
+
+START_TEST(step_loop_allocation_free)
+{
+    /* vector work, flags, barriers, GM reads (no GM writes, so no GM page is
+     * backed while running): not one allocation between run start and end */
+    static const char src[] = ".kernel k, aiv\n.arg x, gm, f16\n"
+                              "  li x1, 0\n  li x2, 0x2100\n  li x3, 0x10000\n  li x5, 20\n"
+                              "loop:\n"
+                              "  mov_out_to_ub x1, x0, nburst=1, len=256\n"
+                              "  mov_out_to_ub x2, x0, nburst=1, len=256\n"
+                              "  set_flag mte2, v, 0\n  wait_flag mte2, v, 0\n"
+                              "  vadd.f16 x3, x1, x2, repeat=32\n"
+                              "  bar v\n  set_flag v, mte2, 1\n  wait_flag v, mte2, 1\n"
+                              "  addi x5, x5, -1\n  bnez x5, loop\n"
+                              "  bar all\n  end\n";
+    Counter cnt = {0};
+    AscAlloc a = {count_alloc, count_free, &cnt};
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, &a);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    unsigned long before = cnt.allocs;
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_uint_eq(cnt.allocs, before);
+    done(&r);
+}
+END_TEST
+
 Suite *sim_engine_suite(void)
 {
     Suite *s = suite_create("sim_engine");
     TCase *tc = tcase_create("engine");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, scalar_alu);
+    tcase_add_test(tc, branches_and_loops);
+    tcase_add_test(tc, sprs_and_blocks);
+    tcase_add_test(tc, mix_block_idx);
+    tcase_add_test(tc, too_many_blocks);
+    tcase_add_test(tc, div_zero_fault);
+    tcase_add_test(tc, double_set_flag_fault);
+    tcase_add_test(tc, illegal_for_core_fault);
+    tcase_add_test(tc, bad_pc_fault);
+    tcase_add_test(tc, deadlock_listed_fast);
+    tcase_add_test(tc, idle_cycles_cost_no_host_time);
+    tcase_add_test(tc, max_cycles_resumable);
+    tcase_add_test(tc, reports_byte_identical);
+    tcase_add_test(tc, step_loop_allocation_free);
     suite_add_tcase(s, tc);
     return s;
 }

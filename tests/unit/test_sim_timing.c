@@ -11,6 +11,7 @@
  * every scalar instruction is visible in the source: instruction i of the
  * program issues at cycle 500 + i unless it stalls. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,61 @@ START_TEST(hbm_sharing)
 }
 END_TEST
 
+
+/* ---- double buffering ------------------------------------------------------- */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    char *buf = calloc(1, 1 << 16);
+    fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    return buf;
+}
+
+static uint64_t vadd_kernel_cycles(const char *target, const char *name, const char *const *sets, uint32_t blocks,
+                                   uint64_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/kernels/asm/%s.s", ASC_SOURCE_DIR, name);
+    char *src = slurp(path);
+    Run *r = make(target, src, blocks, sets);
+    free(src);
+    uint64_t x, y, z;
+    ck_assert(asc_sim_gm_place(r->sim, n * 2, &x) && asc_sim_gm_place(r->sim, n * 2, &y) &&
+              asc_sim_gm_place(r->sim, n * 2, &z));
+    asc_sim_set_arg(r->sim, 0, x);
+    asc_sim_set_arg(r->sim, 1, y);
+    asc_sim_set_arg(r->sim, 2, z);
+    asc_sim_set_arg(r->sim, 3, n);
+    run_ok(r);
+    uint64_t c = asc_sim_cycles(r->sim);
+    done(r);
+    return c;
+}
+
+START_TEST(double_buffering_ratio)
+{
+    /* The lead's kernels/asm/vadd_{single,double}.s on the same 64 Ki f16
+     * elements: double buffering overlaps MTE2, V and MTE3 and must take at
+     * most 0.6x the cycles.  teach has 64 KB of UB and the kernels place z at
+     * 0x10000, so teach runs with ub_bytes = 128 KB. */
+    static const char *const teach_sets[] = {"ub_bytes=131072", NULL};
+    struct {
+        const char *target;
+        const char *const *sets;
+    } cases[] = {{"ascend910b", NULL}, {"teach", teach_sets}};
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t single = vadd_kernel_cycles(cases[i].target, "vadd_single", cases[i].sets, 1, 65536);
+        uint64_t dbl = vadd_kernel_cycles(cases[i].target, "vadd_double", cases[i].sets, 1, 65536);
+        printf("double buffering on %s: single %llu, double %llu cycles, ratio %.3f\n", cases[i].target,
+               (unsigned long long)single, (unsigned long long)dbl, (double)dbl / (double)single);
+        ck_assert_msg(dbl * 10 <= single * 6, "%s: double %llu vs single %llu", cases[i].target,
+                      (unsigned long long)dbl, (unsigned long long)single);
+    }
+}
+END_TEST
+
 Suite *sim_timing_suite(void)
 {
     Suite *s = suite_create("sim_timing");
@@ -340,6 +396,7 @@ Suite *sim_timing_suite(void)
     tcase_add_test(tc, barrier_orders_completion);
     tcase_add_test(tc, queue_full_stall);
     tcase_add_test(tc, hbm_sharing);
+    tcase_add_test(tc, double_buffering_ratio);
     suite_add_tcase(s, tc);
     return s;
 }
