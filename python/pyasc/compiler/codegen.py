@@ -228,5 +228,5 @@ def emit_asm(fn: ir.Function) -> str:
                 regs[ins.ops[0].id] == regs[ins.ops[1].id]:
             continue
         ops = ", ".join(x for x in (r(o) for o in ins.ops) if x != "")
-        out.append(f"        {ins.op:<14}{ops}".rstrip())
+        out.append(f"        {ins.op:<13} {ops}".rstrip())
     return "\n".join(out) + "\n"

@@ -11,6 +11,7 @@ level-0 form `asc.add(dst, a, b, mask=..., repeat_times=..., repeat_params=...)`
 """
 from __future__ import annotations
 
+import builtins as _bi
 import functools
 
 from ..compiler import ir, isa
@@ -74,7 +75,7 @@ def _mask_spec(mask, dtype):
     lanes = 256 // dtype.sizeof()
     if not 1 <= mask <= lanes:
         raise _err(f"continuous mask must be in [1, {lanes}] for {dtype.name}, got {mask}")
-    m0 = (1 << min(mask, 64)) - 1
+    m0 = (1 << _bi.min(mask, 64)) - 1
     m1 = (1 << (mask - 64)) - 1 if mask > 64 else 0
     return ("norm", ir.Const(_s64(m0)), ir.Const(_s64(m1)))
 
