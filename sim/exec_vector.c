@@ -150,6 +150,10 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
     return any;
 }
 
+/* Checks one operand of the whole instruction at once: the union of the
+ * active-lane footprints of repeats 0..R-2 (mask `full`) and of repeat R-1
+ * (mask `last`, which differs in counter mode).  Strides are unsigned, so
+ * repeat 0 has the lowest addresses and the last repeats the highest. */
 static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
 {
     uint64_t R = p->repeats, lo = 0, hi = 0;
@@ -190,6 +194,9 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
 
 /* ---- gather / scatter of one repeat, and its bank blocks --------------- */
 
+/* Copies the active lanes of repeat r into b (lane i at byte i*size).  A
+ * block whose lanes are all active moves with one 32 B copy: the common
+ * case, and what keeps a full-mask vadd at memcpy speed. */
 static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const uint64_t m[2], uint32_t lanes,
                          VBuf *b)
 {
@@ -209,6 +216,7 @@ static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const
     }
 }
 
+/* The inverse of gather_lanes: writes only the active lanes of b. */
 static void scatter_lanes(uint8_t *ub, const VOperand *o, uint32_t r, const uint64_t m[2], uint32_t lanes,
                           const VBuf *b)
 {
@@ -228,6 +236,8 @@ static void scatter_lanes(uint8_t *ub, const VOperand *o, uint32_t r, const uint
     }
 }
 
+/* Records one block access; more than ASC_BANK_MAX_BLOCKS per repeat cannot
+ * happen (at most 8 blocks x 3 lane operands + 2 rows of bits). */
 static void bank_add(AscBankRepeat *br, bool write, uint64_t addr)
 {
     if (write) {
@@ -461,6 +471,8 @@ static float reduce_repeat(const VPlan *p, const VBuf *a, const uint64_t m[2])
 
 /* ---- the driver ----------------------------------------------------------- */
 
+/* A lane-addressed operand: strides from slot `slot` (0 dst, 1 src0, 2 src1)
+ * of the VEC config register, converted to bytes. */
 static void set_lanes(VOperand *o, const char *name, bool write, uint64_t base, uint32_t size, uint64_t cfg, int slot)
 {
     o->used = true;
@@ -486,6 +498,9 @@ static void set_other(VOperand *o, const char *name, bool write, VKind kind, uin
     o->rep_bytes = rep_bytes;
 }
 
+/* Every vector family but vtranspose: decode operands and the config by
+ * format, derive lanes/repeats/masks, check every footprint, then run the
+ * repeats in order (gather sources, compute, scatter destination). */
 static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
 {
     VPlan p;
@@ -577,7 +592,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     for (int k = 0; k < OP_COUNT; k++)
         if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
 
-    /* execute */
+    /* execute: per repeat, the bank cost first (it depends only on
+     * addresses and the mask), then the data */
     uint8_t *ub = ctx->mem[ASC_BUF_UB].data;
     bool movement = fam == VF_COPY || fam == VF_BRCB || fam == VF_DUP;
     for (uint32_t r = 0; r < p.repeats; r++) {
