@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from . import codegen, ir, passes, targets
 from .builder import Builder, RVal
-from .errors import CompileError
+from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
 
 
@@ -65,7 +65,10 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
         kt = options.get("kernel_type")
         if kt is not None:
             func.kernel_kind = {0: "aiv", 1: "aic"}.get(int(kt), "mix")
-        fe.run_kernel(fn, env)
+        try:
+            fe.run_kernel(fn, env)
+        except NeedUnroll as e:
+            raise CompileError(e.msg, e.loc) from None
         b.loc = None
         for q in b.queues:
             q.drain(b)

@@ -58,6 +58,8 @@ def by_name(name: str) -> DataType:
 
 def from_numpy(dt) -> DataType:
     """The DataType of a numpy (or torch) dtype; TypeError when the type has no kernel equivalent."""
+    if isinstance(dt, type) and issubclass(dt, np.generic):
+        dt = np.dtype(dt)
     s = str(dt).replace("torch.", "")
     aliases = {"half": "float16", "float": "float32", "bool": "bool", "bfloat16": "bfloat16"}
     s = aliases.get(s, s)
