@@ -10,7 +10,8 @@
 ; Requires: n a multiple of 2 * TILE * block_num.
 ;
 ; UB layout (bank-conflict free, see vadd_single.s):
-;   ping: x 0x0000, y 0x2100, z 0x10000     pong: x 0x4000, y 0x6100, z 0x12000
+;   ping: x 0x0000, y 0x2100, z 0x10000     pong: x 0x4200, y 0x6300, z 0x12000
+; (each y ends 256 B past its 8 KB slot, so pong starts at 0x4200, not 0x4000)
 
 .kernel vadd_double, aiv
 .arg x, gm, f16
@@ -37,8 +38,8 @@
         li      x20, 0x0000             ; ping x
         li      x21, 0x2100             ; ping y
         li      x22, 0x10000            ; ping z
-        li      x23, 0x4000             ; pong x
-        li      x24, 0x6100             ; pong y
+        li      x23, 0x4200             ; pong x
+        li      x24, 0x6300             ; pong y
         li      x25, 0x12000            ; pong z
         set_flag v, mte2, 0             ; all buffers start free
         set_flag v, mte2, 1
