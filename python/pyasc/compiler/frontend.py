@@ -130,7 +130,8 @@ class ParsedFunction:
             for field in ("body", "orelse"):
                 if stmt is fn:
                     continue
-                for s in getattr(stmt, field, []) or []:
+                stmts = getattr(stmt, field, None)
+                for s in stmts if isinstance(stmts, list) else []:
                     if isinstance(s, ast.Return):
                         raise CompileError("unsupported syntax: 'return' inside if/for/while is not supported "
                                            "(return only as a top-level statement of a helper)", self.loc(s))
@@ -921,6 +922,8 @@ def _allowed_callable(fn):
     if mod.startswith("pyasc") or mod.startswith("asc"):
         return True
     self_obj = getattr(fn, "__self__", None)
+    if isinstance(self_obj, (str, bytes, int, float, tuple, list, dict, range)) and not isinstance(self_obj, RVal):
+        return True  # methods of compile-time Python values ("abc".startswith, t.index)
     if self_obj is not None:
         m2 = type(self_obj).__module__
         if m2.startswith("pyasc"):

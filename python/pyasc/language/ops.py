@@ -370,7 +370,9 @@ def cast(dst, src, round_mode, *rest, **kwargs):
     extra = {"rnd": RND_ISA[round_mode]}
     big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
     if count is not None:
-        op = _emit_vec("cast", mnem, dst, [src], count=count, extra=extra)
+        lanes = 256 // big.sizeof()
+        op = _emit_vec("cast", mnem, dst, [src], count=count, extra=extra,
+                       rep=(lanes * dst.dtype.sizeof() // 32, lanes * src.dtype.sizeof() // 32, 8))
         op.reads[0].nbytes = count * src.dtype.sizeof() if is_static(count) else None
         return op
     _emit_vec("cast", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
