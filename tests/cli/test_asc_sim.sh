@@ -117,10 +117,12 @@ check max_cycles 1 "$sim" run vadd.bin --max-cycles 100 --arg x=x.npy --arg y=y.
 expect max_cycles "--max-cycles 100 exceeded"
 absent max_cycles z.npy
 
-# a kernel fault: the UB write goes past UB on teach (64 KB): exit 1, no output
-check fault 1 "$sim" run vadd.bin --target teach --arg x=x.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=4096
-expect fault "core0.aicore0 pipe v pc"
-expect fault "vadd_single.s:"
+# a kernel fault: the vadd writes past UB: exit 1, no output
+"$as" -o ub.bin "$src/tests/sim/ub_overflow.s" || { echo "FAIL: cannot assemble ub_overflow.s"; exit 1; }
+check fault 1 "$sim" run ub.bin --arg z=@z.npy:4096:f16
+expect fault "core0.veccore0 pipe v pc 0x"
+expect fault "vadd.f16 x2, x1, x1, x31"
+expect fault "ub_overflow.s:9"
 expect fault "outside UB"
 absent fault z.npy
 
