@@ -320,8 +320,24 @@ static uint32_t ofile_index(Job *j, const char *name)
     return j->nofiles++;
 }
 
+/* Room for `bytes` more bytes in a section holding `used`?  At the limit
+ * the section stops growing in both passes (so offsets never wrap and the
+ * .align loops end); pass 2 reports it once and stops the job. */
+static bool section_room(Job *j, uint32_t used, uint32_t bytes, const char *name)
+{
+    if (!j->full && used <= ASM_MAX_SECTION_BYTES - bytes) return true;
+    if (!j->full) {
+        j->full = true;
+        job_err(j, ASC_DIAG_SECTION_SIZE, job_loc(j, j->stmt_col, 1), name, ASM_MAX_SECTION_BYTES >> 20,
+                ASM_MAX_SECTION_BYTES >> 20);
+        if (j->pass == 2) j->stop = true;
+    }
+    return false;
+}
+
 void emit_word(Job *j, uint32_t word, uint32_t col, bool user)
 {
+    if (!section_room(j, j->pc, 4, ".text")) return;
     if (j->pass == 2) {
         uint32_t n = j->pc / 4;
         job_grow(j, (void **)&j->text, &j->captext, n + 1, sizeof *j->text);
@@ -352,6 +368,7 @@ void emit_word(Job *j, uint32_t word, uint32_t col, bool user)
 
 static void emit_rodata(Job *j, uint64_t v, unsigned size)
 {
+    if (!section_room(j, j->ro, size, ".rodata")) return;
     if (j->pass == 2) {
         job_grow(j, (void **)&j->rodata, &j->caprodata, j->ro + size, 1);
         for (unsigned i = 0; i < size; i++) j->rodata[j->ro + i] = (uint8_t)(v >> (8 * i));
@@ -735,7 +752,7 @@ static void dir_align(Job *j, Lex *lx, const Tok *dir)
         return;
     }
     if (j->section == 1) {
-        while (j->ro % (uint32_t)v) emit_rodata(j, 0, 1);
+        while (j->ro % (uint32_t)v && !j->full) emit_rodata(j, 0, 1);
         return;
     }
     if (j->pc % (uint32_t)v == 0) return;
@@ -743,7 +760,7 @@ static void dir_align(Job *j, Lex *lx, const Tok *dir)
     uint32_t nop;
     AscInsn in = {.op = ASC_OP_NOP};
     asc_encode(&in, &nop);
-    while (j->pc % (uint32_t)v) emit_word(j, nop, dir->col, false);
+    while (j->pc % (uint32_t)v && !j->full) emit_word(j, nop, dir->col, false);
 }
 
 /* .byte/.half/.word/.dword EXPR ("," EXPR)* */
@@ -958,6 +975,7 @@ static void run_pass(Job *j, uint32_t main_idx, int pass)
     j->seq = 0;
     j->section = 0;
     j->pc = j->ro = 0;
+    j->full = false;
     j->nkernels = 0;
     j->cur = -1;
     j->loc_on = false;
@@ -966,7 +984,12 @@ static void run_pass(Job *j, uint32_t main_idx, int pass)
     j->depth = 0;
     j->inc[0] = main_idx;
     process_file(j, main_idx);
-    if (!j->stop) finish_kernel(j);
+    if (j->stop) return;
+    finish_kernel(j);
+    if (j->nkernels == 0) {
+        AscLoc file = {j->as->files[main_idx].path, 0, 0, 0};
+        job_err(j, ASC_DIAG_NO_KERNELS, file);
+    }
 }
 
 /* Resolve the target between the passes: --target wins when given (a

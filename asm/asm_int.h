@@ -29,6 +29,8 @@
 
 #define ASM_MAX_INCLUDE_DEPTH 16
 #define ASM_MAX_ALIGN 4096
+#define ASM_MAX_EXPR_DEPTH 256              /* nested parentheses and unary operators */
+#define ASM_MAX_SECTION_BYTES (64u << 20)   /* .text or .rodata: offsets never near 2^32 */
 
 /* ---- files --------------------------------------------------------------- */
 
@@ -73,6 +75,7 @@ typedef struct Lex {
     uint32_t len, pos;
     Tok t;
     bool quiet; /* lookahead scans: report nothing */
+    uint32_t depth; /* expression nesting (parse_unary), bounded by ASM_MAX_EXPR_DEPTH */
 } Lex;
 
 /* ---- symbols and kernels --------------------------------------------------- */
@@ -118,6 +121,7 @@ struct Job {
     int section;  /* 0 = .text, 1 = .rodata */
     uint32_t pc;  /* bytes of .text so far */
     uint32_t ro;  /* bytes of .rodata so far */
+    bool full;    /* a section reached ASM_MAX_SECTION_BYTES: nothing more is laid out */
 
     /* pass 2 output */
     uint32_t *text;

@@ -253,9 +253,11 @@ static AscLoc span(Job *j, uint32_t from_col, const Tok *last)
     return job_loc(j, from_col, end > from_col ? end - from_col : 1);
 }
 
+static bool parse_unary(Lex *lx, Val *out);
+
 /* primary := INT | CHAR | IDENT | "." | "(" expr ")" */
 /* unary   := ("-" | "+" | "~" | "!") unary | primary */
-static bool parse_unary(Lex *lx, Val *out)
+static bool parse_unary_at(Lex *lx, Val *out)
 {
     Job *j = lx->job;
     Tok t = lx->t;
@@ -331,6 +333,22 @@ static bool parse_unary(Lex *lx, Val *out)
     if (t.kind != T_ERR)
         job_err(j, ASC_DIAG_EXPECTED, tok_loc(j, &t), "an expression", tok_str(&t, buf, sizeof buf));
     return false;
+}
+
+/* The recursion of expressions goes through here: each level is a '(' or a
+ * unary operator, so bounding it bounds the C stack on hostile input. */
+static bool parse_unary(Lex *lx, Val *out)
+{
+    if (lx->depth >= ASM_MAX_EXPR_DEPTH) {
+        job_err(lx->job, ASC_DIAG_EXPR_DEPTH, tok_loc(lx->job, &lx->t), (unsigned)ASM_MAX_EXPR_DEPTH);
+        lx->t.kind = T_ERR; /* callers drop the statement without a second message */
+        lx->pos = lx->len;
+        return false;
+    }
+    lx->depth++;
+    bool ok = parse_unary_at(lx, out);
+    lx->depth--;
+    return ok;
 }
 
 /* expr := lor

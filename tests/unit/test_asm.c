@@ -834,6 +834,60 @@ START_TEST(hostile_input_never_crashes)
 }
 END_TEST
 
+/* Limits that keep hostile input from exhausting the stack or memory, and
+ * files with nothing to run: each is a located error, never a crash or an
+ * empty binary. */
+START_TEST(hostile_limits)
+{
+    AscAsm *as = asc_asm_new(NULL);
+    AscImage img;
+    asc_image_init(&img, NULL);
+    /* 100k nested parentheses / unary minus (a stack overflow before) */
+    size_t n = 100000, cap = 2 * n + 64;
+    char *src = malloc(cap);
+    ck_assert_ptr_nonnull(src);
+    for (int form = 0; form < 2; form++) {
+        size_t k = (size_t)snprintf(src, cap, ".kernel k, aiv\n    li x1, ");
+        for (size_t i = 0; i < n; i++) src[k++] = form ? '-' : '(';
+        src[k++] = '1';
+        if (!form)
+            for (size_t i = 0; i < n; i++) src[k++] = ')';
+        k += (size_t)snprintf(src + k, cap - k, "\n    end\n");
+        ck_assert(!asc_asm_string(as, "deep.s", src, k, &img));
+        ck_assert(has_diag(as, ASC_DIAG_EXPR_DEPTH, 2));
+        ck_assert_uint_eq(asc_asm_diags(as)->nerrors, 1);
+    }
+    free(src);
+    /* empty, comments only, data only: no kernel to run */
+    static const char *const none[] = {"", "; only a comment\n// and another\n", "\n\n",
+                                       ".rodata\nt: .word 1\n"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        ck_assert(!asc_asm_string(as, "none.s", none[i], strlen(none[i]), &img));
+        const AscDiags *d = asc_asm_diags(as);
+        ck_assert_uint_eq(d->nerrors, 1);
+        ck_assert_int_eq(d->items[0].id, ASC_DIAG_NO_KERNELS);
+        ck_assert_str_eq(d->items[0].loc.file, "none.s");
+    }
+    /* .rodata past 64 MiB through .align padding: one SECTION_SIZE error at
+     * the statement that crosses the limit, not a 4 GiB wrap or an OOM */
+    const char rep[] = ".align 4096\n.byte 1\n";
+    size_t reps = (64u << 20) / 4096 + 2;
+    char *big = malloc(16 + reps * (sizeof rep - 1) + 32);
+    ck_assert_ptr_nonnull(big);
+    size_t k = (size_t)sprintf(big, ".rodata\n");
+    for (size_t i = 0; i < reps; i++) k += (size_t)sprintf(big + k, "%s", rep);
+    k += (size_t)sprintf(big + k, ".text\n.kernel k, aiv\n end\n");
+    ck_assert(!asc_asm_string(as, "big.s", big, k, &img));
+    const AscDiags *d = asc_asm_diags(as);
+    ck_assert_uint_eq(d->nerrors, 1);
+    ck_assert_int_eq(d->items[0].id, ASC_DIAG_SECTION_SIZE);
+    ck_assert_uint_eq(d->items[0].loc.line, 3 + 2 * ((64u << 20) / 4096)); /* the .byte after padding to 64 MiB */
+    free(big);
+    asc_image_free(&img);
+    asc_asm_free(as);
+}
+END_TEST
+
 START_TEST(random_bytes_never_crash)
 {
     /* deterministic pseudo-random sources: bytes biased toward the
@@ -875,6 +929,7 @@ int main(void)
     tcase_add_test(tc, include_cycle_and_depth);
     tcase_add_test(tc, allocation_failures);
     tcase_add_test(tc, hostile_input_never_crashes);
+    tcase_add_test(tc, hostile_limits);
     tcase_add_test(tc, random_bytes_never_crash);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
