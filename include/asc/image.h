@@ -108,6 +108,31 @@ typedef struct AscSectionInfo {
  * outside buf[0, len). */
 uint32_t asc_image_sections(const uint8_t *buf, size_t len, AscSectionInfo *out, uint32_t cap);
 
+/* ---- text forms (loader/disasm.c) ----------------------------------------
+ * The library prints nothing: text goes to `out`, `len` bytes at a time (not
+ * NUL-terminated), and source lines come from `source_line`. */
+typedef void (*AscTextFn)(void *ud, const char *text, size_t len);
+typedef struct AscDisasmDesc {
+    AscTextFn out;               /* required */
+    void *out_ud;
+    bool lines;                  /* -l: before each instruction whose source position changes,
+                                    "; file:line:col | source text" */
+    AscSourceLineFn source_line; /* text of a line of a file; NULL = positions only */
+    void *source_ud;
+} AscDisasmDesc;
+
+/* The canonical disassembly (asc-objdump -d): .target, each program's
+ * kernel directives in .text order, one instruction per line with a
+ * `; PC: WORD` comment, .rodata as .byte lines.  asc-as assembles it back
+ * to the same .text.  `img` is one the reader or validator accepted.
+ * Returns false (OOM in `d`, which may be NULL) only without memory. */
+bool asc_image_disasm(const AscImage *img, const AscDisasmDesc *desc, AscDiags *d);
+/* The header listing (asc-objdump -h): `name`, the section table `sec`
+ * from asc_image_sections (nsec 0 = none shown), then every kernel with
+ * its programs, arguments and declared buffer use. */
+void asc_image_describe(const AscImage *img, const char *name, const AscSectionInfo *sec, uint32_t nsec,
+                        const AscDisasmDesc *desc);
+
 const AscKernelInfo *asc_image_kernel(const AscImage *img, const char *name); /* NULL name: the only/first */
 const AscLineEntry *asc_image_line_at(const AscImage *img, uint32_t pc);      /* NULL when none */
 const char *asc_kernel_kind_name(unsigned kind);                              /* "aiv" */

@@ -916,6 +916,94 @@ START_TEST(file_roundtrip_and_errors)
 }
 END_TEST
 
+/* ---- text forms: asc_image_disasm / asc_image_describe --------------------- */
+
+typedef struct TextBuf {
+    char s[16384];
+    size_t n;
+} TextBuf;
+
+static void text_out(void *ud, const char *text, size_t len)
+{
+    TextBuf *b = ud;
+    ck_assert_uint_lt(b->n + len, sizeof b->s);
+    memcpy(b->s + b->n, text, len);
+    b->n += len;
+    b->s[b->n] = '\0';
+}
+
+/* Every line of every file, indented and with a CR, as a CRLF file would be. */
+static const char *fake_line(void *ud, const char *file, uint32_t line, uint32_t *len)
+{
+    static char buf[128];
+    (void)ud;
+    snprintf(buf, sizeof buf, "\t  src %s %u\r", file, line);
+    *len = (uint32_t)strlen(buf);
+    return strcmp(file, "inc/common.inc") == 0 ? NULL : buf; /* one unreadable file */
+}
+
+START_TEST(disasm_text)
+{
+    AscImage img;
+    asc_image_init(&img, NULL);
+    build_full(&img);
+    static TextBuf b;
+    b.n = 0;
+    AscDisasmDesc desc = {.out = text_out, .out_ud = &b, .lines = true, .source_line = fake_line};
+    ck_assert(asc_image_disasm(&img, &desc, NULL));
+    static const char *const want[] = {
+        "\n.target teach\n",
+        "\n.kernel vec, aiv\n.arg arg0, gm, s8\n.arg arg1, int\n.arg arg2, float\n",
+        ".uses ub, 196608\n; kernels/asm/vec.s:1:1 | src kernels/asm/vec.s 1\n    addi x0, x1, -6 ",
+        "; 0000: ",
+        "; inc/common.inc:7:3\n    addi x2,",     /* no text: position only */
+        "; python/k.py:40 | src python/k.py 40\n", /* column 0: no column */
+        "\n.kernel cube, aic\n.uses l1, 49380\n",
+        "\n.kernel both, mix\n.arg out, gm, u64\n.aiv\n",
+        "\n.aic\n",
+        "\n.rodata\n    .byte 0x01, 0x08, ",
+        " ; 0x10010\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(b.s, want[i]), "disassembly lacks \"%s\":\n%s", want[i], b.s);
+    ck_assert_ptr_null(strstr(b.s, "outside every kernel program"));
+    /* without -l: no source comments at all */
+    b.n = 0;
+    desc.lines = false;
+    ck_assert(asc_image_disasm(&img, &desc, NULL));
+    ck_assert_ptr_null(strstr(b.s, "; kernels/"));
+
+    b.n = 0;
+    AscSectionInfo sec[2] = {{"", 0, 0, 0, 0}, {".text", 1, 0x40, 0x30, 0}};
+    asc_image_describe(&img, "k.bin", sec, 2, &desc);
+    static const char *const head[] = {
+        "k.bin: asc kernel binary, format version 1, target teach\n",
+        "  1 .text         PROGBITS  0x00000040  0x00000030  0x0000000000000000\n",
+        "  2 both (mix)\n      AIC program: entry 0x0020, size 0x10 (4 instructions)\n"
+        "      AIV program: entry 0x0018, size 0x8 (2 instructions)\n      arg x0  out              gm u64\n",
+        "      uses l1 49380 bytes\n",
+    };
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        ck_assert_msg(strstr(b.s, head[i]), "header listing lacks \"%s\":\n%s", head[i], b.s);
+    b.n = 0;
+    asc_image_describe(&img, "k.bin", NULL, 0, &desc);
+    ck_assert_ptr_null(strstr(b.s, "Sections:"));
+
+    /* no memory for the scratch table: OOM, nothing printed */
+    Counter c = {0, 0, 1};
+    AscImage tmp = img;
+    tmp.alloc = (AscAlloc){count_alloc, count_free, &c};
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    b.n = 0;
+    ck_assert(!asc_image_disasm(&tmp, &desc, &d));
+    ck_assert_uint_eq(b.n, 0);
+    ck_assert_int_eq(d.items[0].id, ASC_DIAG_OOM);
+    asc_diags_free(&d);
+    asc_image_free(&img);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loader");
@@ -938,6 +1026,7 @@ int main(void)
     tcase_add_test(tc, read_oom_every_allocation);
     tcase_add_test(tc, write_oom_every_allocation);
     tcase_add_test(tc, file_roundtrip_and_errors);
+    tcase_add_test(tc, disasm_text);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
