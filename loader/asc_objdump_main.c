@@ -4,7 +4,9 @@
  *
  * -d (the default) prints a disassembly that asc-as assembles back into the
  * same .text bytes; -h prints sections and kernels; -l adds source lines to
- * -d.  A thin CLI: libasc reads and checks the file; this file only formats.
+ * -d.  A thin CLI: libasc reads and checks the file and formats it
+ * (asc_image_disasm, asc_image_describe); this file parses flags, reads the
+ * source files -l quotes, and writes the text to stdout.
  * Exit codes: 0 ok, 1 user error (bad flag, unreadable or bad binary),
  * 2 internal error (out of memory). */
 #include <stdio.h>
