@@ -1,4 +1,9 @@
-/* diag.c -- recording and printing diagnostics (see asc/diag.h). */
+/* diag.c -- recording and printing diagnostics (see asc/diag.h).
+ *
+ * Users: every libasc module records through asc_diag; every CLI prints
+ * through asc_diags_print.  The message formats come from asc_diag.def;
+ * errors past the cap are counted, not stored; an allocation failure while
+ * recording sets `oom` instead of losing the count. */
 #include "asc/diag.h"
 
 #include <stdio.h>
@@ -93,6 +98,30 @@ const char *asc_sev_name(AscSev sev)
     return "?";
 }
 
+/* The quoted source line and its caret.  Control characters (a NUL, an ESC
+ * from a binary file) print as '?' so they cannot garble the terminal; a
+ * tab stays a tab, under the line too, so the caret lines up; UTF-8
+ * continuation bytes take no column.  Columns and lengths are in bytes. */
+static void print_excerpt(FILE *out, const char *text, uint32_t len, const AscLoc *loc)
+{
+    fputs("    ", out);
+    for (uint32_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out);
+    }
+    fputc('\n', out);
+    if (!loc->col) return;
+    fputs("    ", out);
+    for (uint32_t c = 1; c < loc->col && c <= len; c++) {
+        unsigned char ch = (unsigned char)text[c - 1];
+        if ((ch & 0xc0) != 0x80) fputc(ch == '\t' ? '\t' : ' ', out);
+    }
+    fputc('^', out);
+    for (uint32_t c = loc->col + 1; c < loc->col + loc->len; c++)
+        if (c > len || ((unsigned char)text[c - 1] & 0xc0) != 0x80) fputc('~', out);
+    fputc('\n', out);
+}
+
 void asc_diags_print(const AscDiags *d, FILE *out, AscSourceLineFn source_line, void *ud)
 {
     for (uint32_t i = 0; i < d->count; i++) {
@@ -108,16 +137,7 @@ void asc_diags_print(const AscDiags *d, FILE *out, AscSourceLineFn source_line, 
         const char *text = (source_line && g->loc.file && g->loc.line)
                                ? source_line(ud, g->loc.file, g->loc.line, &len)
                                : NULL;
-        if (text) {
-            fprintf(out, "    %.*s\n", (int)len, text);
-            if (g->loc.col) {
-                fprintf(out, "    ");
-                for (uint32_t c = 1; c < g->loc.col && c <= len; c++) fputc(text[c - 1] == '\t' ? '\t' : ' ', out);
-                fputc('^', out);
-                for (uint32_t c = 1; c < g->loc.len; c++) fputc('~', out);
-                fputc('\n', out);
-            }
-        }
+        if (text) print_excerpt(out, text, len, &g->loc);
     }
     uint32_t cap = d->max_errors ? d->max_errors : 50;
     if (d->nerrors > cap) fprintf(out, "error: too many errors (%u), only the first %u are shown\n", d->nerrors, cap);
