@@ -559,19 +559,25 @@ static void dir_include(Job *j, Lex *lx, const Tok *dir)
     j->line_len = llen;
 }
 
+/* NAME "," KIND -- the start of .kernel and .arg.  Leaves the cursor on
+ * KIND (an identifier) and returns both tokens. */
+static bool name_comma_kind(Job *j, Lex *lx, const Tok *dir, const char *usage, Tok *nt, Tok *kt)
+{
+    *nt = lx->t;
+    if (!name_ok(j, dir, nt, usage)) return false;
+    lex_next(lx);
+    if (!expect_comma(j, lx, dir, usage)) return false;
+    *kt = lx->t;
+    if (kt->kind != T_IDENT) return bad_args(j, dir, kt, usage);
+    return true;
+}
+
 /* .kernel NAME, aiv|aic|mix */
 static void dir_kernel(Job *j, Lex *lx, const Tok *dir)
 {
     static const char usage[] = "a name and a kind: .kernel NAME, aiv|aic|mix";
-    Tok nt = lx->t;
-    if (!name_ok(j, dir, &nt, usage)) return;
-    lex_next(lx);
-    if (!expect_comma(j, lx, dir, usage)) return;
-    Tok kt = lx->t;
-    if (kt.kind != T_IDENT) {
-        bad_args(j, dir, &kt, usage);
-        return;
-    }
+    Tok nt, kt;
+    if (!name_comma_kind(j, lx, dir, usage, &nt, &kt)) return;
     int kind = lex_ident_is(lx, "aiv") ? ASC_KERNEL_AIV : lex_ident_is(lx, "aic") ? ASC_KERNEL_AIC
              : lex_ident_is(lx, "mix") ? ASC_KERNEL_MIX : -1;
     char buf[80];
@@ -643,15 +649,8 @@ static void dir_arg(Job *j, Lex *lx, const Tok *dir)
         job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, dir));
         return;
     }
-    Tok nt = lx->t;
-    if (!name_ok(j, dir, &nt, usage)) return;
-    lex_next(lx);
-    if (!expect_comma(j, lx, dir, usage)) return;
-    Tok kt = lx->t;
-    if (kt.kind != T_IDENT) {
-        bad_args(j, dir, &kt, usage);
-        return;
-    }
+    Tok nt, kt;
+    if (!name_comma_kind(j, lx, dir, usage, &nt, &kt)) return;
     int kind = lex_ident_is(lx, "gm") ? ASC_ARG_GM : lex_ident_is(lx, "int") ? ASC_ARG_INT
              : lex_ident_is(lx, "float") ? ASC_ARG_FLOAT : -1;
     if (kind < 0) {

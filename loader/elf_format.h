@@ -115,6 +115,9 @@ static const SecSpec sec_specs[SEC_COUNT] = {
 #define MIX_AIC_SUFFIX "_mix_aic"
 #define MIX_AIV_SUFFIX "_mix_aiv"
 #define SYM_NAME_MAX (ASC_NAME_MAX + 8) /* name + suffix + NUL fits */
+/* .symtab holds, for each kernel in table order, its AIC program's symbol
+ * then its AIV program's (each only when the program exists). */
+static const AscPart sym_part_order[2] = {ASC_PART_AIC, ASC_PART_AIV};
 
 /* ---- little-endian access ----------------------------------------------- */
 static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }

@@ -380,9 +380,8 @@ static bool check_symbols(Rd *r)
     uint32_t si = 1;
     for (uint32_t i = 0; i < img->nkernels; i++) {
         const AscKernelInfo *k = &img->kernels[i];
-        static const AscPart order[2] = {ASC_PART_AIC, ASC_PART_AIV};
         for (int j = 0; j < 2; j++) {
-            AscPart part = order[j];
+            AscPart part = sym_part_order[j];
             if (!k->size[part]) continue;
             const uint8_t *e = sym + (size_t)si * ELF_SYM_SIZE;
             char want[SYM_NAME_MAX];

@@ -121,9 +121,8 @@ static void write_symbols(const AscImage *img, uint8_t *sym, uint8_t *str)
     sym += ELF_SYM_SIZE;
     for (uint32_t i = 0; i < img->nkernels; i++) {
         const AscKernelInfo *k = &img->kernels[i];
-        static const AscPart order[2] = {ASC_PART_AIC, ASC_PART_AIV};
         for (int j = 0; j < 2; j++) {
-            AscPart part = order[j];
+            AscPart part = sym_part_order[j];
             if (!k->size[part]) continue;
             char name[SYM_NAME_MAX];
             asc_loader_symbol_name(k, part, name);
