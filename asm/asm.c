@@ -384,7 +384,7 @@ bool in_text_kernel(Job *j, const Tok *at)
         return false;
     }
     if (j->cur < 0) {
-        job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, at));
+        if (!j->bad_kernel) job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, at));
         return false;
     }
     Kernel *k = &j->kernels[j->cur];
@@ -500,13 +500,18 @@ static char *string_value(Job *j, const Tok *t)
     return s;
 }
 
+/* A kernel or argument name: what the loader accepts in a binary
+ * ([A-Za-z_][A-Za-z0-9_.]*, at most 63 characters), checked here so the
+ * error has a place. */
 static bool name_ok(Job *j, const Tok *dir, const Tok *t, const char *usage)
 {
     if (t->kind != T_IDENT) return bad_args(j, dir, t, usage);
-    if (t->len >= ASC_NAME_MAX) {
+    const char *rule = t->len >= ASC_NAME_MAX ? "a name of at most 63 characters"
+                     : t->p[0] == '.'         ? "a name that starts with a letter or '_' (not '.')"
+                                              : NULL;
+    if (rule) {
         char name[40];
-        job_err(j, ASC_DIAG_DIRECTIVE_ARGS, tok_loc(j, t), tok_str(dir, name, sizeof name),
-                "a name of at most 63 characters");
+        job_err(j, ASC_DIAG_DIRECTIVE_ARGS, tok_loc(j, t), tok_str(dir, name, sizeof name), rule);
         return false;
     }
     return true;
@@ -572,26 +577,26 @@ static bool name_comma_kind(Job *j, Lex *lx, const Tok *dir, const char *usage, 
     return true;
 }
 
-/* .kernel NAME, aiv|aic|mix */
-static void dir_kernel(Job *j, Lex *lx, const Tok *dir)
+/* .kernel NAME, aiv|aic|mix -- false after reporting a broken line */
+static bool open_kernel(Job *j, Lex *lx, const Tok *dir)
 {
     static const char usage[] = "a name and a kind: .kernel NAME, aiv|aic|mix";
     Tok nt, kt;
-    if (!name_comma_kind(j, lx, dir, usage, &nt, &kt)) return;
+    if (!name_comma_kind(j, lx, dir, usage, &nt, &kt)) return false;
     int kind = lex_ident_is(lx, "aiv") ? ASC_KERNEL_AIV : lex_ident_is(lx, "aic") ? ASC_KERNEL_AIC
              : lex_ident_is(lx, "mix") ? ASC_KERNEL_MIX : -1;
     char buf[80];
     if (kind < 0) {
         job_err(j, ASC_DIAG_KERNEL_KIND, tok_loc(j, &kt), tok_str(&kt, buf, sizeof buf));
-        return;
+        return false;
     }
     lex_next(lx);
-    if (!expect_eol(j, lx)) return;
+    if (!expect_eol(j, lx)) return false;
     finish_kernel(j);
     for (uint32_t i = 0; i < j->nkernels; i++)
         if (strlen(j->kernels[i].info.name) == nt.len && memcmp(j->kernels[i].info.name, nt.p, nt.len) == 0) {
             job_err(j, ASC_DIAG_KERNEL_DUP, tok_loc(j, &nt), tok_str(&nt, buf, sizeof buf));
-            return;
+            return false;
         }
     job_grow(j, (void **)&j->kernels, &j->capkernels, j->nkernels + 1, sizeof *j->kernels);
     Kernel *k = &j->kernels[j->nkernels];
@@ -602,6 +607,16 @@ static void dir_kernel(Job *j, Lex *lx, const Tok *dir)
     k->part = -1;
     j->cur = (int)j->nkernels++;
     if (kind != ASC_KERNEL_MIX) start_part(j, kind == ASC_KERNEL_AIV ? ASC_PART_AIV : ASC_PART_AIC, &nt);
+    return true;
+}
+
+/* A broken .kernel line closes the kernel before it and is the only error
+ * reported for it: the instructions and .arg lines that follow it, and the
+ * file having no kernel, are not reported again (NO_KERNEL, NO_KERNELS). */
+static void dir_kernel(Job *j, Lex *lx, const Tok *dir)
+{
+    j->bad_kernel = !open_kernel(j, lx, dir);
+    if (j->bad_kernel) finish_kernel(j);
 }
 
 /* .aic | .aiv -- start that program of the current mix kernel */
@@ -646,7 +661,7 @@ static void dir_arg(Job *j, Lex *lx, const Tok *dir)
     static const char usage[] = "a name and a kind: .arg NAME, gm, DTYPE | .arg NAME, int | .arg NAME, float";
     char buf[80];
     if (j->cur < 0) {
-        job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, dir));
+        if (!j->bad_kernel) job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, dir));
         return;
     }
     Tok nt, kt;
@@ -696,7 +711,7 @@ static void dir_uses(Job *j, Lex *lx, const Tok *dir)
 {
     static const char usage[] = "a buffer and a byte count: .uses ub, BYTES | .uses l1, BYTES";
     if (j->cur < 0) {
-        job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, dir));
+        if (!j->bad_kernel) job_err(j, ASC_DIAG_NO_KERNEL, tok_loc(j, dir));
         return;
     }
     bool ub = lex_ident_is(lx, "ub"), l1 = lex_ident_is(lx, "l1");
@@ -975,6 +990,7 @@ static void run_pass(Job *j, uint32_t main_idx, int pass)
     j->section = 0;
     j->pc = j->ro = 0;
     j->full = false;
+    j->bad_kernel = false;
     j->nkernels = 0;
     j->cur = -1;
     j->loc_on = false;
@@ -985,7 +1001,7 @@ static void run_pass(Job *j, uint32_t main_idx, int pass)
     process_file(j, main_idx);
     if (j->stop) return;
     finish_kernel(j);
-    if (j->nkernels == 0) {
+    if (j->nkernels == 0 && !j->bad_kernel) {
         AscLoc file = {j->as->files[main_idx].path, 0, 0, 0};
         job_err(j, ASC_DIAG_NO_KERNELS, file);
     }

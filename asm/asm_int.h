@@ -136,6 +136,7 @@ struct Job {
     Kernel *kernels;
     uint32_t nkernels, capkernels;
     int cur; /* index of the current kernel, -1 before the first */
+    bool bad_kernel; /* the last .kernel line was broken (reported): no NO_KERNEL cascade */
 
     /* .loc state */
     bool loc_on;

@@ -4,6 +4,7 @@
 .kernel                                 ; error: DIRECTIVE_ARGS
 .kernel k1                              ; error: DIRECTIVE_ARGS
 .kernel k1, gpu                         ; error: KERNEL_KIND
+.kernel .k1, aiv                        ; error: DIRECTIVE_ARGS
 .kernel k1, aiv
 .arg a, gm                              ; error: DIRECTIVE_ARGS
 .arg b, pointer                         ; error: ARG_KIND
@@ -11,6 +12,7 @@
 .arg d, int, f16                        ; error: TRAILING
 .arg e, int
 .arg e, float                           ; error: ARG_DUP
+.arg .f, int                            ; error: DIRECTIVE_ARGS
 .uses ub, 1 << 30                       ; error: IMM_RANGE
 .uses gm, 4                             ; error: DIRECTIVE_ARGS
 .align 3                                ; error: ALIGN_VALUE

@@ -888,6 +888,32 @@ START_TEST(hostile_limits)
 }
 END_TEST
 
+/* A broken .kernel line is one error: the lines of its body are not each
+ * reported as outside a kernel, nor the file as having no kernel; the
+ * lines after a later good .kernel are checked as usual. */
+START_TEST(broken_kernel_line_reported_once)
+{
+    const char *src = ".kernel .k, aiv\n.arg x, int\n    nop\n    end\n"
+                      ".kernel k2, aiv\n    end\n.kernel k2, aiv\n    end\n"
+                      ".kernel k3, aiv\n    end\n    .aiv\n";
+    AscImage img;
+    AscAsm *as;
+    ck_assert(!assemble(src, NULL, &img, &as));
+    const AscDiags *d = asc_asm_diags(as);
+    if (d->nerrors != 3) dump_diags(as);
+    ck_assert_uint_eq(d->nerrors, 3);
+    ck_assert(has_diag(as, ASC_DIAG_DIRECTIVE_ARGS, 1));
+    ck_assert(has_diag(as, ASC_DIAG_KERNEL_DUP, 7));
+    ck_assert(has_diag(as, ASC_DIAG_MIX_PART, 11)); /* .aiv in aiv kernel k3 */
+    asc_asm_free(as);
+    const char *only_bad = ".kernel k, gpu\n    end\n";
+    ck_assert(!assemble(only_bad, NULL, &img, &as));
+    ck_assert_uint_eq(asc_asm_diags(as)->nerrors, 1);
+    ck_assert(has_diag(as, ASC_DIAG_KERNEL_KIND, 1));
+    asc_asm_free(as);
+}
+END_TEST
+
 START_TEST(random_bytes_never_crash)
 {
     /* deterministic pseudo-random sources: bytes biased toward the
@@ -930,6 +956,7 @@ int main(void)
     tcase_add_test(tc, allocation_failures);
     tcase_add_test(tc, hostile_input_never_crashes);
     tcase_add_test(tc, hostile_limits);
+    tcase_add_test(tc, broken_kernel_line_reported_once);
     tcase_add_test(tc, random_bytes_never_crash);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
