@@ -148,9 +148,12 @@ def _split_form(name, rest, kwargs, params_cls):
     mask = kwargs.pop("mask", None)
     repeat_times = kwargs.pop("repeat_times", kwargs.pop("repeat_time", None))
     params = kwargs.pop("repeat_params", kwargs.pop("params", None))
+    _set_mask_flag(name, kwargs)
     if kwargs:
         raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kwargs)}")
     rest = list(rest)
+    if (len(rest) == 4 or (len(rest) == 2 and count is None and mask is None)) and isinstance(rest[-1], bool):
+        _set_mask_flag(name, {"is_set_mask": rest.pop()})   # positional is_set_mask of either form
     if count is None and mask is None and len(rest) == 1:
         count = rest.pop(0)
     elif rest:
@@ -173,6 +176,16 @@ def _split_form(name, rest, kwargs, params_cls):
     if not isinstance(params, params_cls):
         raise _err(f"asc.{name}: repeat_params must be {params_cls.__name__}, got {type(params).__name__}")
     return None, mask, repeat_times, params
+
+
+def _set_mask_flag(name, kwargs):
+    """Real pyasc's trailing `is_set_mask` (Ascend C isSetMask): True (the default) lets the op
+    set its mask; False means the kernel set it with set_vector_mask.  The lower pass already
+    writes the mask registers only when they change, so both fold to the same code; the value
+    must be a literal bool as in real pyasc."""
+    v = kwargs.pop("is_set_mask", True)
+    if v not in (True, False):
+        raise _err(f"asc.{name}: is_set_mask must be a literal True or False, got {v!r}")
 
 
 def _same_dtype(name, *ts):
@@ -308,7 +321,15 @@ def duplicate(dst, scalar, *rest, **kwargs):
 
 def _whole_reduce(name, base):
     @intrinsic
-    def op(dst, src, mask, repeat_times=1, dst_rep_stride=1, src_blk_stride=1, src_rep_stride=8, *rest, **kw):
+    def op(dst, src, mask, repeat_time=1, dst_rep_stride=1, src_blk_stride=1, src_rep_stride=8,
+           is_set_mask=True, **kw):
+        """Real pyasc: whole_reduce_*(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
+        src_rep_stride, is_set_mask=True); `repeat_times` is accepted as well."""
+        repeat_times = kw.pop("repeat_times", repeat_time)
+        kw.pop("order", None)
+        _set_mask_flag(name, {"is_set_mask": is_set_mask})
+        if kw:
+            raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
         _need_local(name, dst)
         _need_local(name, src, "source")
         _same_dtype(name, dst, src)

@@ -13,6 +13,8 @@ starts free: init_buffer sets its "free" flag once, and the kernel end consumes 
 """
 from __future__ import annotations
 
+import builtins as _bi
+
 from ..compiler import ir
 from ..compiler.builder import RVal, current, is_static, operand
 from ..compiler.errors import CompileError
@@ -81,15 +83,21 @@ class GlobalTensor:
             raise CompileError("GlobalTensor used before set_global_buffer", current().loc)
 
     def __getitem__(self, idx):
+        """`gm[i:]` and `gm[i]` are both the sub-tensor starting at element i (real pyasc's
+        GlobalTensorSubIndexOp; Ascend C `operator[]`); read elements with get_value."""
         self._check()
         if isinstance(idx, slice):
             if idx.step not in (None, 1):
                 raise CompileError("GlobalTensor slices take no step", current().loc)
-            g = GlobalTensor(self.dtype)
-            start = 0 if idx.start is None else idx.start
-            g.addr = self.addr + start * self.dtype.sizeof()
-            return g
-        return self.get_value(idx)
+            idx = 0 if idx.start is None else idx.start
+        if not (is_static(idx) or isinstance(idx, RVal)):
+            raise CompileError(f"GlobalTensor index must be an integer, got {tensor_type_name(idx)}", current().loc)
+        g = GlobalTensor(self.dtype)
+        g.addr, g.size = self.addr + idx * self.dtype.sizeof(), None
+        return g
+
+    def __call__(self, idx):
+        return self[idx]
 
     def get_value(self, idx):
         self._check()
@@ -132,7 +140,7 @@ class LocalTensor:
     """A tensor in a local buffer.  `asc.LocalTensor(dtype, pos, addr, tile_size)` places it
     statically at byte `addr` of the position's buffer; queues and TBufs create the others."""
 
-    def __init__(self, dtype=None, pos=TPosition.VECCALC, addr=0, tile_size=0, *, _root=None):
+    def __init__(self, dtype=None, pos=TPosition.VECIN, addr=0, tile_size=0, *, _root=None):
         b = current()
         if not isinstance(dtype, dt.DataType):
             raise CompileError("LocalTensor(dtype, pos, addr, tile_size): dtype must be an asc dtype", b.loc)
@@ -158,17 +166,34 @@ class LocalTensor:
         return t
 
     def __getitem__(self, idx):
+        """`t[i:]` and `t[i]` are both the sub-tensor starting at element i (real pyasc's
+        LocalTensorSubIndexOp); `t[i:j]` also sets its length (an extension)."""
         if isinstance(idx, slice):
             if idx.step not in (None, 1):
                 raise CompileError("LocalTensor slices take no step", current().loc)
             start = 0 if idx.start is None else idx.start
             stop = self.size if idx.stop is None else idx.stop
-            t = LocalTensor._make(self.dtype, self.pos, _addr_add(self.addr, start * self.dtype.sizeof()),
-                                  _sub(stop, start), self.root)
-            t.slot = self.slot
-            return t
-        raise CompileError("LocalTensor element access: use get_value/set_value (not supported on UB "
-                           "by the scalar unit of this ISA)", current().loc)
+        elif is_static(idx) or isinstance(idx, RVal):
+            start, stop = idx, self.size
+        else:
+            raise CompileError(f"LocalTensor index must be an integer, got {tensor_type_name(idx)}", current().loc)
+        t = LocalTensor._make(self.dtype, self.pos, _addr_add(self.addr, start * self.dtype.sizeof()),
+                              _sub(stop, start), self.root)
+        t.slot = self.slot
+        return t
+
+    def __call__(self, idx):
+        return self[idx]
+
+    def get_value(self, index):
+        raise CompileError("LocalTensor.get_value is not supported: the asc scalar unit loads and stores "
+                           "GM only (no scalar path to UB/L1); read a GlobalTensor with get_value, or "
+                           "keep the value in vector ops", current().loc)
+
+    def set_value(self, index, value):
+        raise CompileError("LocalTensor.set_value is not supported: the asc scalar unit loads and stores "
+                           "GM only (no scalar path to UB/L1); use asc.duplicate or GlobalTensor.set_value",
+                           current().loc)
 
     def reinterpret_cast(self, dtype):
         t = LocalTensor._make(dtype, self.pos, self.addr, _mul_div(self.size, self.dtype.sizeof(), dtype.sizeof()), self.root)
@@ -247,12 +272,17 @@ class TPipe:
     def __init__(self):
         self._b = current()
 
-    def init_buffer(self, que, num, length):
+    def init_buffer(self, que=None, num=0, len=0, buf=None):  # noqa: A002  (real pyasc's keyword)
+        """`init_buffer(que, num, len)` for a TQue; `init_buffer(buf, num)` for a TBuf, where real
+        pyasc (Ascend C InitBuffer(TBuf, len)) passes the byte length as `num`."""
         b = current()
+        length = len
+        if buf is not None:
+            que = buf
+        if isinstance(que, TBuf):
+            num, length = 1, (length or num)
         if not (is_static(num) and is_static(length)):
             raise CompileError("init_buffer needs compile-time num and len (buffer placement is static)", b.loc)
-        if isinstance(que, TBuf):
-            num, length = 1, (num if length is None else length)
         if not isinstance(que, (TQue, TBuf)):
             raise CompileError("init_buffer expects a TQue or TBuf", b.loc)
         if que.req is not None:
@@ -262,7 +292,7 @@ class TPipe:
                                "before the loops", b.loc)
         if isinstance(que, TQue) and num > 8:
             raise CompileError(f"a TQue has at most 8 buffers (one hardware event id each), got {num}", b.loc)
-        key = f"q{len(b.fn.buffers)}"
+        key = f"q{_bi.len(b.fn.buffers)}"
         que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
                             f"{key}:{type(que).__name__}({que.pos.name})")
         b.fn.buffers.append(que.req)
@@ -277,7 +307,7 @@ class TPipe:
 
 
 class TQue:
-    def __init__(self, pos, depth=1):
+    def __init__(self, pos=TPosition.VECIN, depth=1, mask=0):
         b = current()
         self.pos, self.depth, self.req = TPosition(pos), depth, None
         self.prod, self.cons = QUEUE_PIPES.get(self.pos, (None, None))
@@ -389,11 +419,11 @@ class TBuf:
     def __init__(self, pos=TPosition.VECCALC):
         self.pos, self.req = TPosition(pos), None
 
-    def get(self, dtype, length=None):
+    def get(self, dtype, len=None, shape=None):  # noqa: A002  (real pyasc's keyword)
         b = current()
         if self.req is None:
             raise CompileError("TBuf used before pipe.init_buffer", b.loc)
-        n = self.req.nbytes // dtype.sizeof() if length is None else length
+        n = self.req.nbytes // dtype.sizeof() if not len else len
         return LocalTensor._make(dtype, self.pos, ir.Sym("buf", (self.req.key, 0)), n, (self.req.key, 0))
 
     def get_with_offset(self, size, offset, dtype):

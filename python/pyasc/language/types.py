@@ -53,8 +53,9 @@ class BrcbRepeatParams(_Params):
 
 
 class CopyRepeatParams(_Params):
+    # real pyasc's defaults are all 0 (unlike Ascend C's 1, 1, 8, 8): kernels pass them explicitly
     _fields = ("dst_stride", "src_stride", "dst_repeat_size", "src_repeat_size")
-    _defaults = (1, 1, 8, 8)
+    _defaults = (0, 0, 0, 0)
 
 
 class DataCopyParams(_Params):

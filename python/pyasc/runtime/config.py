@@ -16,29 +16,36 @@ class Backend(Enum):
 
 
 class Platform(Enum):
+    """Real pyasc's SoC list (same names and values); all map to our ascend910b profile."""
     Ascend910B1 = "Ascend910B1"
     Ascend910B2 = "Ascend910B2"
     Ascend910B2C = "Ascend910B2C"
     Ascend910B3 = "Ascend910B3"
     Ascend910B4 = "Ascend910B4"
+    Ascend910B4_1 = "Ascend910B4-1"
+    Ascend910_9362 = "Ascend910_9362"
+    Ascend910_9372 = "Ascend910_9372"
+    Ascend910_9381 = "Ascend910_9381"
     Ascend910_9382 = "Ascend910_9382"
+    Ascend910_9391 = "Ascend910_9391"
+    Ascend910_9392 = "Ascend910_9392"
 
 
 # SoC -> our target profile
-_PLATFORM_TARGET = {"Ascend910B1": "ascend910b", "Ascend910B2": "ascend910b", "Ascend910B2C": "ascend910b",
-                    "Ascend910B3": "ascend910b", "Ascend910B4": "ascend910b", "Ascend910_9382": "ascend910b",
-                    "Ascend910": "ascend910"}
+_PLATFORM_TARGET = dict({p.value: "ascend910b" for p in Platform}, Ascend910="ascend910")
 
 _state = {"backend": Backend.Model, "platform": "Ascend910B1", "target": "ascend910b"}
 
 
-def set_platform(backend=Backend.Model, platform=None, check=True):
-    """Select the backend and SoC.  `platform` may be a Platform, a SoC name or one of our target
-    profile names (ascend910b, ascend910, teach)."""
+def set_platform(backend=Backend.Model, soc_version=None, device_id=None, check=True):
+    """Select the backend and SoC (real pyasc's signature).  `soc_version` may be a Platform, a
+    SoC name or one of our target profile names (ascend910b, ascend910, teach); None keeps the
+    current one.  `device_id` is accepted and ignored (one simulated device); `check` too (the
+    simulator is always available once libasc.so is built)."""
     backend = Backend(backend.value if isinstance(backend, Backend) else backend)
     _state["backend"] = backend
-    if platform is not None:
-        name = platform.value if isinstance(platform, Platform) else str(platform)
+    if soc_version is not None:
+        name = soc_version.value if isinstance(soc_version, Platform) else str(soc_version)
         _state["platform"] = name
         _state["target"] = _PLATFORM_TARGET.get(name, name)
 

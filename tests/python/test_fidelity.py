@@ -1,0 +1,128 @@
+"""Fidelity with real pyasc's API (names, keyword names, defaults, forms a real kernel uses) and
+the compile cache's correctness (what its key and its re-validation cover)."""
+import importlib
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import asc
+import asc.runtime.config as config
+import kernels_fidelity as kf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_platform_enum_and_set_platform_signature():
+    names = {p.name: p.value for p in config.Platform}
+    assert names["Ascend910B4_1"] == "Ascend910B4-1" and "Ascend910_9392" in names and len(names) == 12
+    config.set_platform(config.Backend.Model, soc_version=config.Platform.Ascend910_9391, device_id=0, check=True)
+    assert config.get_target() == "ascend910b"
+    config.set_platform("Model", config.Platform.Ascend910B1)
+    assert config.get_backend() is config.Backend.Model
+
+
+def test_param_defaults_as_real_pyasc():
+    c = asc.CopyRepeatParams()
+    assert (c.dst_stride, c.src_stride, c.dst_repeat_size, c.src_repeat_size) == (0, 0, 0, 0)
+    assert asc.BrcbRepeatParams().dst_rep_stride == 8
+    assert asc.LoadData2DParams().repeat_times == 1
+
+
+@pytest.mark.libasc
+def test_keyword_api_tque_pipeline():
+    rng = np.random.default_rng(3)
+    x = rng.random(8192, dtype=np.float32)
+    y = rng.random(8192, dtype=np.float32)
+    z = np.zeros_like(x)
+    kf.f_keywords[16](x, y, z, 512, 64, 8)
+    np.testing.assert_array_equal(z, x + y)
+
+
+@pytest.mark.libasc
+def test_subtensor_index_tbuf_and_is_set_mask():
+    x = np.arange(256, dtype=np.float32)
+    z = np.zeros(136, np.float32)
+    kf.f_index_tbuf[1](x, z)
+    src = x[64:192]
+    want = np.concatenate([src[:64] * 2, src[64:] + 1])
+    np.testing.assert_array_equal(z[:128], want)
+    np.testing.assert_allclose(z[128:130], [want[:64].sum(), want[64:].sum()], rtol=1e-6)
+
+
+def test_local_get_value_is_a_clear_error():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(asc.CompileError, match=r"kernels_fidelity.py:\d+:\d+: error: LocalTensor.get_value "
+                                               r"is not supported: the asc scalar unit loads and stores GM only"):
+        kf.f_local_get_value.compile(x)
+
+
+@pytest.mark.libasc
+def test_same_kernel_same_assembly():
+    x = np.zeros(8192, np.float32)
+    a = kf.f_keywords.__class__(kf.f_keywords.fn, always_compile=True).asm(x, x, x, 512, 64, 8)
+    b = kf.f_keywords.__class__(kf.f_keywords.fn, always_compile=True).asm(x, x, x, 512, 64, 8)
+    assert a == b and ".loc" in a
+
+
+KERNEL_SRC = '''
+import asc
+import fid_cfg
+from fid_helper import fill
+
+
+@asc.jit
+def k(z: asc.GlobalAddress):
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    t = asc.LocalTensor(asc.int32, asc.TPosition.VECOUT, 0, fid_cfg.N)
+    fill(t)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, t, fid_cfg.N)
+'''
+HELPER_SRC = '''
+import asc
+
+
+@asc.jit
+def fill(t: asc.LocalTensor):
+    asc.duplicate(t, {value}, 64)
+'''
+
+
+def _load(tmp_path, monkeypatch, value, n):
+    (tmp_path / "fid_kernel.py").write_text(KERNEL_SRC)
+    (tmp_path / "fid_helper.py").write_text(HELPER_SRC.format(value=value))
+    (tmp_path / "fid_cfg.py").write_text(f"N = {n}\n")
+    for m in ("fid_kernel", "fid_helper", "fid_cfg"):
+        sys.modules.pop(m, None)
+    importlib.invalidate_caches()
+    return importlib.import_module("fid_kernel")
+
+
+def test_cache_revalidates_helper_files_and_module_constants(tmp_path, monkeypatch):
+    """The kernel's own module never changes here: a stale disk entry would be served if the
+    cache keyed on it alone.  A changed helper file or imported constant must recompile."""
+    monkeypatch.setenv("PYASC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    z = np.zeros(64, np.int32)
+    m = _load(tmp_path, monkeypatch, 5, 64)
+    first = m.k.asm(z)
+    assert len(os.listdir(tmp_path / "cache")) == 1
+    m = _load(tmp_path, monkeypatch, 5, 64)
+    assert m.k.asm(z) == first                     # nothing changed: served from disk
+    m = _load(tmp_path, monkeypatch, 9, 64)        # helper file changed
+    second = m.k.asm(z)
+    assert second != first and " 9" in second
+    m = _load(tmp_path, monkeypatch, 9, 32)        # an imported module constant changed
+    assert m.k.asm(z) != second
+
+
+def test_compiler_digest_covers_isa_table_and_sources():
+    from pyasc.runtime import jit
+    src = open(jit.__file__).read()
+    assert '"isa.json"' in src and "fh.read()" in src  # content, not mtimes
+    d1 = jit._compiler_digest()
+    assert d1 == jit._compiler_digest() and len(d1) == 16
