@@ -32,6 +32,7 @@ class Compiled:
     kernel_kind: str
     target: str
     args: list
+    deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
 
 
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
@@ -96,4 +97,4 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
             with open(os.path.join(dump, func.name + ext), "w", encoding="utf-8") as f:
                 f.write(text)
     return Compiled(func.name, asm, ir_text, lowered, func.kernel_kind, tname,
-                    [(a.name, a.kind, a.dtype) for a in func.args])
+                    [(a.name, a.kind, a.dtype) for a in func.args], fe.deps())

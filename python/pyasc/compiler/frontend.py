@@ -24,9 +24,12 @@ from __future__ import annotations
 import ast
 import builtins
 import copy as _copy
+import hashlib
+import sys
 import inspect
 import operator
 import textwrap
+import types
 
 from . import ir
 from .builder import Builder, RCond, RVal, is_static
@@ -78,6 +81,29 @@ class _Poison:
     def fail(self, loc):
         raise CompileError(f"'{self._name}' is assigned differently in the branches of a run-time 'if' "
                            f"and cannot be used after it (pyasc rule: if-scoped variables)", loc)
+
+
+def file_digest(path: str) -> str:
+    """sha256 (16 hex digits) of a file's bytes, '' when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return ""
+
+
+def deps_valid(deps: dict | None) -> bool:
+    """True when every file and module constant recorded by Frontend.deps still has its value."""
+    if not deps:
+        return True
+    for f, h in deps.get("files", ()):
+        if file_digest(f) != h:
+            return False
+    for mod, name, r in deps.get("globals", ()):
+        m = sys.modules.get(mod)
+        if m is None or name not in vars(m) or repr(vars(m)[name]) != r:
+            return False
+    return True
 
 
 class _NeedHomes(Exception):
@@ -158,6 +184,19 @@ class Frontend:
         self.scope: Scope | None = None
         self.inline_stack = []
         self._parsed_cache = {}
+        self.globals_read = {}   # (module, name) -> repr of a plain constant the kernel read
+
+    def deps(self) -> dict:
+        """What the compiled code depends on beyond the kernel's own module source: every
+        source file a parsed function came from, and the module-level constants read (so a
+        cache hit is re-validated when a helper file or an imported constant changes)."""
+        files = sorted({p.file for p in self._parsed_cache.values() if p.file})
+        return {"files": [[f, file_digest(f)] for f in files],
+                "globals": [[m, n, r] for (m, n), r in sorted(self.globals_read.items())]}
+
+    def _note_global(self, module, name, v):
+        if isinstance(v, (int, float, str, bool, tuple, type(None))):
+            self.globals_read[(module, name)] = repr(v)
 
     # ---- entry ----------------------------------------------------------------------
     def parsed(self, fn) -> ParsedFunction:
@@ -594,7 +633,9 @@ class Frontend:
         if nm in sc.closure:
             return sc.closure[nm]
         if nm in sc.globals:
-            return sc.globals[nm]
+            v = sc.globals[nm]
+            self._note_global(sc.globals.get("__name__", "?"), nm, v)
+            return v
         if hasattr(builtins, nm):
             return getattr(builtins, nm)
         raise self.err(f"name '{nm}' is not defined", node)
@@ -604,7 +645,10 @@ class Frontend:
         if isinstance(obj, (RVal, RCond)):
             raise self.err(f"run-time scalars have no attribute '{node.attr}'", node)
         try:
-            return getattr(obj, node.attr)
+            v = getattr(obj, node.attr)
+            if isinstance(obj, types.ModuleType):
+                self._note_global(obj.__name__, node.attr, v)
+            return v
         except AttributeError:
             raise self.err(f"'{type(obj).__name__}' object has no attribute '{node.attr}'", node) from None
 

@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-from ..compiler import driver
+from ..compiler import driver, targets
+from ..compiler.frontend import deps_valid
 from ..compiler.errors import CompileError, KernelFault, LaunchError
 from ..language import dtype as dt
 from ..language.tensor import ConstExpr, GlobalAddress
@@ -30,15 +31,17 @@ COMPILER_VERSION = "pyasc-0.1"
 
 
 def _compiler_digest():
-    """Hash of the compiler sources, so a changed compiler never reuses stale cache entries."""
+    """Hash of the bytes of every pyasc source file and of isa.json (the ISA table the compiler
+    reads), so a changed compiler or a regenerated ISA never reuses stale cache entries.
+    Computed once per process (about 1 ms)."""
     h = hashlib.sha256(COMPILER_VERSION.encode())
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for sub in ("compiler", "language"):
-        d = os.path.join(root, sub)
-        for f in sorted(os.listdir(d)):
-            if f.endswith(".py"):
-                st = os.stat(os.path.join(d, f))
-                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    for d, subdirs, files in sorted(os.walk(root)):
+        subdirs.sort()
+        for f in sorted(files):
+            if f.endswith(".py") or f == "isa.json":
+                with open(os.path.join(d, f), "rb") as fh:
+                    h.update(os.path.relpath(os.path.join(d, f), root).encode() + b"\0" + fh.read())
     return h.hexdigest()[:16]
 
 
@@ -158,9 +161,13 @@ class JITFunction:
         opts = self._options()
         key = self._key(specs, opts)
         always = opts.get("always_compile")
-        if not always and key in self._mem:
-            return self._mem[key]
-        c = None if always else _disk_get(key)
+        c = None
+        if not always:
+            c = self._mem.get(key)
+            if c is None:
+                c = _disk_get(key)
+            if c is not None and not deps_valid(c.deps):
+                c = None    # a helper's file or a module constant changed since
         if c is None:
             c = driver.compile_kernel(self.fn, specs, opts)
             if not always:
@@ -184,7 +191,11 @@ class JITFunction:
         except (OSError, TypeError):
             src = inspect.getsource(self.fn)
         h.update(src.encode())
-        h.update(self.fn.__name__.encode())
+        h.update(f"{self.fn.__code__.co_filename}:{self.fn.__qualname__}".encode())
+        try:  # the target profile (buffer sizes, alignment, event ids) shapes the code
+            h.update(json.dumps(targets.load(opts.get("target")), sort_keys=True).encode())
+        except ValueError:
+            pass  # unknown target: compile_kernel reports it
         h.update(json.dumps({k: (v if isinstance(v, (int, str, bool, float, type(None))) else repr(v))
                              for k, v in sorted(opts.items())}, sort_keys=True).encode())
         for s in specs:
@@ -214,7 +225,8 @@ def _disk_get(key):
     except (OSError, ValueError):
         return None
     args = [(n, k, dt.by_name(t) if t else None) for n, k, t in d["args"]]
-    return driver.Compiled(d["name"], d["asm"], d["ir"], d["lowered"], d["kind"], d["target"], args)
+    return driver.Compiled(d["name"], d["asm"], d["ir"], d["lowered"], d["kind"], d["target"], args,
+                           d.get("deps"))
 
 
 def _disk_put(key, c):
@@ -225,7 +237,7 @@ def _disk_put(key, c):
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump({"name": c.name, "asm": c.asm, "ir": c.ir_text, "lowered": c.lowered_text,
                        "kind": c.kernel_kind, "target": c.target,
-                       "args": [(n, k, t.name if t else None) for n, k, t in c.args]}, f)
+                       "args": [(n, k, t.name if t else None) for n, k, t in c.args], "deps": c.deps}, f)
         os.replace(tmp, os.path.join(d, key + ".json"))
     except OSError:
         pass  # the cache is an optimisation only
