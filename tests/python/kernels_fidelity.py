@@ -72,3 +72,43 @@ def f_index_tbuf(x: asc.GlobalAddress, z: asc.GlobalAddress):
 def f_local_get_value(x: asc.GlobalAddress):
     t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
     v = t.get_value(0)  # noqa: F841
+
+
+@asc.jit
+def f_auto(x: asc.GlobalAddress, z: asc.GlobalAddress, tile: asc.ConstExpr[int], tiles: asc.ConstExpr[int]):
+    """LocalTensorAuto in a loop, passed to a helper annotated with it; insert_sync turns on by
+    itself.  The abs of the first tile is produced before the loop and consumed inside it."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    first = asc.LocalTensorAuto(x.dtype, [2, tile // 2])
+    asc.data_copy(first, xg, tile)
+    for i in range(tiles):
+        t = asc.LocalTensorAuto(x.dtype, tile)
+        u = asc.LocalTensorAuto(x.dtype, tile)
+        asc.data_copy(t, xg[i * tile:], count=tile)
+        f_plus_first(u, t, first, tile)
+        asc.data_copy(zg[i * tile:], u, count=tile)
+
+
+@asc.jit
+def f_plus_first(dst: asc.LocalTensorAuto, src: asc.LocalTensorAuto, first: asc.LocalTensorAuto,
+                 n: asc.ConstExpr[int]):
+    asc.add(dst, src, first, n)
+
+
+@asc.jit(insert_sync=True)
+def f_sync_around_if(x: asc.GlobalAddress, z: asc.GlobalAddress, flag: int):
+    """insert_sync across control flow: a copy-in in a run-time branch, consumed after it."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 64)
+    c = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 1024, 64)
+    asc.duplicate(a, 1.0, 64)
+    if flag > 0:
+        asc.data_copy(a, xg, 64)
+    asc.muls(c, a, 3.0, 64)
+    asc.data_copy(zg, c, 64)

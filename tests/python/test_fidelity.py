@@ -126,3 +126,24 @@ def test_compiler_digest_covers_isa_table_and_sources():
     assert '"isa.json"' in src and "fh.read()" in src  # content, not mtimes
     d1 = jit._compiler_digest()
     assert d1 == jit._compiler_digest() and len(d1) == 16
+
+
+@pytest.mark.libasc
+def test_local_tensor_auto_turns_insert_sync_on():
+    x = np.random.default_rng(5).random(1024, dtype=np.float32)
+    z = np.zeros_like(x)
+    kf.f_auto[1](x, z, 128, 8)
+    np.testing.assert_array_equal(z, x + np.tile(x[:128], 8))
+    lowered = kf.f_auto.compile(x, z, 128, 8).lowered_text
+    assert "LocalTensorAuto" in lowered and "auto" in lowered
+
+
+@pytest.mark.libasc
+def test_insert_sync_orders_work_around_an_if():
+    x = np.arange(64, dtype=np.float32)
+    for flag, want in ((1, x * 3), (0, np.full(64, 3.0, np.float32))):
+        z = np.zeros_like(x)
+        kf.f_sync_around_if[1](x, z, flag)
+        np.testing.assert_array_equal(z, want)
+    ops = kf.f_sync_around_if.compile(x, x, 1).lowered_text
+    assert ops.count("bar") >= 2      # before the if (the duplicate) and after it (the copy-in)

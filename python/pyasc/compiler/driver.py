@@ -35,6 +35,18 @@ class Compiled:
     deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
 
 
+def dump(c: Compiled) -> None:
+    """PYASC_DUMP_PATH=dir: write <kernel>.ir, <kernel>.lowered.ir and <kernel>.s (on every
+    compile request, cache hits included, so a dump never silently goes missing)."""
+    d = os.environ.get("PYASC_DUMP_PATH")
+    if not d:
+        return
+    os.makedirs(d, exist_ok=True)
+    for ext, text in ((".ir", c.ir_text), (".lowered.ir", c.lowered_text), (".s", c.asm)):
+        with open(os.path.join(d, c.name + ext), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     from ..language.tensor import GmPtr
     options = dict(options or {})
@@ -83,18 +95,12 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     passes.const_fold(func)
     passes.alloc_events(func, target)
     passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
-    if options.get("insert_sync"):
+    if options.get("insert_sync") or any(getattr(r, "auto", False) for r in func.buffers):
         passes.insert_sync(func, target)
     passes.lower(func)
     if options.get("opt_level", 3) >= 1:
         passes.dce(func)
     lowered = ir.dump(func)
     asm = codegen.emit_asm(func)
-    dump = os.environ.get("PYASC_DUMP_PATH")
-    if dump:
-        os.makedirs(dump, exist_ok=True)
-        for ext, text in ((".ir", ir_text), (".lowered.ir", lowered), (".s", asm)):
-            with open(os.path.join(dump, func.name + ext), "w", encoding="utf-8") as f:
-                f.write(text)
     return Compiled(func.name, asm, ir_text, lowered, func.kernel_kind, tname,
                     [(a.name, a.kind, a.dtype) for a in func.args], fe.deps())

@@ -154,7 +154,10 @@ def place_buffers(fn: ir.Function, target: dict, avoid_bank_conflicts: bool = Tr
 # ---- 4. automatic sync for LocalTensor code ------------------------------------------------------
 def insert_sync(fn: ir.Function, target: dict) -> ir.Function:
     """Conservative: a set/wait pair before each op that touches a buffer another pipe wrote
-    (RAW) or read (WAR) since the last sync; a full barrier at the end of every loop body."""
+    (RAW) or read (WAR) since the last sync.  Around control flow that holds pipe ops: a full
+    barrier before it when earlier pipe work is still unsynchronised (the body may start with a
+    consumer, and a loop may run zero times), at the end of every loop body (the back edge) and
+    after an if (either branch may have been the producer)."""
     from ..language.enums import event_of
     n = target.get("event_ids", 8)
 
@@ -163,12 +166,17 @@ def insert_sync(fn: ir.Function, target: dict) -> ir.Function:
         for op in block.ops:
             subs = ir.sub_blocks(op)
             if subs:
+                piped = any(o.pipe != "s" for sb in subs for o in ir.walk(sb))
+                if piped and state:
+                    out.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
                 for sb in subs:
                     run(sb, {})
                 if isinstance(op, (ir.For, ir.While)) and any(o.pipe != "s" for o in ir.walk(op.body)):
                     op.body.ops.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
                 state.clear()
                 out.append(op)
+                if piped and not isinstance(op, (ir.For, ir.While)):
+                    out.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
                 continue
             p = op.pipe
             if p != "s" and op.name not in ("set_flag", "wait_flag", "bar"):
@@ -208,6 +216,11 @@ def insert_sync(fn: ir.Function, target: dict) -> ir.Function:
 
 
 def _key(a: ir.Access):
+    """Accesses that may alias share a key: GM is one key (root None), every static LocalTensor
+    of a buffer is one key (their user-chosen addresses may overlap), each queue/TBuf/auto slot
+    is its own."""
+    if isinstance(a.root, tuple) and a.root and a.root[0] == "static":
+        return (a.buf, "static")
     return (a.buf, repr(a.root))
 
 

@@ -10,8 +10,8 @@ from .enums import (CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelTyp
                     RoundMode, TPosition)
 from .ops import *  # noqa: F401,F403
 from .ops import intrinsic
-from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalTensor, TBuf, TBufPool, TPipe,  # noqa: F401
-                     TQue)
+from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto, TBuf,  # noqa: F401
+                     TBufPool, TPipe, TQue)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
 
@@ -39,5 +39,4 @@ def static_range(*args):
     return _py_range(*args)
 
 
-def LocalTensorAuto(dtype, length, pos=TPosition.VECCALC):  # noqa: N802
-    raise NotImplementedError("LocalTensorAuto is not supported: use TPipe/TBuf or static LocalTensor")
+

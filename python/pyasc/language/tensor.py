@@ -262,6 +262,7 @@ class BufferReq:
         self.key, self.buf, self.num, self.nbytes, self.loc, self.name = key, buf, num, nbytes, loc, name
         self.addrs = None
         self.partners = set()   # keys of buffers read together with this one by a binary op
+        self.auto = False       # a LocalTensorAuto (turns insert_sync on)
 
     def __repr__(self):
         where = "" if self.addrs is None else " at " + ", ".join(hex(a) for a in self.addrs)
@@ -435,3 +436,29 @@ class TBuf:
 
 class TBufPool(TBuf):
     pass
+
+
+class LocalTensorAuto(LocalTensor):
+    """`asc.LocalTensorAuto(dtype, shape)`: a UB tensor the compiler places (real pyasc's
+    hoist_ub_allocation).  Each evaluation gets its own buffer, placed with the TQue/TBuf
+    buffers (alignment, capacity); a kernel that uses one compiles with insert_sync on, as in
+    real pyasc.  Also usable as a parameter annotation of helpers."""
+
+    def __new__(cls, dtype=None, shape=None, pos=TPosition.VECCALC):
+        b = current()
+        if not isinstance(dtype, dt.DataType):
+            raise CompileError("LocalTensorAuto(dtype, shape): dtype must be an asc dtype", b.loc)
+        dims = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        if not all(is_static(d) for d in dims):
+            raise CompileError("LocalTensorAuto needs a compile-time shape (UB placement is static)", b.loc)
+        n = 1
+        for d in dims:
+            n *= int(d)
+        if n <= 0:
+            raise CompileError(f"LocalTensorAuto shape must be positive, got {shape}", b.loc)
+        key = f"q{_bi.len(b.fn.buffers)}"
+        pos = TPosition(pos)
+        req = BufferReq(key, POSITION_BUFFER[pos], 1, n * dtype.sizeof(), b.loc, f"{key}:LocalTensorAuto({pos.name})")
+        req.auto = True
+        b.fn.buffers.append(req)
+        return LocalTensor._make(dtype, pos, ir.Sym("buf", (key, 0)), n, (key, 0))

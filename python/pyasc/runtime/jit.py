@@ -174,6 +174,7 @@ class JITFunction:
                 _disk_put(key, c)
         self._mem[key] = c
         self.last_compiled = c
+        driver.dump(c)
         return c
 
     def asm(self, *args, **kwargs) -> str:
