@@ -92,8 +92,10 @@ def file_digest(path: str) -> str:
         return ""
 
 
-def deps_valid(deps: dict | None) -> bool:
-    """True when every file and module constant recorded by Frontend.deps still has its value."""
+def deps_valid(deps: dict | None, kernel_globals: dict | None = None) -> bool:
+    """True when every file and module constant recorded by Frontend.deps still has its value.
+    A module is found in sys.modules, or is the kernel's own (`kernel_globals`: modules loaded
+    from a path are often not in sys.modules)."""
     if not deps:
         return True
     for f, h in deps.get("files", ()):
@@ -101,7 +103,10 @@ def deps_valid(deps: dict | None) -> bool:
             return False
     for mod, name, r in deps.get("globals", ()):
         m = sys.modules.get(mod)
-        if m is None or name not in vars(m) or repr(vars(m)[name]) != r:
+        g = vars(m) if m is not None else None
+        if g is None and kernel_globals is not None and kernel_globals.get("__name__") == mod:
+            g = kernel_globals
+        if g is None or name not in g or repr(g[name]) != r:
             return False
     return True
 

@@ -166,7 +166,7 @@ class JITFunction:
             c = self._mem.get(key)
             if c is None:
                 c = _disk_get(key)
-            if c is not None and not deps_valid(c.deps):
+            if c is not None and not deps_valid(c.deps, self.fn.__globals__):
                 c = None    # a helper's file or a module constant changed since
         if c is None:
             c = driver.compile_kernel(self.fn, specs, opts)
