@@ -22,14 +22,31 @@
 
 #include "sim_internal.h"
 
+/* Record diagnostic `id` (NPY: a .npy file; SIM_ARG: an --arg or binding
+ * rule) with a printf message; always false, so errors read `return err(..)`. */
+static bool diag_err(AscDiags *d, AscDiagId id, const char *fmt, va_list ap)
+{
+    char buf[640];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (d) asc_diag(d, id, (AscLoc){0}, buf);
+    return false;
+}
+
 static bool npy_err(AscDiags *d, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    diag_err(d, ASC_DIAG_NPY, fmt, ap);
     va_end(ap);
-    if (d) asc_diag(d, ASC_DIAG_CONFIG, (AscLoc){0}, buf);
+    return false;
+}
+
+static bool arg_err(AscDiags *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_err(d, ASC_DIAG_SIM_ARG, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -93,6 +110,21 @@ static bool str(P *p, char *out, size_t size)
     return true;
 }
 
+/* uint := digit+  (bounded by p->e: the header is not NUL-terminated, so no
+ * strtoull; below 2^63 so products can be checked) */
+static bool uint_lit(P *p, uint64_t *v)
+{
+    ws(p);
+    const char *s0 = p->s;
+    *v = 0;
+    while (p->s < p->e && *p->s >= '0' && *p->s <= '9') {
+        unsigned dgt = (unsigned)(*p->s++ - '0');
+        if (*v > ((uint64_t)INT64_MAX - dgt) / 10) return false;
+        *v = *v * 10 + dgt;
+    }
+    return p->s > s0;
+}
+
 bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
                    AscDiags *d)
 {
@@ -133,15 +165,12 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
         } else if (!strcmp(key, "shape")) {
             if (!lit(&p, '(')) return npy_err(d, "%s: malformed .npy header: shape must be a tuple", origin);
             while (!lit(&p, ')')) {
-                ws(&p);
-                char *end;
-                errno = 0;
-                unsigned long long v = strtoull(p.s, &end, 10);
-                if (end == p.s || errno || end > p.e || *p.s == '-')
-                    return npy_err(d, "%s: malformed .npy header: shape entries must be non-negative integers", origin);
+                uint64_t v;
+                if (!uint_lit(&p, &v))
+                    return npy_err(d, "%s: malformed .npy header: shape entries must be non-negative integers below "
+                                      "2^63", origin);
                 if (out->ndim == 8) return npy_err(d, "%s: more than 8 dimensions are not supported", origin);
                 out->shape[out->ndim++] = v;
-                p.s = end;
                 if (!lit(&p, ',')) {
                     if (!lit(&p, ')')) return npy_err(d, "%s: malformed .npy header: bad shape tuple", origin);
                     break;
@@ -184,7 +213,10 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
         return npy_err(d, "%s: data is %zu bytes but shape and dtype need %llu (truncated or extra bytes)", origin,
                        len - dstart, (unsigned long long)(count * size));
     out->data = asc_malloc(alloc, count * size != 0 ? count * size : 1);
-    if (!out->data) return npy_err(d, "%s: out of memory", origin);
+    if (!out->data) {
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return false;
+    }
     memcpy(out->data, buf + dstart, count * size);
     return true;
 }
@@ -298,18 +330,25 @@ void asc_npy_free(AscNpy *a, const AscAlloc *alloc)
 
 /* ---- --arg NAME=... --------------------------------------------------------- */
 
+/* shape := uint ((',' | 'x') uint)*   at most 8 sizes; the element count
+ * times 8 (the widest dtype) must fit in 64 bits, so byte sizes never wrap. */
 static bool parse_shape(const char *s, size_t n, uint64_t *shape, uint32_t *ndim)
 {
     *ndim = 0;
+    uint64_t count = 1;
     while (n) {
-        char *end;
-        if (*s < '0' || *s > '9') return false;
-        unsigned long long v = strtoull(s, &end, 10);
-        size_t used = (size_t)(end - s);
-        if (used > n || *ndim == 8) return false;
+        if (*s < '0' || *s > '9' || *ndim == 8) return false;
+        uint64_t v = 0;
+        while (n && *s >= '0' && *s <= '9') {
+            unsigned dgt = (unsigned)(*s++ - '0');
+            n--;
+            if (v > (UINT64_MAX / 8 - dgt) / 10) return false;
+            v = v * 10 + dgt;
+        }
+        if (v && count > UINT64_MAX / 8 / v) return false;
+        count *= v;
         shape[(*ndim)++] = v;
-        s += used, n -= used;
-        if (n && (*s == ',' || *s == 'x')) s++, n--;
+        if (n && (*s == ',' || *s == 'x') && n > 1) s++, n--;
         else if (n) return false;
     }
     return *ndim > 0;
@@ -320,7 +359,7 @@ bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
     memset(a, 0, sizeof *a);
     const char *eq = strchr(text, '=');
     if (!eq || eq == text || (size_t)(eq - text) >= sizeof a->name)
-        return npy_err(d, "--arg '%s': expected NAME=in.npy, NAME=@out.npy:SHAPE:DTYPE or NAME=VALUE", text);
+        return arg_err(d, "--arg '%s': expected NAME=in.npy, NAME=@out.npy:SHAPE:DTYPE or NAME=VALUE", text);
     memcpy(a->name, text, (size_t)(eq - text));
     const char *v = eq + 1;
     if (*v == '@') {
@@ -330,30 +369,31 @@ bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
         for (const char *q = v; c2 && q < c2; q++)
             if (*q == ':') c1 = q;
         if (!c1 || !c2)
-            return npy_err(d, "--arg %s: an output is NAME=@out.npy:SHAPE:DTYPE, e.g. %s=@%s.npy:64,64:f16", text,
+            return arg_err(d, "--arg %s: an output is NAME=@out.npy:SHAPE:DTYPE, e.g. %s=@%s.npy:64,64:f16", text,
                            a->name, a->name);
         a->how = ASC_RUN_ARG_OUT;
         if ((size_t)(c1 - v - 1) >= sizeof a->path || c1 == v + 1)
-            return npy_err(d, "--arg %s: bad output path", text);
+            return arg_err(d, "--arg %s: bad output path", text);
         memcpy(a->path, v + 1, (size_t)(c1 - v - 1));
         if (!parse_shape(c1 + 1, (size_t)(c2 - c1 - 1), a->shape, &a->ndim))
-            return npy_err(d, "--arg %s: SHAPE must be sizes separated by ',' (e.g. 4096 or 64,64)", text);
+            return arg_err(d, "--arg %s: SHAPE must be 1 to 8 sizes separated by ',' (e.g. 4096 or 64,64) whose "
+                              "product fits in 64 bits", text);
         int dt = asc_dtype_lookup(c2 + 1, strlen(c2 + 1));
         if (dt <= 0 || !asc_npy_descr((unsigned)dt))
-            return npy_err(d, "--arg %s: unknown dtype '%s': dtypes are f16, bf16, f32, s8, u8, s16, u16, s32, u32, s64, u64",
+            return arg_err(d, "--arg %s: unknown dtype '%s': dtypes are f16, bf16, f32, s8, u8, s16, u16, s32, u32, s64, u64",
                            text, c2 + 1);
         a->dtype = (uint8_t)dt;
         return true;
     }
     size_t vl = strlen(v);
-    if (!vl) return npy_err(d, "--arg %s: empty value", text);
+    if (!vl) return arg_err(d, "--arg %s: empty value", text);
     if (vl >= 4 && !strcmp(v + vl - 4, ".npy")) {
-        if (vl >= sizeof a->path) return npy_err(d, "--arg %s: path too long", text);
+        if (vl >= sizeof a->path) return arg_err(d, "--arg %s: path too long", text);
         a->how = ASC_RUN_ARG_IN;
         memcpy(a->path, v, vl + 1);
         return true;
     }
-    if (vl >= sizeof a->value) return npy_err(d, "--arg %s: value too long", text);
+    if (vl >= sizeof a->value) return arg_err(d, "--arg %s: value too long", text);
     a->how = ASC_RUN_ARG_VALUE;
     memcpy(a->value, v, vl + 1);
     return true;
@@ -377,10 +417,10 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         bool found = false;
         for (uint32_t i = 0; i < k->nargs; i++) found |= !strcmp(k->args[i].name, args[j].name);
         if (!found)
-            return npy_err(d, "unknown argument '%s': kernel '%s' takes %s", args[j].name, k->name,
+            return arg_err(d, "unknown argument '%s': kernel '%s' takes %s", args[j].name, k->name,
                            k->nargs ? list : "no arguments");
         for (uint32_t i = 0; i < j; i++)
-            if (!strcmp(args[i].name, args[j].name)) return npy_err(d, "argument '%s' is given twice", args[j].name);
+            if (!strcmp(args[i].name, args[j].name)) return arg_err(d, "argument '%s' is given twice", args[j].name);
     }
     for (uint32_t i = 0; i < k->nargs; i++) {
         const AscArgInfo *ai = &k->args[i];
@@ -388,11 +428,11 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         for (uint32_t j = 0; j < nargs; j++)
             if (!strcmp(args[j].name, ai->name)) a = &args[j];
         if (!a)
-            return npy_err(d, "kernel '%s' takes %u arguments (%s): argument '%s' is missing (got %u)", k->name,
+            return arg_err(d, "kernel '%s' takes %u arguments (%s): argument '%s' is missing (got %u)", k->name,
                            k->nargs, list, ai->name, nargs);
         if (ai->kind == ASC_ARG_GM) {
             if (a->how == ASC_RUN_ARG_VALUE)
-                return npy_err(d, "argument '%s' is a gm pointer to %s: give a .npy file (%s=%s.npy) or an output "
+                return arg_err(d, "argument '%s' is a gm pointer to %s: give a .npy file (%s=%s.npy) or an output "
                                   "(%s=@out.npy:SHAPE:%s), not a value",
                                ai->name, dtype_label(ai->dtype), ai->name, ai->name, ai->name, dtype_label(ai->dtype));
             uint64_t bytes, addr;
@@ -401,7 +441,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             if (a->how == ASC_RUN_ARG_IN) {
                 if (!asc_npy_read_file(&arr, a->path, &sim->alloc, d)) return false;
                 if (arr.dtype != ai->dtype && !(ai->dtype == ASC_DT_BF16 && arr.bf16_ok)) {
-                    npy_err(d, "%s holds %s ('%s') but argument '%s' of kernel '%s' is %s ('%s'%s)", a->path,
+                    arg_err(d, "%s holds %s ('%s') but argument '%s' of kernel '%s' is %s ('%s'%s)", a->path,
                             dtype_label(arr.dtype), asc_npy_descr(arr.dtype), ai->name, k->name,
                             dtype_label(ai->dtype), asc_npy_descr(ai->dtype),
                             ai->dtype == ASC_DT_BF16 ? " or '|V2'" : "");
@@ -411,7 +451,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
                 bytes = arr.count * asc_dtype_size(arr.dtype);
             } else {
                 if (a->dtype != ai->dtype)
-                    return npy_err(d, "output '%s' is declared %s but argument '%s' of kernel '%s' is %s", a->name,
+                    return arg_err(d, "output '%s' is declared %s but argument '%s' of kernel '%s' is %s", a->name,
                                    dtype_label(a->dtype), ai->name, k->name, dtype_label(ai->dtype));
                 uint64_t count = 1;
                 for (uint32_t s = 0; s < a->ndim; s++) count *= a->shape[s];
@@ -419,12 +459,12 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             }
             if (!asc_sim_gm_place(sim, bytes, &addr)) {
                 asc_npy_free(&arr, &sim->alloc);
-                return npy_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
+                return arg_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
                                (unsigned long long)bytes, (long long)sim->cfg.v[ASC_KEY_GM_BYTES]);
             }
             if (a->how == ASC_RUN_ARG_IN && bytes && !asc_sim_gm_write(sim, addr, arr.data, bytes)) {
                 asc_npy_free(&arr, &sim->alloc);
-                return npy_err(d, "argument '%s': out of host memory backing GM", ai->name);
+                return arg_err(d, "argument '%s': out of host memory backing GM", ai->name);
             }
             asc_npy_free(&arr, &sim->alloc);
             asc_sim_set_arg(sim, i, addr);
@@ -432,18 +472,18 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         }
         /* int / float */
         if (a->how != ASC_RUN_ARG_VALUE)
-            return npy_err(d, "argument '%s' is %s %s: give a value (%s=%s), not a file", ai->name,
+            return arg_err(d, "argument '%s' is %s %s: give a value (%s=%s), not a file", ai->name,
                            ai->kind == ASC_ARG_INT ? "an" : "a", asc_arg_kind_name(ai->kind), ai->name,
                            ai->kind == ASC_ARG_INT ? "4096" : "0.5");
         char *end;
         errno = 0;
         if (ai->kind == ASC_ARG_INT) {
             long long v = strtoll(a->value, &end, 0);
-            if (*end || errno) return npy_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
+            if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
             asc_sim_set_arg(sim, i, (uint64_t)v);
         } else {
             float f = strtof(a->value, &end);
-            if (*end || errno) return npy_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            if (*end || errno) return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
             uint32_t bits;
             memcpy(&bits, &f, 4);
             asc_sim_set_arg(sim, i, bits);
@@ -452,27 +492,70 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
     return true;
 }
 
+/* Encode output `a` (kernel argument `i`) from GM into a.path + ".tmp". */
+static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDiags *d)
+{
+    AscNpy arr = {.dtype = a->dtype, .ndim = a->ndim, .count = 1};
+    for (uint32_t s = 0; s < a->ndim; s++) {
+        arr.shape[s] = a->shape[s];
+        arr.count *= a->shape[s]; /* cannot wrap: parse_shape bounds it */
+    }
+    uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
+    arr.data = asc_malloc(&sim->alloc, bytes ? bytes : 1);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (!arr.data || !asc_sim_gm_read(sim, sim->args[i], arr.data, bytes) ||
+        !asc_npy_write(&arr, &buf, &len, &sim->alloc)) {
+        asc_npy_free(&arr, &sim->alloc);
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return false;
+    }
+    asc_npy_free(&arr, &sim->alloc);
+    char tmp[sizeof a->path + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(buf, 1, len, f) == len;
+    int err = errno;
+    if (f && fclose(f) != 0) ok = false, err = errno;
+    asc_free(&sim->alloc, buf);
+    if (!ok) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
+        remove(tmp);
+    }
+    return ok;
+}
+
+static uint32_t arg_index(const AscKernelInfo *k, const char *name)
+{
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (!strcmp(k->args[i].name, name)) return i;
+    return UINT32_MAX;
+}
+
+/* Two phases, so that a failure (a full disk, a missing directory) leaves
+ * no output written at all: every output goes to PATH.tmp, and only when all
+ * of them are complete are they renamed into place. */
 bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
 {
     const AscKernelInfo *k = sim->kernel;
-    for (uint32_t j = 0; j < nargs; j++) {
-        const AscRunArg *a = &args[j];
-        if (a->how != ASC_RUN_ARG_OUT) continue;
-        for (uint32_t i = 0; i < k->nargs; i++) {
-            if (strcmp(k->args[i].name, a->name)) continue;
-            AscNpy arr = {.dtype = a->dtype, .ndim = a->ndim, .count = 1};
-            for (uint32_t s = 0; s < a->ndim; s++) {
-                arr.shape[s] = a->shape[s];
-                arr.count *= a->shape[s];
-            }
-            uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
-            arr.data = asc_malloc(&sim->alloc, bytes ? bytes : 1);
-            if (!arr.data) return npy_err(d, "%s: out of memory", a->path);
-            bool ok = asc_sim_gm_read(sim, sim->args[i], arr.data, bytes) &&
-                      asc_npy_write_file(&arr, a->path, &sim->alloc, d);
-            asc_npy_free(&arr, &sim->alloc);
-            if (!ok) return false;
+    bool ok = true;
+    uint32_t j = 0;
+    for (; ok && j < nargs; j++) {
+        uint32_t i = arg_index(k, args[j].name);
+        if (args[j].how == ASC_RUN_ARG_OUT && i != UINT32_MAX) ok = write_output_tmp(sim, &args[j], i, d);
+    }
+    for (uint32_t m = 0; m < j; m++) {
+        const AscRunArg *a = &args[m];
+        if (a->how != ASC_RUN_ARG_OUT || arg_index(k, a->name) == UINT32_MAX) continue;
+        char tmp[sizeof a->path + 8];
+        snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
+        if (!ok) {
+            remove(tmp); /* the failed one removed its own already */
+        } else if (rename(tmp, a->path) != 0) {
+            if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "rename to", a->path, strerror(errno));
+            remove(tmp);
+            ok = false;
         }
     }
-    return true;
+    return ok;
 }

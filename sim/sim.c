@@ -28,7 +28,7 @@ static void setup_err(AscDiags *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (d) asc_diag(d, ASC_DIAG_CONFIG, (AscLoc){0}, buf);
+    if (d) asc_diag(d, ASC_DIAG_SIM_LAUNCH, (AscLoc){0}, buf);
 }
 
 static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, AscDiags *d)

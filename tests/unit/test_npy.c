@@ -100,6 +100,14 @@ START_TEST(rejections_name_the_rule)
         {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (-4,), }", 8, "non-negative"},
         {1, "['descr']", 0, "dict literal"},
         {4, "{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }", 8, "version 4.0 is not supported"},
+        {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (99999999999999999999,), }", 8, "below 2^63"},
+        {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 8, "shape too large"},
+        {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (4611686018427387904,), }", 8, "truncated or extra"},
+        {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 2, 3, 4, 5, 6, 7, 8, 9), }", 8, "more than 8"},
+        {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (4,), 'extra': 1}", 8, "unexpected key 'extra'"},
+        {1, "{'descr': '<f2', 'fortran_order': Maybe, 'shape': (4,), }", 8, "True or False"},
+        {1, "{'descr': '<f2' 'fortran_order': False}", 8, "expected ',' or '}'"},
+        {1, "{'descr': 5, 'fortran_order': False, 'shape': (4,), }", 8, "descr must be a string"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t buf[512];
@@ -109,6 +117,7 @@ START_TEST(rejections_name_the_rule)
         asc_diags_init(&d, NULL);
         ck_assert_msg(!asc_npy_parse(&a, "bad.npy", buf, n, NULL, &d), "case %zu accepted", i);
         ck_assert_msg(has(&d, bad[i].msg) && has(&d, "bad.npy"), "case %zu: %s", i, d.count ? d.items[0].msg : "");
+        ck_assert_int_eq(d.items[0].id, ASC_DIAG_NPY);
         asc_diags_free(&d);
     }
     AscNpy a;
@@ -121,6 +130,29 @@ START_TEST(rejections_name_the_rule)
     ck_assert(!asc_npy_parse(&a, "cut.npy", buf, 40, NULL, &d)); /* header cut short */
     ck_assert(has(&d, "truncated .npy header"));
     (void)n;
+    asc_diags_free(&d);
+}
+END_TEST
+
+START_TEST(header_ends_inside_a_number)
+{
+    /* Regression (found reviewing the parser for the fuzzer): a header whose
+     * last bytes are the digits of a shape entry, in a buffer of exactly the
+     * file's size.  The parser used strtoull, which reads on past the header
+     * (and here past the buffer: ASan builds flag it); it must stop at the
+     * header's end and name the rule. */
+    static const char hdr[] = "{'descr': '<f2', 'fortran_order': False, 'shape': (12";
+    size_t hl = sizeof hdr - 1, n = 10 + hl;
+    uint8_t *buf = malloc(n);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (uint8_t)hl, buf[9] = 0;
+    memcpy(buf + 10, hdr, hl);
+    AscNpy a;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(!asc_npy_parse(&a, "cut.npy", buf, n, NULL, &d));
+    ck_assert_msg(has(&d, "cut.npy: malformed .npy header"), "%s", d.count ? d.items[0].msg : "");
+    free(buf);
     asc_diags_free(&d);
 }
 END_TEST
@@ -145,6 +177,21 @@ START_TEST(run_arg_forms)
     ck_assert(has(&d, "unknown dtype 'f17'"));
     ck_assert(!asc_run_arg_parse(&a, "z=@z.npy:f16", &d));
     ck_assert(!asc_run_arg_parse(&a, "noequals", &d));
+    ck_assert_int_eq(d.items[d.count - 1].id, ASC_DIAG_SIM_ARG);
+    static const char *const bad[] = {
+        "=5", "x=", "z=@z.npy:64,:f16", "z=@z.npy:,64:f16", "z=@z.npy::f16", "z=@:64:f16", "z=@z.npy:64",
+        "z=@z.npy:99999999999999999999999:f16", "z=@z.npy:4294967296,4294967296:f16", "z=@z.npy:1,2,3,4,5,6,7,8,9:f16",
+        "z=@z.npy:-4:f16", "z=@z.npy:4:", "z=@z.npy:4:none",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t before = d.count;
+        ck_assert_msg(!asc_run_arg_parse(&a, bad[i], &d), "'%s' accepted", bad[i]);
+        ck_assert_msg(d.count == before + 1 && d.items[before].id == ASC_DIAG_SIM_ARG && strstr(d.items[before].msg, "--arg"),
+                      "'%s'", bad[i]);
+    }
+    ck_assert(asc_run_arg_parse(&a, "z=@z.npy:2x3x4:bf16", &d));
+    ck_assert_uint_eq(a.ndim, 3);
+    ck_assert_uint_eq(a.dtype, ASC_DT_BF16);
     asc_diags_free(&d);
 }
 END_TEST
@@ -156,6 +203,7 @@ int main(void)
     tcase_add_test(tc, round_trip_every_dtype);
     tcase_add_test(tc, v2_header_and_scalar_shape);
     tcase_add_test(tc, rejections_name_the_rule);
+    tcase_add_test(tc, header_ends_inside_a_number);
     tcase_add_test(tc, run_arg_forms);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
