@@ -112,12 +112,15 @@ bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev,
     return true;
 }
 
-/* Cores a cross-core set of `c` in `mode` reaches (docs/timing.md). */
+/* Cores a cross-core set of `c` in `mode` reaches (docs/timing.md):
+ * 0 every core of c's kind, c included; 1 the other AIVs of c's AI core
+ * (its siblings: a producer's own counter must not fill up while it hands
+ * off to a consumer); 2 the cores of the other kind in c's AI core. */
 static bool xcore_target(const AscCore *c, const AscCore *t, uint8_t mode)
 {
     switch (mode) {
     case 0: return t->kind == c->kind;
-    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core;
+    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core && t != c;
     case 2:
         return t->ai_core == c->ai_core && ((c->kind == ASC_CORE_AIC && t->kind == ASC_CORE_AIV) ||
                                             (c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIC));
@@ -133,10 +136,13 @@ bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t 
         AscCore *t = &sim->cores[i];
         if (!xcore_target(c, t, mode)) continue;
         hits++;
-        if (t->xcnt[xid] >= maxp)
+        if (t->xcnt[xid] >= maxp) {
+            char name[48];
             return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
-                                "set_cross_core id %u: the counter of core %u already holds %u pending sets "
-                                "(at most xcore_max_pending = %u)", xid, i, t->xcnt[xid], maxp);
+                                "set_cross_core id %u: the counter of %s already holds %u pending sets "
+                                "(at most xcore_max_pending = %u): it waits (wait_flag_dev) too rarely",
+                                xid, asc_sim_core_name(sim, i, name, sizeof name), t->xcnt[xid], maxp);
+        }
         t->xcnt[xid]++;
         if (t->sstate == ASC_SS_XWAIT && t->swait_xid == xid) asc_wake_scalar(sim, t, cycle + sim->release);
     }

@@ -428,6 +428,248 @@ START_TEST(step_loop_allocation_free)
 }
 END_TEST
 
+/* ---- every scalar ALU instruction against hand-computed results ---------- *
+ * Each case loads its operands with li, runs one instruction into x3 and
+ * stores x3 at out + 8 * i.  Expected values come from the table's
+ * semantics column (isa/asc_isa.def), worked out by hand, not by running. */
+typedef struct AluCase {
+    const char *insn; /* "add x3, x1, x2" or "addi x3, x1, -1"; x1 = a, x2 = b */
+    uint64_t a, b, want;
+} AluCase;
+
+#define MIN64 0x8000000000000000ull
+#define ALL1 0xffffffffffffffffull
+static const AluCase alu_cases[] = {
+    {"add x3, x1, x2", 0x7fffffffffffffffull, 1, MIN64},          /* wraps */
+    {"sub x3, x1, x2", 0, 1, ALL1},
+    {"mul x3, x1, x2", 0x100000000ull, 0x100000000ull, 0},        /* low 64 bits of 2^64 */
+    {"mul x3, x1, x2", (uint64_t)-3, 5, (uint64_t)-15},
+    {"div x3, x1, x2", (uint64_t)-7, 2, (uint64_t)-3},            /* toward zero */
+    {"div x3, x1, x2", 7, (uint64_t)-2, (uint64_t)-3},
+    {"div x3, x1, x2", MIN64, (uint64_t)-1, MIN64},               /* overflow wraps */
+    {"divu x3, x1, x2", ALL1, 2, 0x7fffffffffffffffull},
+    {"rem x3, x1, x2", (uint64_t)-7, 2, (uint64_t)-1},            /* sign of rs1 */
+    {"rem x3, x1, x2", 7, (uint64_t)-2, 1},
+    {"rem x3, x1, x2", MIN64, (uint64_t)-1, 0},
+    {"remu x3, x1, x2", ALL1, 10, 5},                             /* 18446744073709551615 % 10 */
+    {"and x3, x1, x2", 0xff00ff00ff00ff00ull, 0x0ff00ff00ff00ff0ull, 0x0f000f000f000f00ull},
+    {"or x3, x1, x2", 0xff00ff00ff00ff00ull, 0x0ff00ff00ff00ff0ull, 0xfff0fff0fff0fff0ull},
+    {"xor x3, x1, x2", 0xff00ff00ff00ff00ull, 0x0ff00ff00ff00ff0ull, 0xf0f0f0f0f0f0f0f0ull},
+    {"shl x3, x1, x2", 1, 63, MIN64},
+    {"shl x3, x1, x2", 1, 64, 1},                                 /* 64 & 63 = 0 */
+    {"shl x3, x1, x2", 1, 127, MIN64},                            /* 127 & 63 = 63 */
+    {"shr x3, x1, x2", MIN64, 63, 1},
+    {"shr x3, x1, x2", MIN64, 64, MIN64},
+    {"shr x3, x1, x2", ALL1, 68, 0x0fffffffffffffffull},          /* 68 & 63 = 4, logical */
+    {"sra x3, x1, x2", MIN64, 63, ALL1},
+    {"sra x3, x1, x2", (uint64_t)-8, 65, (uint64_t)-4},           /* 65 & 63 = 1, arithmetic */
+    {"min x3, x1, x2", ALL1, 1, ALL1},                            /* signed: -1 < 1 */
+    {"max x3, x1, x2", ALL1, 1, 1},
+    {"minu x3, x1, x2", ALL1, 1, 1},                              /* unsigned: 1 < 2^64-1 */
+    {"maxu x3, x1, x2", ALL1, 1, ALL1},
+    {"seq x3, x1, x2", 5, 5, 1},
+    {"seq x3, x1, x2", 5, 6, 0},
+    {"sne x3, x1, x2", 5, 5, 0},
+    {"sne x3, x1, x2", 5, 6, 1},
+    {"slt x3, x1, x2", ALL1, 0, 1},
+    {"slt x3, x1, x2", 0, ALL1, 0},
+    {"sltu x3, x1, x2", ALL1, 0, 0},
+    {"sltu x3, x1, x2", 0, ALL1, 1},
+    {"sge x3, x1, x2", ALL1, 0, 0},
+    {"sge x3, x1, x2", 3, 3, 1},
+    {"sgeu x3, x1, x2", ALL1, 0, 1},
+    {"sgeu x3, x1, x2", 0, 1, 0},
+    {"addi x3, x1, -1", 0, 0, ALL1},
+    {"addi x3, x1, 8191", 1, 0, 8192},
+    {"andi x3, x1, -16", ALL1, 0, 0xfffffffffffffff0ull},         /* imm sign-extended */
+    {"ori x3, x1, -8192", 0, 0, 0xffffffffffffe000ull},
+    {"xori x3, x1, -1", 0x0f, 0, 0xfffffffffffffff0ull},
+    {"shli x3, x1, 63", 1, 0, MIN64},
+    {"shri x3, x1, 60", ALL1, 0, 15},
+    {"srai x3, x1, 1", MIN64, 0, 0xc000000000000000ull},
+    {"muli x3, x1, -5", 3, 0, (uint64_t)-15},
+    {"slti x3, x1, -4", (uint64_t)-5, 0, 1},
+    {"slti x3, x1, -4", 5, 0, 0},
+    {"movz x3, 0xbeef, 48", 0, 0, 0xbeef000000000000ull},
+    {"movn x3, 0x1234, 16", 0, 0, 0xffffffffedcbffffull},         /* ~(0x1234 << 16) */
+    {"movz x3, 0, 0", 0, 0, 0},
+    {"movn x3, 0, 0", 0, 0, ALL1},
+};
+
+START_TEST(scalar_alu_every_op)
+{
+    size_t n = sizeof alu_cases / sizeof alu_cases[0];
+    char *src = malloc(256 * (n + 8));
+    size_t len = (size_t)sprintf(src, ".kernel k, aiv\n.arg out, gm, s64\n");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(src + len, "  li x1, 0x%llx\n  li x2, 0x%llx\n  li x3, 0x5a5a\n  %s\n  st.d x3, %zu(x0)\n",
+                               (unsigned long long)alu_cases[i].a, (unsigned long long)alu_cases[i].b,
+                               alu_cases[i].insn, 8 * i);
+    /* movk keeps the other bits of rd: 0x1111222233334444 with 0xabcd at 32 */
+    len += (size_t)sprintf(src + len, "  li x3, 0x1111222233334444\n  movk x3, 0xabcd, 32\n  st.d x3, %zu(x0)\n"
+                                      "  end\n", 8 * n);
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    free(src);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t got = gm_u64(&r, OUT + 8 * i);
+        ck_assert_msg(got == alu_cases[i].want, "%s with x1 = 0x%llx, x2 = 0x%llx: got 0x%llx, want 0x%llx",
+                      alu_cases[i].insn, (unsigned long long)alu_cases[i].a, (unsigned long long)alu_cases[i].b,
+                      (unsigned long long)got, (unsigned long long)alu_cases[i].want);
+    }
+    ck_assert_uint_eq(gm_u64(&r, OUT + 8 * n), 0x1111abcd33334444ull);
+    done(&r);
+}
+END_TEST
+
+/* ---- cross-core flags and sync_all --------------------------------------- */
+
+/* Two AIVs of AI core 0 (blocks 0 and 1): AIV 0 copies in[0..3] through UB
+ * to out[0..3] (MTE2, MTE3) and sets cross-core flag 3 for its sibling on
+ * MTE3, i.e. once the copy has landed in GM; AIV 1 waits on flag 3, then
+ * reads out[0] with a scalar load and stores it to out[4].  Without the wait
+ * (xwait = false) AIV 1 reads GM long before the copy lands and sees 0. */
+static void xcore_handoff(bool xwait, uint64_t *got, AscSimPipeStats *consumer_s)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             ".kernel k, aiv\n.arg in, gm, s64\n.arg out, gm, s64\n"
+             "  mfspr x2, sub_block_idx\n  bnez x2, consumer\n"
+             "  li x3, 0\n"
+             "  mov_out_to_ub x3, x0, nburst=1, len=1\n"
+             "  set_flag mte2, mte3, 0\n  wait_flag mte2, mte3, 0\n"
+             "  mov_ub_to_out x1, x3, nburst=1, len=1\n"
+             "  set_cross_core mte3, 1, 3\n"
+             "  end\n"
+             "consumer:\n%s"
+             "  ld.d x4, 0(x1)\n  st.d x4, 32(x1)\n"
+             "  end\n",
+             xwait ? "  wait_flag_dev 3\n" : "");
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    uint64_t v = 0x1234567890abcdefull;
+    ck_assert(asc_sim_gm_write(r.sim, OUT, &v, 8));
+    asc_sim_set_arg(r.sim, 0, OUT);
+    asc_sim_set_arg(r.sim, 1, OUT + 0x1000);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_uint_eq(gm_u64(&r, OUT + 0x1000), v); /* the copy itself */
+    *got = gm_u64(&r, OUT + 0x1000 + 32);
+    ck_assert(asc_sim_pipe_stats(r.sim, 1, ASC_PIPE_S, consumer_s));
+    done(&r);
+}
+
+START_TEST(xcore_handoff_through_gm)
+{
+    uint64_t got;
+    AscSimPipeStats s;
+    xcore_handoff(true, &got, &s);
+    ck_assert_uint_eq(got, 0x1234567890abcdefull);
+    /* the consumer waited at least the GM read + write latencies (1300 + 280) */
+    ck_assert_uint_gt(s.xcore_cycles, 1300 + 280);
+    xcore_handoff(false, &got, &s);
+    ck_assert_uint_eq(got, 0); /* the race the flag prevents */
+    ck_assert_uint_eq(s.xcore_cycles, 0);
+}
+END_TEST
+
+START_TEST(xcore_mix_aic_to_aivs)
+{
+    /* mix kernel, 1 AI core: the AIC stores 77 to GM and sets flag 1 in
+     * mode 2 (its AIVs); each AIV waits, loads it and stores 77 + sub. */
+    static const char src[] =
+        ".kernel k, mix\n.arg out, gm, s64\n"
+        ".aic\n  li x3, 77\n  st.d x3, 0(x0)\n  set_cross_core fix, 2, 1\n  end\n"
+        ".aiv\n  wait_flag_dev 1\n  ld.d x4, 0(x0)\n  mfspr x5, sub_block_idx\n  add x4, x4, x5\n"
+        "  shli x5, x5, 3\n  add x5, x5, x0\n  st.d x4, 8(x5)\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_uint_eq(gm_u64(&r, OUT + 8), 77);
+    ck_assert_uint_eq(gm_u64(&r, OUT + 16), 78);
+    done(&r);
+}
+END_TEST
+
+START_TEST(xcore_sibling_loop_no_overflow)
+{
+    /* 40 handoffs AIV 0 -> AIV 1 in mode 1: only the sibling's counter
+     * moves, so the producer's own counter never fills up (15 pending) */
+    static const char src[] =
+        ".kernel k, aiv\n"
+        "  li x1, 40\n  mfspr x2, sub_block_idx\n  bnez x2, consumer\n"
+        "produce:\n  set_cross_core mte3, 1, 2\n  wait_flag_dev 5\n  addi x1, x1, -1\n  bnez x1, produce\n  end\n"
+        "consumer:\n  wait_flag_dev 2\n  set_cross_core mte3, 1, 5\n  addi x1, x1, -1\n  bnez x1, consumer\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(xcore_pending_overflow_fault)
+{
+    /* AIV 0 sets flag 2 of its sibling 16 times; the sibling never waits:
+     * the 16th set finds 15 pending (xcore_max_pending) and faults */
+    static const char src[] =
+        ".kernel k, aiv\n"
+        "  mfspr x2, sub_block_idx\n  bnez x2, idle\n  li x1, 16\n"
+        "loop:\n  set_cross_core mte3, 1, 2\n  addi x1, x1, -1\n  bnez x1, loop\n"
+        "idle:\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    const AscSimFault *f = asc_sim_fault(r.sim);
+    ck_assert_int_eq(f->kind, ASC_FAULT_XCORE);
+    ck_assert_int_eq(f->pipe, ASC_PIPE_MTE3);
+    ck_assert_msg(strstr(r.text, "the counter of core0.veccore1 already holds 15 pending sets (at most "
+                                     "xcore_max_pending = 15)") &&
+                      strstr(r.text, "set_cross_core mte3, 1, 2") && strstr(r.text, "k.s:6"),
+                  "%s", r.text);
+    done(&r);
+    /* 15 sets are fine */
+    static const char src15[] =
+        ".kernel k, aiv\n"
+        "  mfspr x2, sub_block_idx\n  bnez x2, idle\n  li x1, 15\n"
+        "loop:\n  set_cross_core mte3, 1, 2\n  addi x1, x1, -1\n  bnez x1, loop\n"
+        "idle:\n  end\n";
+    make(&r, "ascend910b", src15, 2, NULL, NULL);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(sync_all_four_blocks)
+{
+    /* block i spins 200 * i loop iterations, stores i + 1 to slot i, then
+     * sync_all; after it every block sums the 4 slots into slot 4 + i.  The
+     * sum is 1 + 2 + 3 + 4 = 10 only if nobody left sync_all early. */
+    static const char src[] =
+        ".kernel k, aiv\n.arg out, gm, s64\n"
+        "  mfspr x1, block_idx\n  muli x2, x1, 200\n  addi x2, x2, 1\n"
+        "spin:\n  addi x2, x2, -1\n  bnez x2, spin\n"
+        "  shli x3, x1, 3\n  add x3, x3, x0\n  addi x4, x1, 1\n  st.d x4, 0(x3)\n"
+        "  sync_all\n"
+        "  ld.d x5, 0(x0)\n  ld.d x6, 8(x0)\n  add x5, x5, x6\n  ld.d x6, 16(x0)\n  add x5, x5, x6\n"
+        "  ld.d x6, 24(x0)\n  add x5, x5, x6\n  st.d x5, 32(x3)\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 4, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (uint64_t i = 0; i < 4; i++) ck_assert_uint_eq(gm_u64(&r, OUT + 32 + 8 * i), 10);
+    AscSimPipeStats s0, s3;
+    ck_assert(asc_sim_pipe_stats(r.sim, 0, ASC_PIPE_S, &s0));
+    ck_assert(asc_sim_pipe_stats(r.sim, 3, ASC_PIPE_S, &s3));
+    /* block 0 arrives first and waits for block 3's 600 extra spins (each
+     * addi + taken bnez: 1 + 1 + lat.branch 2 = 4 cycles): > 2000 cycles */
+    ck_assert_uint_gt(s0.sync_all_cycles, 2000);
+    ck_assert_uint_lt(s3.sync_all_cycles, s0.sync_all_cycles);
+    done(&r);
+}
+END_TEST
+
 Suite *sim_engine_suite(void)
 {
     Suite *s = suite_create("sim_engine");
@@ -447,6 +689,12 @@ Suite *sim_engine_suite(void)
     tcase_add_test(tc, max_cycles_resumable);
     tcase_add_test(tc, reports_byte_identical);
     tcase_add_test(tc, step_loop_allocation_free);
+    tcase_add_test(tc, scalar_alu_every_op);
+    tcase_add_test(tc, xcore_handoff_through_gm);
+    tcase_add_test(tc, xcore_mix_aic_to_aivs);
+    tcase_add_test(tc, xcore_sibling_loop_no_overflow);
+    tcase_add_test(tc, xcore_pending_overflow_fault);
+    tcase_add_test(tc, sync_all_four_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
