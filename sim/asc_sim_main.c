@@ -52,19 +52,8 @@ static int code_of(const AscDiags *d)
 static bool load_config(AscConfig *cfg, const Opts *o, const char *fallback, AscDiags *d)
 {
     bool ok;
-    if (o->config) {
-        FILE *f = fopen(o->config, "rb");
-        if (!f) {
-            asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "open", o->config, "no such file or not readable");
-            return false;
-        }
-        static char text[1 << 16];
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        ok = asc_config_parse(cfg, o->config, text, n, d);
-    } else {
-        ok = asc_config_builtin(cfg, o->target ? o->target : fallback, d);
-    }
+    if (o->config) ok = asc_config_read_file(cfg, o->config, d);
+    else ok = asc_config_builtin(cfg, o->target ? o->target : fallback, d);
     for (unsigned i = 0; ok && i < o->nsets; i++) ok = asc_config_set(cfg, o->sets[i], d);
     return ok && asc_config_check(cfg, d);
 }
@@ -78,7 +67,6 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
                      !strcmp(a, "--config") || !strcmp(a, "--set") || !strcmp(a, "--arg") || !strcmp(a, "--trace") ||
                      !strcmp(a, "--report-dir") || !strcmp(a, "--max-cycles");
         if (takes && !v) {
-            asc_diag(d, ASC_DIAG_CONFIG, (AscLoc){0}, "option needs a value");
             fprintf(stderr, "asc-sim: %s needs a value\n", a);
             return false;
         }
@@ -91,7 +79,13 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
         else if (!strcmp(a, "--report-dir")) o->report_dir = v;
         else if (!strcmp(a, "--json")) o->json = true;
         else if (!strcmp(a, "--functional")) o->functional = true;
-        else if (!strcmp(a, "--set") && o->nsets < 64) o->sets[o->nsets++] = v;
+        else if (!strcmp(a, "--set")) {
+            if (o->nsets == 64) {
+                fprintf(stderr, "asc-sim: too many --set (at most 64)\n");
+                return false;
+            }
+            o->sets[o->nsets++] = v;
+        }
         else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
             unsigned long long n = strtoull(v, &end, 10);
             if (*end || !*v || v[0] == '-' || (!strcmp(a, "--blocks") && (n == 0 || n > 65536))) {
@@ -114,6 +108,10 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
             fprintf(stderr, "asc-sim: unexpected argument '%s'\n%s", a, usage);
             return false;
         }
+    }
+    if (o->target && o->config) {
+        fprintf(stderr, "asc-sim: give --target NAME or --config F.json, not both\n");
+        return false;
     }
     return true;
 }

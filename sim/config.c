@@ -56,7 +56,8 @@ static AscLoc origin_loc(const char *origin)
 static bool set_key(AscConfig *cfg, int k, double value, const char *text, const char *origin, AscDiags *d)
 {
     const AscConfigKeyInfo *ki = &asc_config_keys[k];
-    if (value != (double)(int64_t)value || value < (double)ki->lo || value > (double)ki->hi) {
+    /* range first: converting a double outside int64 to int64 is undefined */
+    if (!(value >= (double)ki->lo && value <= (double)ki->hi) || value != (double)(int64_t)value) {
         asc_diag(d, ASC_DIAG_CONFIG_RANGE, origin_loc(origin), ki->key, (long long)ki->lo, (long long)ki->hi, text);
         return false;
     }
@@ -67,13 +68,16 @@ static bool set_key(AscConfig *cfg, int k, double value, const char *text, const
 bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d)
 {
     set_defaults(cfg);
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    const char *at = NULL; /* not cJSON_GetErrorPtr(): that is cJSON's global */
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &at, false);
     if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        char msg[200];
-        snprintf(msg, sizeof msg, "config is not valid JSON (near byte %ld)",
-                 at && at >= json && at <= json + len ? (long)(at - json) : -1L);
-        asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
+        AscLoc loc = origin_loc(origin);
+        loc.line = 1, loc.col = 1, loc.len = 1;
+        for (const char *q = json; at && at >= json && at <= json + len && q < at; q++) {
+            if (*q == '\n') loc.line++, loc.col = 1;
+            else loc.col++;
+        }
+        asc_diag(d, ASC_DIAG_CONFIG, loc, "config is not valid JSON: the error is at or just before this point");
         return false;
     }
     bool ok = true;
@@ -86,13 +90,26 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
     if (!cJSON_IsNumber(ver)) {
         asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config has no \"version\" number (this build reads version 1)");
         ok = false;
-    } else if ((int)ver->valuedouble != ASC_CONFIG_VERSION) {
-        asc_diag(d, ASC_DIAG_CONFIG_VERSION, origin_loc(origin), (long long)ver->valuedouble, ASC_CONFIG_VERSION,
-                 ver->valuedouble > ASC_CONFIG_VERSION ? "upgrade asc to read it" : "upgrade the config file");
+    } else if (ver->valuedouble != ASC_CONFIG_VERSION) {
+        double v = ver->valuedouble;
+        if (v < -1e15 || v > 1e15 || v != (double)(long long)v) {
+            asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config \"version\" must be an integer (this build reads "
+                                                             "version 1)");
+        } else {
+            asc_diag(d, ASC_DIAG_CONFIG_VERSION, origin_loc(origin), (long long)v, ASC_CONFIG_VERSION,
+                     v > ASC_CONFIG_VERSION ? "upgrade asc to read it" : "upgrade the config file");
+        }
         ok = false;
     }
     for (const cJSON *it = root->child; it; it = it->next) {
         const char *key = it->string;
+        for (const cJSON *prev = root->child; prev != it; prev = prev->next)
+            if (!strcmp(prev->string, key)) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "config key '%.100s' is given twice", key);
+                asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
+                ok = false;
+            }
         if (!strcmp(key, "version")) continue;
         if (!strcmp(key, "name") || !strcmp(key, "description")) {
             if (!cJSON_IsString(it)) {
@@ -122,12 +139,38 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
             continue;
         }
         char txt[64];
-        snprintf(txt, sizeof txt, "%.17g", it->valuedouble);
+        snprintf(txt, sizeof txt, "%.15g", it->valuedouble);
         ok &= set_key(cfg, k, it->valuedouble, txt, origin, d);
     }
     cJSON_Delete(root);
     if (!cfg->name[0]) snprintf(cfg->name, sizeof cfg->name, "custom");
     return ok && asc_config_check(cfg, d);
+}
+
+bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d)
+{
+    AscLoc none = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        asc_diag(d, ASC_DIAG_IO, none, "open", path, strerror(errno));
+        return false;
+    }
+    /* a profile is a few KB: anything past 1 MiB is not one */
+    enum { CAP = 1 << 20 };
+    char *text = malloc(CAP + 1);
+    size_t n = text ? fread(text, 1, CAP + 1, f) : 0;
+    bool err = ferror(f);
+    fclose(f);
+    if (!text) {
+        asc_diag(d, ASC_DIAG_OOM, none);
+        return false;
+    }
+    bool ok = false;
+    if (err) asc_diag(d, ASC_DIAG_IO, none, "read", path, strerror(errno));
+    else if (n > CAP) asc_diag(d, ASC_DIAG_CONFIG, origin_loc(path), "config file is larger than 1 MiB: not a profile");
+    else ok = asc_config_parse(cfg, path, text, n, d);
+    free(text);
+    return ok;
 }
 
 bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d)

@@ -52,6 +52,9 @@ const char *asc_config_builtin_list(void);
  * CONFIG (naming key and allowed range). */
 bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d);
 bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d);
+/* Read and parse a profile file (--config); IO errors name the file.  `path`
+ * is kept in diagnostics: it must outlive `d`. */
+bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 /* Apply "key=value"; the key's range is checked. */
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */

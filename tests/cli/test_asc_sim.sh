@@ -117,6 +117,62 @@ check max_cycles 1 "$sim" run vadd.bin --max-cycles 100 --arg x=x.npy --arg y=y.
 expect max_cycles "--max-cycles 100 exceeded"
 absent max_cycles z.npy
 
+# bad input of every kind: exit 1, a message naming the place and the rule, no output
+run_vadd() { "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=4096 "$@"; }
+printf 'hello, not numpy' > junk.npy
+check npy_junk 1 "$sim" run vadd.bin --arg x=junk.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=4096
+expect npy_junk "junk.npy: not a .npy file (it must start with \x93NUMPY)"
+absent npy_junk z.npy
+head -c 200 x.npy > cut.npy
+check npy_cut 1 "$sim" run vadd.bin --arg x=cut.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=4096
+expect npy_cut "cut.npy: data is 72 bytes but shape and dtype need 8192 (truncated or extra bytes)"
+absent npy_cut z.npy
+for bad in "x" "=x.npy" "z=@z.npy:4096" "z=@z.npy:40,,96:f16" "z=@z.npy:4096:f17" "z=@z.npy:99999999999999999999:f16"; do
+  check "arg_form $bad" 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg "$bad" --arg n=4096
+  expect "arg_form $bad" "error: --arg"
+done
+check arg_twice 1 run_vadd --arg n=5
+expect arg_twice "argument 'n' is given twice"
+check arg_int 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=12abc
+expect arg_int "argument 'n' is an int: '12abc' is not an integer"
+check out_dtype 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@z.npy:4096:f32 --arg n=4096
+expect out_dtype "output 'z' is declared f32 but argument 'z' of kernel 'vadd_single' is f16"
+check out_dir 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@nodir/z.npy:4096:f16 --arg n=4096
+expect out_dir "nodir/z.npy"
+check blocks0 1 run_vadd --blocks 0
+expect blocks0 "--blocks takes a positive integer, got '0'"
+check blocks_neg 1 run_vadd --blocks -3
+check blocks_junk 1 run_vadd --blocks 4x
+check blocks_big 1 run_vadd --blocks 99999999999
+check maxc_junk 1 run_vadd --max-cycles ten
+check set_noeq 1 run_vadd --set queue_depth
+expect set_noeq "--set takes key=value, got 'queue_depth'"
+check set_junk 1 run_vadd --set queue_depth=4x
+expect set_junk "config key 'queue_depth' must be an integer in the range [1, 4096], got 4x"
+check set_key 1 run_vadd --set lat.vec_ad=3
+expect set_key "unknown config key 'lat.vec_ad'"
+check set_cross 1 run_vadd --set ub_reserved_bytes=200000
+expect set_cross "ub_reserved_bytes (200000) must be below ub_bytes (196608)"
+check novalue 1 "$sim" run vadd.bin --arg
+expect novalue "--arg needs a value"
+printf '{"version": 1,\n "ub_bytes": 12,,\n}' > badjson.json
+check cfg_json 1 run_vadd --config badjson.json
+expect cfg_json "badjson.json:2:18: error: config is not valid JSON"
+printf '{"version": 1, "colour": 3}' > badkey.json
+check cfg_key 1 run_vadd --config badkey.json
+expect cfg_key "badkey.json: error: unknown config key 'colour'"
+printf '{"version": 1, "clock_mhz": 0}' > badrange.json
+check cfg_range 1 run_vadd --config badrange.json
+expect cfg_range "config key 'clock_mhz' must be an integer in the range [1, 10000], got 0"
+printf '{"version": 2}' > badver.json
+check cfg_version 1 run_vadd --config badver.json
+expect cfg_version "config version 2 is not supported: this build reads version 1; upgrade asc to read it"
+check cfg_missing 1 run_vadd --config nope.json
+expect cfg_missing "cannot open 'nope.json'"
+check cfg_both 1 run_vadd --config badver.json --target teach
+expect cfg_both "not both"
+absent bad_inputs z.npy
+
 # a kernel fault: the vadd writes past UB: exit 1, no output
 "$as" -o ub.bin "$src/tests/sim/ub_overflow.s" || { echo "FAIL: cannot assemble ub_overflow.s"; exit 1; }
 check fault 1 "$sim" run ub.bin --arg z=@z.npy:4096:f16
@@ -146,6 +202,66 @@ $py -c "import json,sys; t=json.load(open('t.json')); assert t['schemaVersion']=
 for f in rep/core0.veccore0_instr_exe.csv rep/core0.veccore0_code_exe.csv rep/summary.json; do
   [ -s "$f" ] || { echo "FAIL report-dir: $f missing"; fails=$((fails + 1)); }
 done
+
+# numpy checks: the three kernels give numpy's results, and --functional
+# gives the same bytes as the timed run; the HBM sharing shows in the report
+if $py -c 'import numpy' 2>/dev/null; then
+  "$as" -o dbl.bin "$src/kernels/asm/vadd_double.s" && "$as" -o mm.bin "$src/kernels/asm/matmul_64.s" ||
+    { echo "FAIL: cannot assemble the kernels"; exit 1; }
+  $py -c "
+import numpy as np
+r = np.random.default_rng(7)
+np.save('vx.npy', r.standard_normal(65536).astype(np.float16))
+np.save('vy.npy', r.standard_normal(65536).astype(np.float16))
+np.save('ma.npy', r.standard_normal((64, 64)).astype(np.float16))
+np.save('mb.npy', r.standard_normal((64, 64)).astype(np.float16))"
+  for mode in timed functional; do
+    f=; [ $mode = functional ] && f=--functional
+    for t in teach ascend910b; do
+      check "single_${mode}_$t" 0 "$sim" run vadd.bin $f --target $t --arg x=vx.npy --arg y=vy.npy --arg z=@s_${mode}_$t.npy:65536:f16 --arg n=65536
+      check "double_${mode}_$t" 0 "$sim" run dbl.bin $f --target $t --arg x=vx.npy --arg y=vy.npy --arg z=@d_${mode}_$t.npy:65536:f16 --arg n=65536
+    done
+    check "matmul_${mode}" 0 "$sim" run mm.bin $f --arg a=ma.npy --arg b=mb.npy --arg c=@c_$mode.npy:64,64:f32
+  done
+  $py - <<'PY' || { echo "FAIL numpy: outputs differ"; fails=$((fails + 1)); }
+import numpy as np, sys
+x, y = np.load('vx.npy'), np.load('vy.npy')
+ref = (x + y).view(np.uint16)
+ok = True
+for m in ('timed', 'functional'):
+    for t in ('teach', 'ascend910b'):
+        for k in ('s', 'd'):
+            z = np.load('%s_%s_%s.npy' % (k, m, t))
+            if z.dtype != np.float16 or not np.array_equal(z.view(np.uint16), ref):
+                print('FAIL vadd %s %s %s differs from numpy' % (k, m, t)); ok = False
+a, b = np.load('ma.npy').astype(np.float32), np.load('mb.npy').astype(np.float32)
+want = a @ b
+for m in ('timed', 'functional'):
+    c = np.load('c_%s.npy' % m)
+    err = np.max(np.abs(c - want)) / np.max(np.abs(want))
+    if c.dtype != np.float32 or err > 1e-3:
+        print('FAIL matmul %s: relative error %g' % (m, err)); ok = False
+if not np.array_equal(np.load('c_timed.npy'), np.load('c_functional.npy')):
+    print('FAIL matmul: --functional differs from timed'); ok = False
+sys.exit(0 if ok else 1)
+PY
+  # an MTE-bound kernel on 1 and 24 cores: per-core GM bandwidth falls to hbm / 24
+  $py -c "import numpy as np; np.save('bx.npy', np.zeros(24 * 65536, np.float16))"
+  check hbm1 0 "$sim" run vadd.bin --json --blocks 1 --arg x=bx.npy --arg y=bx.npy --arg z=@hz.npy:1572864:f16 --arg n=1572864
+  echo "$out" > hbm1.json
+  check hbm24 0 "$sim" run vadd.bin --json --blocks 24 --arg x=bx.npy --arg y=bx.npy --arg z=@hz.npy:1572864:f16 --arg n=1572864
+  echo "$out" > hbm24.json
+  $py - <<'PY' || { echo "FAIL hbm: no contention with 24 cores"; fails=$((fails + 1)); }
+import json, sys
+one, many = json.load(open('hbm1.json')), json.load(open('hbm24.json'))
+c1 = one['stalls']['hbm_contention_cycles']
+c24 = many['stalls']['hbm_contention_cycles']
+print('HBM contention cycles: 1 core %d, 24 cores %d' % (c1, c24))
+sys.exit(0 if c1 == 0 and c24 > 0 else 1)
+PY
+else
+  echo "numpy not found: skipping the numpy comparisons"
+fi
 
 if [ "$fails" != 0 ]; then
   echo "$fails failure(s)"

@@ -86,6 +86,32 @@ START_TEST(bad_files)
     ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "must be below ub_bytes"));
     const char *t7 = "[1,2]";
     ck_assert(!asc_config_parse(&c, "t7.json", t7, strlen(t7), &d));
+    /* the JSON error carries line and column */
+    const char *t8 = "{\"version\": 1,\n \"ub_bytes\": 12,,\n}";
+    ck_assert(!asc_config_parse(&c, "t8.json", t8, strlen(t8), &d));
+    ck_assert_uint_eq(d.items[d.count - 1].loc.line, 2);
+    ck_assert_uint_gt(d.items[d.count - 1].loc.col, 15);
+    /* versions that are not integers (1e300 used to be cast to int: undefined) */
+    const char *t9 = "{\"version\": 1.5}", *t10 = "{\"version\": 1e300}";
+    ck_assert(!asc_config_parse(&c, "t9.json", t9, strlen(t9), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "\"version\" must be an integer"));
+    ck_assert(!asc_config_parse(&c, "t10.json", t10, strlen(t10), &d));
+    const char *t11 = "{\"version\": 0}";
+    ck_assert(!asc_config_parse(&c, "t11.json", t11, strlen(t11), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_VERSION, "upgrade the config file"));
+    /* huge and fractional values name the key and its range */
+    const char *t12 = "{\"version\": 1, \"ub_bytes\": 1e300, \"lat.vec_add\": 2.5}";
+    ck_assert(!asc_config_parse(&c, "t12.json", t12, strlen(t12), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_RANGE, "'ub_bytes' must be an integer in the range [4096, 16777216], got 1e+300"));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_RANGE, "'lat.vec_add' must be an integer in the range [0, 10000], got 2.5"));
+    const char *t13 = "{\"version\": 1, \"queue_depth\": 4, \"queue_depth\": 5}";
+    ck_assert(!asc_config_parse(&c, "t13.json", t13, strlen(t13), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "'queue_depth' is given twice"));
+    const char *t14 = "{\"ub_bytes\": 65536}";
+    ck_assert(!asc_config_parse(&c, "t14.json", t14, strlen(t14), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "no \"version\""));
+    ck_assert(!asc_config_read_file(&c, "/nonexistent/p.json", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_IO, "/nonexistent/p.json"));
     asc_diags_free(&d);
 }
 END_TEST
