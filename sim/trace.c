@@ -1,41 +1,102 @@
 /* trace.c -- the streaming Chrome trace writer (msOpProf layout) on the
  * simulator's observer hook: asc-sim run ... --trace trace.json.
  *
- * Users: asc-sim; asc-viz and Perfetto read what it writes.
+ * Users: asc-sim, the pyasc runtime (ctypes); asc-viz, Perfetto,
+ * chrome://tracing and MindStudio Insight read what it writes.
+ * docs/traces.md documents every field.
  *
- * Layout (ARCHITECTURE §6, issue 4):
+ * Layout (ARCHITECTURE §6; msOpProf core_timeline_visualizer, reference §4.2):
  *   {"schemaVersion":2,"displayTimeUnit":"ns","profilingType":"op",
- *    "otherData":{"tool":"asc-sim","clock_mhz":M,"target":"T","total_cycles":N},
- *    "traceEvents":[ ... ]}
- * One process per core, named core{N}.veccore{i} / core{N}.cubecore0 /
- * core{N}.aicore0, pid = sort index (cube core*3+1, vector core*3+2+i,
- * coupled core*3+1); one thread per lane, tid = msOpProf's sort index
- * (SCALAR 1, FLOWCTRL 2, MTE1 3, CUBE 4, FIXP 5, MTE2 6, VECTOR 7, MTE3 8).
- * Every instruction is an "X" event on its lane (set_flag: "SET_FLAG" on the
- * source lane, wait_flag: "WAIT_FLAG" on the waiting lane spanning its
- * stall), every released wait a flow "s" -> "t" pair, HBM bandwidth and queue
- * occupancy are "C" counters.  ts/dur are microseconds printed with 3
- * decimals from integer nanoseconds = cycles * 1000 / clock_mhz.
+ *    "otherData":{"tool":"asc-sim","clock_mhz":M,"target":"T",
+ *                 "total_cycles":N,"reorder_overflows":K},
+ *    "traceEvents":[ metadata..., events sorted by (cycle, pid, lane, seq) ]}
+ *   - pid 0 is "chip" (the HBM counter); one process per core, pid =
+ *     msOpProf's process_sort_index (cube core*3+1, vector core*3+2+i,
+ *     coupled core*3+1), named core{N}.veccore{i} / cubecore0 / aicore0;
+ *   - one thread (lane) per pipe, tid = thread_sort_index = msOpProf's lane
+ *     order (SCALAR 1, FLOWCTRL 2, MTE1 3, CUBE 4, FIXP 5, MTE2 6, VECTOR 7,
+ *     MTE3 8, ALL 11);
+ *   - "X" per instruction on its lane (set_flag: "SET_FLAG" on the source
+ *     lane; wait_flag: "WAIT_FLAG" on the waiting lane, spanning its stall);
+ *     a scalar queue-full stall is an "X" named QUEUE_FULL on SCALAR;
+ *   - flow "s" at the last cycle of the SET_FLAG, flow "t" (bp "e") at the
+ *     cycle its WAIT_FLAG was released, id "intra_N", cat "MTE2ToVECTOR";
+ *   - "C" counters: HBM GB/s in use (chip), queue entries per pipe (core).
+ *   ts/dur in microseconds = cycles / clock_mhz, printed with 6 decimals by
+ *   integer division (rounded down: the same bytes on every machine); dur is
+ *   the difference of the printed end and start, so ts + dur is the printed
+ *   end exactly.  The exact cycles are in args.
  *
- * Events are written as the engine reports them (deterministic engine order:
- * the cycle each event becomes known, then core, then pipe), never held in
- * memory.  total_cycles is known only at the end: a 20-character field is
- * reserved and patched on close.  The file is PATH.tmp until closed. */
+ * Streaming and order.  The engine reports an instruction when its pipe
+ * occupancy ends, i.e. in (end cycle, core, pipe) order, while STYLE §7 wants
+ * the file in start order.  Events wait in a min-heap (the reorder window)
+ * and are written once no later report can sort before them: the watermark
+ * W = min(now, start of every instruction still running or waiting on a pipe,
+ * start of the scalar unit's current stall).  Every future event has a sort
+ * cycle >= W: a running instruction is reported with its start (>= W), a
+ * flow "s" with its SET_FLAG's last cycle (pushed together with that X), a
+ * flow "t", a counter or a new instruction at >= now.  So the heap holds only
+ * the events of the window [W, now]: as long as the longest occupancy or
+ * stall in flight (a DMA of a few thousand cycles for the kernels we ship),
+ * independent of the length of the run.  W costs a scan of the cores' pipes,
+ * done only when the heap has doubled (or grown by CHECK_MIN) since the last
+ * scan, so amortised O(1) per event.  A pathological kernel (a pipe waiting
+ * on a flag for the whole run) would pin W; past MAX_PENDING buffered events
+ * the writer then emits the least event anyway and counts it in
+ * otherData.reorder_overflows (0 = the file is fully sorted).
+ *
+ * The file is PATH.tmp until asc_trace_close renames it; on any error it is
+ * removed.  otherData's total_cycles and reorder_overflows are fixed-width
+ * fields reserved at the start and patched on close. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim_internal.h"
 
+enum {
+    CHECK_MIN = 1024,      /* events pushed between two watermark scans, at least */
+    MAX_PENDING = 1 << 18  /* hard bound of the reorder window (~30 MB) */
+};
+
+typedef enum TKind { TK_INSN, TK_QFULL, TK_FLOW_S, TK_FLOW_T, TK_QUEUE, TK_HBM } TKind;
+
+/* One buffered event.  Sort key (cycle, pid, lane, seq); seq = arrival
+ * number, itself deterministic (the engine's order). */
+typedef struct TEv {
+    uint64_t cycle, seq;
+    uint32_t pid;
+    uint8_t lane, kind;
+    union {
+        AscSimInsnEvent x;                       /* TK_INSN; TK_QFULL (core, pipe = target, pc, start/end) */
+        struct { uint64_t id; uint8_t src, dst; } flow;
+        struct { int64_t value; uint8_t pipe; } ctr;
+    } u;
+} TEv;
+
+/* Flow ids per flag (core, src, dst, event): a set is consumed by exactly
+ * one wait, so the slot pairs them whichever of the two is reported first
+ * (with flag_release_cycles >= 1 the SET_FLAG always is). */
+typedef struct FlowSlot {
+    uint64_t id;
+    uint8_t state; /* 0 free, 1 "s" written (waiting for the release), 2 "t" written (waiting for the set) */
+} FlowSlot;
+
 struct AscTrace {
     AscAlloc alloc;
     FILE *f;
     char path[1024], tmp[1040];
     const AscSim *sim;
-    long total_at;      /* file offset of the reserved total_cycles field */
+    long other_at;      /* file offset of the reserved otherData fields */
     uint64_t mhz;
-    uint64_t flows;
-    bool io_error;
+    uint64_t flows, seq, overflows;
+    TEv *heap;
+    uint32_t n, cap, next_check;
+    FlowSlot *slots;    /* [core][src][dst][event] */
+    uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
+    int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
+    int64_t hbm_last;
+    bool oom;
 };
 
 static unsigned lane_tid(unsigned pipe)
@@ -48,7 +109,8 @@ static unsigned lane_tid(unsigned pipe)
     case ASC_PIPE_MTE2: return 6;
     case ASC_PIPE_V: return 7;
     case ASC_PIPE_MTE3: return 8;
-    default: return 11;
+    case ASC_PIPE_ALL: return 11;
+    default: return 16 + pipe; /* pipes msOpProf has no lane for (V2, MTE4, MTE5): after its 15 */
     }
 }
 
@@ -72,87 +134,292 @@ static unsigned core_pid(const AscSim *sim, uint32_t core)
     return c->kind == ASC_CORE_AIV ? c->ai_core * 3 + 2 + c->sub : c->ai_core * 3 + 1;
 }
 
-/* microseconds with 3 decimals */
-static const char *us(const AscTrace *t, char *buf, uint64_t cycles)
+/* ---- numbers and strings ---------------------------------------------------- */
+
+/* cycles -> microseconds * 1e6, rounded down; no overflow below 2^64 / 1e6 * mhz */
+static uint64_t upico(const AscTrace *t, uint64_t cycles)
 {
-    uint64_t ns = cycles * 1000 / t->mhz;
-    snprintf(buf, 32, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+    return cycles / t->mhz * 1000000u + cycles % t->mhz * 1000000u / t->mhz;
+}
+
+static const char *fix6(char *buf, uint64_t v)
+{
+    snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(v / 1000000u), (unsigned long long)(v % 1000000u));
     return buf;
 }
 
-static const char *dur_us(const AscTrace *t, char *buf, uint64_t a, uint64_t b)
+/* A JSON string body: quotes, backslashes and control characters escaped. */
+static void put_str(FILE *f, const char *s)
 {
-    uint64_t ns = b * 1000 / t->mhz - a * 1000 / t->mhz;
-    snprintf(buf, 32, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+}
+
+/* ---- the reorder heap ------------------------------------------------------- */
+
+static bool ev_less(const TEv *a, const TEv *b)
+{
+    if (a->cycle != b->cycle) return a->cycle < b->cycle;
+    if (a->pid != b->pid) return a->pid < b->pid;
+    if (a->lane != b->lane) return a->lane < b->lane;
+    return a->seq < b->seq;
+}
+
+static void heap_pop(AscTrace *t, TEv *out)
+{
+    *out = t->heap[0];
+    TEv last = t->heap[--t->n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t l = 2 * i + 1, m = i;
+        if (l >= t->n) break;
+        m = l + 1 < t->n && ev_less(&t->heap[l + 1], &t->heap[l]) ? l + 1 : l;
+        if (!ev_less(&t->heap[m], &last)) break;
+        t->heap[i] = t->heap[m];
+        i = m;
+    }
+    if (t->n) t->heap[i] = last;
+}
+
+/* ---- writing one event ------------------------------------------------------- */
+
+static const char *stall_text(char *buf, size_t size, uint8_t stall, uint8_t fsrc, uint8_t fdst, uint8_t fev)
+{
+    switch (stall) {
+    case ASC_STALL_FLAG:
+        snprintf(buf, size, "flag %s->%s id %u", asc_pipe_lane(fsrc), asc_pipe_lane(fdst), fev);
+        break;
+    case ASC_STALL_BARRIER: snprintf(buf, size, "barrier"); break;
+    case ASC_STALL_QUEUE_FULL: snprintf(buf, size, "queue full %s", asc_pipe_lane(fsrc)); break;
+    case ASC_STALL_XCORE: snprintf(buf, size, "cross-core flag"); break;
+    case ASC_STALL_SYNC_ALL: snprintf(buf, size, "sync_all"); break;
+    case ASC_STALL_DRAIN: snprintf(buf, size, "drain"); break;
+    default: buf[0] = 0; break;
+    }
     return buf;
+}
+
+static void write_x(AscTrace *t, const TEv *ev)
+{
+    const AscSimInsnEvent *e = &ev->u.x;
+    const AscProg *p = t->sim->cores[e->core].prog;
+    const AscInsn *in = &p->insn[(e->pc - p->entry) / 4];
+    char text[160] = "", src[300], ts[32], du[32], stall[64];
+    asc_insn_print(in, text, sizeof text);
+    asc_sim_source(t->sim, e->pc, src, sizeof src);
+    const char *name = asc_insn_info[e->op].mnemonic, *cname = lane_cname(e->pipe);
+    if (ev->kind == TK_QFULL) name = "QUEUE_FULL", cname = "yellow";
+    else if (e->op == ASC_OP_SET_FLAG) name = "SET_FLAG", cname = "black";
+    else if (e->op == ASC_OP_WAIT_FLAG) name = "WAIT_FLAG", cname = "yellow";
+    uint64_t a = upico(t, e->start_cycle), b = upico(t, e->end_cycle);
+    FILE *f = t->f;
+    fprintf(f, ",\n{\"name\":\"%s\",\"cname\":\"%s\",\"ph\":\"X\",\"ts\":%s,\"dur\":%s,\"pid\":%u,\"tid\":%u,", name,
+            cname, fix6(ts, a), fix6(du, b - a), ev->pid, ev->lane);
+    fprintf(f, "\"args\":{\"pc\":\"0x%04x\",\"instr\":\"", e->pc);
+    put_str(f, text);
+    fputs("\",\"source\":\"", f);
+    put_str(f, src);
+    fprintf(f,
+            "\",\"start_cycle\":%llu,\"end_cycle\":%llu,\"done_cycle\":%llu,\"stall_cycles\":%llu,\"bytes\":%llu,"
+            "\"bank_conflict_beats\":%u,\"hbm_extra_cycles\":%llu,\"stall\":\"%s\"}}",
+            (unsigned long long)e->start_cycle, (unsigned long long)e->end_cycle, (unsigned long long)e->done_cycle,
+            (unsigned long long)e->stall_cycles, (unsigned long long)e->bytes, e->conflict_beats,
+            (unsigned long long)e->hbm_extra_cycles,
+            stall_text(stall, sizeof stall, e->stall, e->flag_src, e->flag_dst, e->flag_event));
+}
+
+static void write_ev(AscTrace *t, const TEv *ev)
+{
+    char ts[32];
+    switch ((TKind)ev->kind) {
+    case TK_INSN:
+    case TK_QFULL: write_x(t, ev); break;
+    case TK_FLOW_S:
+    case TK_FLOW_T:
+        fprintf(t->f, ",\n{\"name\":\"flow\",\"ph\":\"%s,\"id\":\"intra_%llu\",\"cat\":\"%sTo%s\",\"pid\":%u,"
+                      "\"tid\":%u,\"ts\":%s}",
+                ev->kind == TK_FLOW_S ? "s\"" : "t\",\"bp\":\"e\"", (unsigned long long)ev->u.flow.id,
+                asc_pipe_lane(ev->u.flow.src), asc_pipe_lane(ev->u.flow.dst), ev->pid, ev->lane,
+                fix6(ts, upico(t, ev->cycle)));
+        break;
+    case TK_QUEUE:
+        fprintf(t->f, ",\n{\"name\":\"queue %s\",\"ph\":\"C\",\"pid\":%u,\"ts\":%s,\"args\":{\"entries\":%lld}}",
+                asc_pipe_lane(ev->u.ctr.pipe), ev->pid, fix6(ts, upico(t, ev->cycle)),
+                (long long)ev->u.ctr.value);
+        break;
+    case TK_HBM: {
+        /* value: milli-bytes per cycle; GB/s = B/cycle * MHz / 1000, printed with 3 decimals */
+        uint64_t milli_gbs = (uint64_t)ev->u.ctr.value * t->mhz / 1000u;
+        fprintf(t->f, ",\n{\"name\":\"HBM GB/s\",\"ph\":\"C\",\"pid\":0,\"ts\":%s,\"args\":{\"GB/s\":%llu.%03llu}}",
+                fix6(ts, upico(t, ev->cycle)), (unsigned long long)(milli_gbs / 1000),
+                (unsigned long long)(milli_gbs % 1000));
+        break;
+    }
+    }
+}
+
+/* ---- the watermark ------------------------------------------------------------ */
+
+/* No event reported from now on sorts before cycle W (see the header). */
+static uint64_t watermark(const AscTrace *t)
+{
+    const AscSim *sim = t->sim;
+    uint64_t w = sim->now;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        const AscCore *c = &sim->cores[i];
+        switch (c->sstate) {
+        case ASC_SS_QFULL:
+        case ASC_SS_WAIT_FLAG:
+        case ASC_SS_XWAIT:
+        case ASC_SS_DRAIN:
+        case ASC_SS_SYNC_ALL:
+            if (c->swait_since < w) w = c->swait_since;
+            break;
+        default: break;
+        }
+        for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) {
+            const AscPipeUnit *u = &c->pipes[p];
+            if (u->present && u->state != ASC_PS_IDLE && u->start_cycle < w) w = u->start_cycle;
+        }
+    }
+    return w;
+}
+
+static void flush_below(AscTrace *t, uint64_t w)
+{
+    TEv ev;
+    while (t->n && t->heap[0].cycle < w) {
+        heap_pop(t, &ev);
+        write_ev(t, &ev);
+    }
+}
+
+static void push(AscTrace *t, TEv *ev)
+{
+    if (t->oom) return;
+    ev->seq = t->seq++;
+    if (t->n == t->cap) {
+        uint32_t ncap = t->cap ? t->cap * 2 : 4096;
+        TEv *nh = asc_realloc(&t->alloc, t->heap, (size_t)t->cap * sizeof *nh, (size_t)ncap * sizeof *nh);
+        if (!nh) {
+            t->oom = true;
+            return;
+        }
+        t->heap = nh;
+        t->cap = ncap;
+    }
+    uint32_t i = t->n++;
+    while (i && ev_less(ev, &t->heap[(i - 1) / 2])) {
+        t->heap[i] = t->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    t->heap[i] = *ev;
+    if (t->n >= t->next_check) {
+        flush_below(t, watermark(t));
+        while (t->n > MAX_PENDING) { /* pinned watermark: give up strict order for bounded memory */
+            TEv e;
+            heap_pop(t, &e);
+            write_ev(t, &e);
+            t->overflows++;
+        }
+        t->next_check = t->n + (t->n > CHECK_MIN ? t->n : CHECK_MIN);
+    }
+}
+
+/* ---- observer callbacks --------------------------------------------------------- */
+
+static FlowSlot *slot(AscTrace *t, uint32_t core, uint8_t src, uint8_t dst, uint8_t ev)
+{
+    return &t->slots[((core * ASC_PIPE_COUNT + src) * ASC_PIPE_COUNT + dst) * ASC_MAX_EVENTS + ev];
 }
 
 static void on_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    const AscCore *c = &t->sim->cores[e->core];
-    const AscProg *p = c->prog;
-    char text[128] = "", src[300], ts[32], du[32];
+    TEv ev = {.cycle = e->start_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->pipe),
+              .kind = TK_INSN};
+    ev.u.x = *e;
+    push(t, &ev);
+    if (e->op != ASC_OP_SET_FLAG) return;
+    /* the arrow leaves from the SET_FLAG's last cycle (msOpProf: "from the SET end") */
+    const AscProg *p = t->sim->cores[e->core].prog;
     const AscInsn *in = &p->insn[(e->pc - p->entry) / 4];
-    asc_insn_print(in, text, sizeof text);
-    asc_sim_source(t->sim, e->pc, src, sizeof src);
-    const char *name = asc_insn_info[e->op].mnemonic, *cname = lane_cname(e->pipe);
-    if (e->op == ASC_OP_SET_FLAG) name = "SET_FLAG", cname = "black";
-    if (e->op == ASC_OP_WAIT_FLAG) name = "WAIT_FLAG", cname = "yellow";
-    char stall[64] = "";
-    if (e->stall == ASC_STALL_FLAG)
-        snprintf(stall, sizeof stall, "flag %s->%s id %u", asc_pipe_lane(e->flag_src), asc_pipe_lane(e->flag_dst),
-                 e->flag_event);
-    else if (e->stall == ASC_STALL_BARRIER) snprintf(stall, sizeof stall, "barrier");
-    else if (e->stall == ASC_STALL_XCORE) snprintf(stall, sizeof stall, "cross-core flag");
-    else if (e->stall == ASC_STALL_SYNC_ALL) snprintf(stall, sizeof stall, "sync_all");
-    else if (e->stall == ASC_STALL_DRAIN) snprintf(stall, sizeof stall, "drain");
-    fprintf(t->f,
-            ",\n{\"name\":\"%s\",\"cname\":\"%s\",\"ph\":\"X\",\"ts\":%s,\"dur\":%s,\"pid\":%u,\"tid\":%u,"
-            "\"args\":{\"pc\":\"0x%04x\",\"instr\":\"%s\",\"source\":\"%s\",\"start_cycle\":%llu,\"end_cycle\":%llu,"
-            "\"done_cycle\":%llu,\"bytes\":%llu,\"bank_conflict_beats\":%u,\"hbm_extra_cycles\":%llu,\"stall\":\"%s\"}}",
-            name, cname, us(t, ts, e->start_cycle), dur_us(t, du, e->start_cycle, e->end_cycle),
-            core_pid(t->sim, e->core), lane_tid(e->pipe), e->pc, text, src, (unsigned long long)e->start_cycle,
-            (unsigned long long)e->end_cycle, (unsigned long long)e->done_cycle, (unsigned long long)e->bytes,
-            e->conflict_beats, (unsigned long long)e->hbm_extra_cycles, stall);
+    FlowSlot *s = slot(t, e->core, in->psrc, in->pdst, in->event);
+    TEv fs = {.cycle = e->end_cycle > e->start_cycle ? e->end_cycle - 1 : e->start_cycle, .pid = ev.pid,
+              .lane = ev.lane, .kind = TK_FLOW_S};
+    if (s->state == 2) { /* released before its set was reported (0-latency configs) */
+        fs.u.flow.id = s->id;
+        s->state = 0;
+    } else {
+        fs.u.flow.id = s->id = t->flows++;
+        s->state = 1;
+    }
+    fs.u.flow.src = in->psrc;
+    fs.u.flow.dst = in->pdst;
+    push(t, &fs);
 }
 
 static void on_flag(void *ud, const AscSimFlagEvent *e)
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    char ts[32];
-    unsigned pid = core_pid(t->sim, e->core);
-    uint64_t id = t->flows++;
-    fprintf(t->f,
-            ",\n{\"name\":\"flow\",\"ph\":\"s\",\"id\":\"intra_%llu\",\"cat\":\"%sTo%s\",\"pid\":%u,\"tid\":%u,\"ts\":%s}",
-            (unsigned long long)id, asc_pipe_lane(e->src), asc_pipe_lane(e->dst), pid, lane_tid(e->src),
-            us(t, ts, e->set_cycle));
-    fprintf(t->f,
-            ",\n{\"name\":\"flow\",\"ph\":\"t\",\"bp\":\"e\",\"id\":\"intra_%llu\",\"cat\":\"%sTo%s\",\"pid\":%u,"
-            "\"tid\":%u,\"ts\":%s}",
-            (unsigned long long)id, asc_pipe_lane(e->src), asc_pipe_lane(e->dst), pid, lane_tid(e->dst),
-            us(t, ts, e->release_cycle));
+    FlowSlot *s = slot(t, e->core, e->src, e->dst, e->event);
+    TEv ft = {.cycle = e->release_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->dst),
+              .kind = TK_FLOW_T};
+    if (s->state == 1) {
+        ft.u.flow.id = s->id;
+        s->state = 0;
+    } else {
+        ft.u.flow.id = s->id = t->flows++;
+        s->state = 2;
+    }
+    ft.u.flow.src = e->src;
+    ft.u.flow.dst = e->dst;
+    push(t, &ft);
 }
 
 static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core, uint8_t pipe, int64_t value)
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    char ts[32];
+    (void)name;
     if (core == UINT32_MAX) {
-        /* value: milli-bytes per cycle; GB/s = B/cycle * MHz / 1000 */
-        uint64_t micro_gbs = (uint64_t)value * t->mhz; /* 1e-6 GB/s */
-        fprintf(t->f, ",\n{\"name\":\"HBM GB/s\",\"ph\":\"C\",\"pid\":\"chip\",\"ts\":%s,\"args\":{\"GB/s\":%llu.%03llu}}",
-                us(t, ts, cycle), (unsigned long long)(micro_gbs / 1000000),
-                (unsigned long long)(micro_gbs % 1000000 / 1000));
+        if (value == t->hbm_last) return;
+        t->hbm_last = value;
+        TEv ev = {.cycle = cycle, .pid = 0, .lane = 0, .kind = TK_HBM};
+        ev.u.ctr.value = value;
+        push(t, &ev);
         return;
     }
-    (void)name;
-    fprintf(t->f, ",\n{\"name\":\"queue %s\",\"ph\":\"C\",\"pid\":%u,\"ts\":%s,\"args\":{\"entries\":%lld}}",
-            asc_pipe_lane(pipe), core_pid(t->sim, core), us(t, ts, cycle), (long long)value);
+    const AscCore *c = &t->sim->cores[core];
+    /* A pop that wakes a scalar unit stalled on this full queue: the stall
+     * [swait_since, now) becomes visible as QUEUE_FULL on SCALAR. */
+    if (c->sstate == ASC_SS_QFULL && c->swait_pipe == pipe && cycle > c->swait_since &&
+        t->qfull_done[core] != c->swait_since + 1) {
+        t->qfull_done[core] = c->swait_since + 1;
+        TEv q = {.cycle = c->swait_since, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(ASC_PIPE_S),
+                 .kind = TK_QFULL};
+        q.u.x = (AscSimInsnEvent){.core = core, .pipe = ASC_PIPE_S, .op = c->prog->insn[(c->pc - c->prog->entry) / 4].op,
+                                  .pc = c->pc, .start_cycle = c->swait_since, .end_cycle = cycle, .done_cycle = cycle,
+                                  .stall_cycles = cycle - c->swait_since, .stall = ASC_STALL_QUEUE_FULL,
+                                  .flag_src = pipe};
+        push(t, &q);
+    }
+    int64_t *last = &t->qlast[core * ASC_PIPE_COUNT + pipe];
+    if (*last == value) return;
+    *last = value;
+    TEv ev = {.cycle = cycle, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(pipe), .kind = TK_QUEUE};
+    ev.u.ctr.value = value;
+    ev.u.ctr.pipe = pipe;
+    push(t, &ev);
 }
+
+/* ---- open, bind, close ------------------------------------------------------------ */
 
 AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscDiags *d)
 {
@@ -163,6 +430,8 @@ AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver
         return NULL;
     }
     t->alloc = a;
+    t->next_check = CHECK_MIN;
+    t->hbm_last = -1;
     snprintf(t->path, sizeof t->path, "%s", path);
     snprintf(t->tmp, sizeof t->tmp, "%s.tmp", path);
     t->f = fopen(t->tmp, "wb");
@@ -180,47 +449,75 @@ AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver
 
 void asc_trace_bind(AscTrace *t, const AscSim *sim)
 {
+    uint32_t nc = sim->ncores;
+    t->slots = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT * ASC_PIPE_COUNT * ASC_MAX_EVENTS, sizeof *t->slots);
+    t->qfull_done = asc_calloc(&t->alloc, nc, sizeof *t->qfull_done);
+    t->qlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->qlast);
+    if (!t->slots || !t->qfull_done || !t->qlast) {
+        t->oom = true; /* reported on close; the callbacks stay off */
+        return;
+    }
+    for (size_t i = 0; i < (size_t)nc * ASC_PIPE_COUNT; i++) t->qlast[i] = -1;
     t->sim = sim;
     t->mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
-    fprintf(t->f, "{\"schemaVersion\":2,\"displayTimeUnit\":\"ns\",\"profilingType\":\"op\",\"otherData\":{\"tool\":"
-                  "\"asc-sim\",\"clock_mhz\":%llu,\"target\":\"%s\",\"total_cycles\":",
-            (unsigned long long)t->mhz, sim->cfg.name);
-    t->total_at = ftell(t->f);
-    fprintf(t->f, "%20s},\"traceEvents\":[\n", "0");
-    fprintf(t->f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":\"chip\",\"args\":{\"name\":\"chip\"}}");
+    if (!t->mhz) t->mhz = 1;
+    FILE *f = t->f;
+    fprintf(f, "{\"schemaVersion\":2,\"displayTimeUnit\":\"ns\",\"profilingType\":\"op\",\"otherData\":{\"tool\":"
+               "\"asc-sim\",\"clock_mhz\":%llu,\"target\":\"",
+            (unsigned long long)t->mhz);
+    put_str(f, sim->cfg.name);
+    fputs("\",", f);
+    t->other_at = ftell(f);
+    /* reserved, patched on close */
+    fprintf(f, "\"total_cycles\":%20s,\"reorder_overflows\":%20s},\"traceEvents\":[\n", "0", "0");
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"chip\"}}");
+    fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":0}}");
     char name[48];
-    for (uint32_t i = 0; i < sim->ncores; i++) {
+    for (uint32_t i = 0; i < nc; i++) {
         unsigned pid = core_pid(sim, i);
-        fprintf(t->f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", pid,
+        fprintf(f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", pid,
                 asc_sim_core_name(sim, i, name, sizeof name));
-        fprintf(t->f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}", pid,
+        fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}", pid,
                 pid);
-        for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-            if (!sim->cores[i].pipes[p].present) continue;
-            fprintf(t->f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
-                    pid, lane_tid(p), asc_pipe_lane(p));
-            fprintf(t->f,
-                    ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
-                    pid, lane_tid(p), lane_tid(p));
-        }
+        /* lanes in tid (= msOpProf sort index) order */
+        for (unsigned tid = 1; tid < 16 + ASC_PIPE_COUNT; tid++)
+            for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
+                if (!sim->cores[i].pipes[p].present || lane_tid(p) != tid) continue;
+                fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
+                        pid, tid, asc_pipe_lane(p));
+                fprintf(f,
+                        ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
+                        pid, tid, tid);
+            }
     }
 }
 
 bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
 {
-    bool ok = true;
-    if (keep && t->sim) {
+    bool ok = !t->oom;
+    if (keep && ok && t->sim) {
+        flush_below(t, UINT64_MAX);
         fprintf(t->f, "\n]}\n");
-        if (fseek(t->f, t->total_at, SEEK_SET) == 0)
-            fprintf(t->f, "%20llu", (unsigned long long)asc_sim_cycles(t->sim));
+        if (fseek(t->f, t->other_at, SEEK_SET) == 0)
+            fprintf(t->f, "\"total_cycles\":%20llu,\"reorder_overflows\":%20llu",
+                    (unsigned long long)asc_sim_cycles(t->sim), (unsigned long long)t->overflows);
         else ok = false;
     }
+    if (keep && !t->sim) ok = false;
+    int err = errno;
     if (ferror(t->f)) ok = false;
     if (fclose(t->f) != 0) ok = false;
-    if (keep && ok && rename(t->tmp, t->path) != 0) ok = false;
+    if (keep && ok && rename(t->tmp, t->path) != 0) ok = false, err = errno;
     if (!keep || !ok) remove(t->tmp);
-    if (keep && !ok && d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", t->path, strerror(errno));
+    if (keep && !ok && d) {
+        if (t->oom) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        else asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", t->path, err ? strerror(err) : "write error");
+    }
     AscAlloc a = t->alloc;
+    asc_free(&a, t->heap);
+    asc_free(&a, t->slots);
+    asc_free(&a, t->qfull_done);
+    asc_free(&a, t->qlast);
     asc_free(&a, t);
     return ok || !keep;
 }
