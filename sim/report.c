@@ -17,10 +17,12 @@
  *   HBM peak    dma.hbm_bytes_per_cycle
  *   bound       the busiest pipe (or HBM when above 80%) and the largest
  *               flag wait, as one sentence. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim_internal.h"
 
@@ -387,21 +389,57 @@ static bool write_text(const char *path, const char *text, AscDiags *d)
     FILE *f = fopen(tmp, "wb");
     size_t n = strlen(text);
     bool ok = f && fwrite(text, 1, n, f) == n;
-    if (f && fclose(f) != 0) ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, "cannot write the file");
+    int err = errno;
+    if (f && fclose(f) != 0) ok = false, err = errno;
+    if (ok && rename(tmp, path) != 0) ok = false, err = errno;
+    if (!ok) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, err ? strerror(err) : "cannot write the file");
         remove(tmp);
         return false;
     }
     return true;
 }
 
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
+static void csv_field(Buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        bput(b, "%s", s);
+        return;
+    }
+    bput(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"') bput(b, "\"\"");
+        else bput(b, "%c", *s);
+    }
+    bput(b, "\"");
+}
+
+/* cycles / mhz in microseconds with 6 decimals, rounded down (as the trace) */
+static const char *us6(char *buf, uint64_t cycles, uint64_t mhz)
+{
+    if (!mhz) mhz = 1;
+    uint64_t v = cycles / mhz * 1000000u + cycles % mhz * 1000000u / mhz;
+    snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(v / 1000000u), (unsigned long long)(v % 1000000u));
+    return buf;
+}
+
+/* <core>_instr_exe.csv, one row per executed instruction (pc order):
+ *   instr             mnemonic (SET_FLAG / WAIT_FLAG for the flag ops, as in the trace)
+ *   addr              pc, byte offset in .text
+ *   pipe              lane name (SCALAR, MTE2, VECTOR, ...)
+ *   call_count        times executed
+ *   cycles            sum of end - start (occupancy and its stalls)
+ *   running_time(us)  cycles / clock_mhz
+ *   detail            the instruction text and its source line
+ * <core>_code_exe.csv, one row per source line ((file, line) order): code
+ * (file:line), call_count, cycles, running_time(us) summed over its pcs. */
 static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags *d)
 {
     const AscCore *c = &sim->cores[ci];
     const AscProg *p = c->prog;
     uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
-    char name[48], path[1100], text[128], src[300], t[32];
+    char name[48], path[1100], text[128], src[300], t[32], detail[460];
     asc_sim_core_name(sim, ci, name, sizeof name);
     Buf b = {.a = &sim->alloc};
     bput(&b, "instr,addr,pipe,call_count,cycles,running_time(us),detail\n");
@@ -416,9 +454,13 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
             pipe = in->op == ASC_OP_SET_FLAG ? in->psrc : in->op == ASC_OP_WAIT_FLAG ? in->pdst : in->pipe;
         asc_insn_print(in, text, sizeof text);
         asc_sim_source(sim, p->entry + 4 * i, src, sizeof src);
-        bput(&b, "\"%s\",0x%04x,%s,%llu,%llu,%s,%s\n", text, p->entry + 4 * i,
-             asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL", (unsigned long long)ps->count,
-             (unsigned long long)ps->cycles, dec3(t, ps->cycles, mhz), src);
+        if (src[0]) snprintf(detail, sizeof detail, "%s (%s)", text, src);
+        else snprintf(detail, sizeof detail, "%s", text);
+        csv_field(&b, in->op == ASC_OP_SET_FLAG ? "SET_FLAG" : in->op == ASC_OP_WAIT_FLAG ? "WAIT_FLAG" : ii->mnemonic);
+        bput(&b, ",0x%04x,%s,%llu,%llu,%s,", p->entry + 4 * i, asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL",
+             (unsigned long long)ps->count, (unsigned long long)ps->cycles, us6(t, ps->cycles, mhz));
+        csv_field(&b, detail);
+        bput(&b, "\n");
     }
     char *csv = bdone(&b);
     snprintf(path, sizeof path, "%s/%s_instr_exe.csv", dir, name);
@@ -445,9 +487,11 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
             cnt += c->pcs[keys[j].idx].count;
             cyc += c->pcs[keys[j].idx].cycles;
         }
-        if (keys[i].file < sim->img->nfiles) bput(&b2, "%s:%u,", sim->img->files[keys[i].file], keys[i].line);
-        else bput(&b2, "?,");
-        bput(&b2, "%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, dec3(t, cyc, mhz));
+        if (keys[i].file < sim->img->nfiles) {
+            snprintf(src, sizeof src, "%s:%u", sim->img->files[keys[i].file], keys[i].line);
+            csv_field(&b2, src);
+        } else bput(&b2, "?");
+        bput(&b2, ",%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, us6(t, cyc, mhz));
         i = j;
     }
     asc_free(&sim->alloc, keys);
@@ -460,6 +504,11 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
 
 bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d)
 {
+    /* like msprof --output: create the directory (one level) when missing */
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "create", dir, strerror(errno));
+        return false;
+    }
     for (uint32_t c = 0; c < sim->ncores; c++)
         if (!core_csvs(sim, c, dir, d)) return false;
     char *json = asc_sim_report_json(sim);
