@@ -314,14 +314,18 @@ static void check_structure(const char *kernel, uint64_t n)
                 snprintf(sids[nflow_s], 24, "%s", id);
                 snprintf(scat[nflow_s++], 32, "%s", cat);
                 /* the start lane is the cat's source */
-                ck_assert(!strncmp(cat, lane_of(&p, epid, lane)->name, strlen(lane_of(&p, epid, lane)->name)));
+                const Lane *src = lane_of(&p, epid, lane);
+                ck_assert_ptr_nonnull(src);
+                ck_assert(!strncmp(cat, src->name, strlen(src->name)));
             } else {
                 ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "bp")), "e");
                 ck_assert_int_lt(nflow_t, 512);
                 snprintf(tids_[nflow_t], 24, "%s", id);
                 snprintf(tcat[nflow_t++], 32, "%s", cat);
                 const char *dst = strstr(cat, "To") + 2;
-                ck_assert_str_eq(dst, lane_of(&p, epid, lane)->name);
+                const Lane *dl = lane_of(&p, epid, lane);
+                ck_assert_ptr_nonnull(dl);
+                ck_assert_str_eq(dst, dl->name);
             }
         } else {
             ck_assert_str_eq(ph, "C");
