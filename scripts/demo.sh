@@ -44,9 +44,32 @@ PY
 import sys, numpy as np
 out = sys.argv[1]
 x, y = np.load(f"{out}/x.npy"), np.load(f"{out}/y.npy")
+cycles = {}
 for k in ("vadd_single", "vadd_double"):
     z = np.load(f"{out}/z_{k}.npy")
     print(f"{k}: output equals numpy x + y: {np.array_equal(z, x + y)}")
+    line = open(f"{out}/{k}.report.txt").read().split("\n")[1]    # "total: N cycles = ..."
+    cycles[k] = int(line.split()[1])
+print(f"double-buffered / single-buffered cycles: {cycles['vadd_double']} / {cycles['vadd_single']}"
+      f" = {cycles['vadd_double'] / cycles['vadd_single']:.2f}")
+PY
+  echo
+  echo "== 64x64x64 matmul on a cube core: GM -> L1 -> L0A/L0B -> mmad -> fixpipe -> GM"
+  "$ASC_PYTHON" - "$out" <<'PY'
+import sys, numpy as np
+out = sys.argv[1]
+rng = np.random.default_rng(1)
+np.save(f"{out}/a.npy", rng.standard_normal((64, 64)).astype(np.float16))
+np.save(f"{out}/b.npy", rng.standard_normal((64, 64)).astype(np.float16))
+PY
+  "$b/sim/asc-sim" run "$out/matmul_64.bin" --arg a="$out/a.npy" --arg b="$out/b.npy" \
+    --arg c=@"$out/c.npy":64,64:f32 | sed -n 1,2p
+  "$ASC_PYTHON" - "$out" <<'PY'
+import sys, numpy as np
+out = sys.argv[1]
+a, b, c = (np.load(f"{out}/{n}.npy") for n in "abc")
+ref = a.astype(np.float32) @ b.astype(np.float32)
+print(f"matmul_64: max relative error vs numpy f32 matmul: {np.abs(c - ref).max() / np.abs(ref).max():.2e}")
 PY
   if [ -x "$b/viz/asc-viz" ]; then
     SDL_VIDEODRIVER=dummy "$b/viz/asc-viz" "$out/vadd_double.trace.json" --png "$out/vadd_double.png"
