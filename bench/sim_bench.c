@@ -101,11 +101,22 @@ int main(int argc, char **argv)
 
     /* 1b / 2. the double-buffered vadd over n f16 elements */
     if (!assemble(ASC_SOURCE_DIR "/kernels/asm/vadd_double.s", NULL, &img)) return 2;
-    double ts = run(&cfg, &img, false, n, &insns, &cycles, true);
-    printf("vadd_double timed:  %llu elements, %llu instructions, %llu cycles, %.3f s host: %.2f M instructions/s\n",
+    /* Best of 3, timed and functional alternating.  A single timed-then-
+     * functional pair measured the first run ~2x slower: it paid the page
+     * faults of fresh host memory (GM pages, UB) that the second run reused
+     * from the allocator; callgrind counts the same instructions for both. */
+    double ts = 1e30, tf = 1e30;
+    uint64_t finsns, fcycles;
+    for (int rep = 0; rep < 3; rep++) {
+        double t1 = run(&cfg, &img, false, n, &insns, &cycles, true);
+        double t2 = run(&cfg, &img, true, n, &finsns, &fcycles, true);
+        ts = t1 < ts ? t1 : ts;
+        tf = t2 < tf ? t2 : tf;
+    }
+    printf("vadd_double timed:  %llu elements, %llu instructions, %llu cycles, %.3f s host (best of 3): %.2f M "
+           "instructions/s\n",
            (unsigned long long)n, (unsigned long long)insns, (unsigned long long)cycles, ts, (double)insns / ts / 1e6);
-    double tf = run(&cfg, &img, true, n, &insns, &cycles, true);
-    printf("vadd_double functional: %.3f s host\n", tf);
+    printf("vadd_double functional: %.3f s host (best of 3)\n", tf);
     asc_image_free(&img);
 
     /* numpy, same add, same run */
@@ -123,7 +134,7 @@ int main(int argc, char **argv)
     }
     pclose(p);
     printf("numpy x + y:        %.4f s\n", tn);
-    printf("ratio simulator / numpy: timed %.0fx, functional %.0fx\n", ts / tn, tf / tn);
+    printf("ratio simulator / numpy: timed %.1fx, functional %.1fx\n", ts / tn, tf / tn);
     asc_diags_free(&d);
     return 0;
 }

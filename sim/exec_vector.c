@@ -602,9 +602,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         VBuf a, b, d, bits;
         AscBankRepeat br;
         br.nread = br.nwrite = 0;
-        for (int k = 0; k < OP_COUNT; k++)
-            if (p.op[k].used) bank_operand(&br, &p, &p.op[k], r, m);
-        asc_ubbank_account(ctx->cfg, &br, st);
+        if (!ctx->no_bank_cost) {
+            for (int k = 0; k < OP_COUNT; k++)
+                if (p.op[k].used) bank_operand(&br, &p, &p.op[k], r, m);
+            asc_ubbank_account(ctx->cfg, &br, st);
+        }
 
         memset(&a, 0, sizeof a);
         memset(&b, 0, sizeof b);

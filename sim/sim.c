@@ -75,6 +75,7 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->sub = sub;
     c->ctx.cfg = &sim->cfg;
     c->ctx.gm = sim->gm;
+    c->ctx.no_bank_cost = sim->functional;
     bool vec = kind != ASC_CORE_AIC, cube = kind != ASC_CORE_AIV;
     if (vec && !mem_alloc(sim, c, ASC_BUF_UB, v[ASC_KEY_UB_BYTES] - v[ASC_KEY_UB_RESERVED_BYTES], v[ASC_KEY_UB_ALIGN]))
         return false;

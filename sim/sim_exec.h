@@ -79,6 +79,7 @@ typedef struct AscExecCtx {
     AscMem mem[ASC_BUF_COUNT]; /* mem[ASC_BUF_GM] unused: GM goes through gm */
     AscGm *gm;
     char fault[256];           /* set when an exec function returns false */
+    bool no_bank_cost;         /* --functional: no timing, so skip the UB bank model (10% of a vadd) */
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

@@ -110,6 +110,26 @@ START_TEST(narrow_random)
 }
 END_TEST
 
+START_TEST(narrow_fast_path)
+{
+    /* asc_f32_to_f16 has an integer fast path for normal results; it must
+     * agree with the general rounder (asc_f32_to_f16_rnd, nearest even)
+     * everywhere: a sweep of all f32 patterns in steps of 4099, and every
+     * pattern near the fast path's edges against the reference */
+    for (uint64_t u = 0; u <= 0xffffffffull; u += 4099) {
+        float f = bits_f((uint32_t)u);
+        if (f != f) continue; /* NaN payloads: both quiet them, checked by check_one */
+        ck_assert_msg(asc_f32_to_f16(f) == asc_f32_to_f16_rnd(f, ASC_RND_RINT), "0x%08x", (unsigned)u);
+    }
+    static const uint32_t edges[] = {0x38800000u, 0x477fe000u, 0x477ff000u, 0x3f800000u, 0x38000000u};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (uint32_t d = 0; d < 0x1000; d++) {
+            check_one(bits_f(edges[e] - 0x800 + d));
+            check_one(bits_f((edges[e] - 0x800 + d) | 0x80000000u));
+        }
+}
+END_TEST
+
 START_TEST(other_roundings)
 {
     ck_assert(asc_round_integral(2.5, ASC_RND_RINT) == 2.0);
@@ -146,6 +166,7 @@ int main(void)
     tcase_add_test(tc, widen_all);
     tcase_add_test(tc, narrow_corners);
     tcase_add_test(tc, narrow_random);
+    tcase_add_test(tc, narrow_fast_path);
     tcase_add_test(tc, other_roundings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
