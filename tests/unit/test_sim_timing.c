@@ -160,7 +160,8 @@ END_TEST
 START_TEST(cube_mmad_128x256x64)
 {
     /* 128 x 256 x 64 f16: 8 * 16 * 4 = 512 steps + lat.mmad 20 = 532 cycles;
-     * issued at 500 -> M busy [500, 1032); end drains at 1032. */
+     * li at 500, mmad issued at 501 -> M busy [501, 1033); end (issued 502)
+     * drains at 1033. */
     static const char src[] = ".kernel k, aic\n.arg cfg, int\n"
                               "  li x1, 0\n"                 /* 500 */
                               "  mmad.f16f32 x1, x1, x1, x0\n" /* 501 */
