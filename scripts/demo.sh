@@ -7,7 +7,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 bash scripts/deps.sh
 . scripts/pyenv.sh
-bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo > build.log 2>&1 || { tail -50 build.log; exit 1; }
+mkdir -p out
+bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo > out/build.log 2>&1 || { tail -50 out/build.log; exit 1; }
 out=out/demo
 mkdir -p "$out"
 b=build

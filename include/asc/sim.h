@@ -208,7 +208,7 @@ uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core);
 char *asc_sim_report_text(const AscSim *sim);
 char *asc_sim_report_json(const AscSim *sim);
 /* --report-dir: per core <core>_instr_exe.csv and <core>_code_exe.csv, plus
- * summary.json, in an existing directory.  false + IO diagnostic on error. */
+ * summary.json; the directory is created if missing.  false + IO diagnostic on error. */
 bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d);
 
 /* ---- trace (issue 4): a streaming Chrome trace writer on the observer ------ */
