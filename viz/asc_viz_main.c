@@ -89,11 +89,12 @@ int main(int argc, char **argv)
     AscVizModel *m = NULL;
     AscVizError err;
     if (asc_viz_model_load_file(&m, trace, &ld, &err)) {
+        /* FILE:LINE:COL: error: RULE, or FILE: error: MSG when no position */
         if (err.offset >= 0)
             fprintf(stderr, "%s:%u:%u: error: %s (byte offset %lld)\n", trace, err.line, err.col, err.msg,
                     (long long)err.offset);
         else
-            fprintf(stderr, "asc-viz: error: %s\n", err.msg);
+            fprintf(stderr, "%s: error: %s\n", trace, err.msg);
         return 1;
     }
     const char *base = strrchr(trace, '/');
@@ -111,7 +112,10 @@ int main(int argc, char **argv)
     }
     asc_viz_model_free(m);
     if (rc) {
-        fprintf(stderr, "asc-viz: error: %s\n", err.msg);
+        if (script && err.line > 0) /* a script line: SCRIPT:LINE:COL: error: MSG */
+            fprintf(stderr, "%s:%u:%u: error: %s\n", script, err.line, err.col, err.msg);
+        else
+            fprintf(stderr, "asc-viz: error: %s\n", err.msg);
         return 1;
     }
     return 0;

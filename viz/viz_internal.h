@@ -9,9 +9,11 @@
 #ifndef ASC_VIZ_INTERNAL_H
 #define ASC_VIZ_INTERNAL_H
 
+#include "asc/alloc.h"
 #include "asc/viz.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define VIZ_NONE 0xffffffffu
 
@@ -48,6 +50,20 @@ typedef struct VizFlowEnd {
     char ph;
 } VizFlowEnd;
 
+/* One counter sample ("C" event, one numeric args key). */
+typedef struct VizCtrSample {
+    double ts, v;
+    uint32_t track, seq;
+} VizCtrSample;
+
+/* A counter series: (process, name) or (process, "name key") when the C
+ * events of that name carry several numeric keys. */
+typedef struct VizCtrTrack {
+    uint32_t proc, name, seq;
+    uint32_t first, count;  /* into ctr[] after viz_model_finish */
+    double vmin, vmax;
+} VizCtrTrack;
+
 typedef struct VizSpan {
     double a, b;
 } VizSpan;
@@ -59,6 +75,9 @@ typedef struct VizUnion {
 } VizUnion;
 
 struct AscVizModel {
+    /* every allocation below goes through al (zero = malloc/free) */
+    AscAlloc al;
+
     /* input, kept for lazily re-parsed args */
     char *buf;
     size_t len;
@@ -87,6 +106,17 @@ struct AscVizModel {
     VizFlowEnd *fe;
     uint32_t nfe, fe_cap;
 
+    /* counters: samples sorted by (track, ts, seq) after finishing; tracks
+     * in display order (process, then msOpProf lane order of the name's
+     * last word, then first appearance) */
+    VizCtrSample *ctr;
+    uint32_t nctr, ctr_cap;
+    VizCtrTrack *tracks;
+    uint32_t ntracks, tracks_cap;
+    uint64_t *thash;   /* (proc << 32 | name) + 1 keyed, value in thash_v */
+    uint32_t *thash_v;
+    uint32_t thash_cap;
+
     double file_mhz, mhz;
     uint32_t seq;
 
@@ -106,6 +136,31 @@ struct AscVizModel {
     uint32_t *row_flow_first; /* nrows + 1, into flow_by_t */
     double span0, span1;
 };
+
+/* Allocation through m->al: a zero AscAlloc means libc (and a real
+ * realloc); a caller's allocator gets asc_realloc (alloc + copy + free). */
+static inline bool viz_custom_alloc(const AscVizModel *m)
+{
+    return m->al.alloc && m->al.free;
+}
+static inline void *viz_malloc(const AscVizModel *m, size_t n)
+{
+    return viz_custom_alloc(m) ? m->al.alloc(m->al.ud, n ? n : 1) : malloc(n ? n : 1);
+}
+static inline void *viz_calloc(const AscVizModel *m, size_t n, size_t size)
+{
+    return viz_custom_alloc(m) ? asc_calloc(&m->al, n ? n : 1, size ? size : 1) : calloc(n ? n : 1, size ? size : 1);
+}
+static inline void *viz_realloc(const AscVizModel *m, void *p, size_t old_n, size_t new_n)
+{
+    return viz_custom_alloc(m) ? asc_realloc(&m->al, p, old_n, new_n ? new_n : 1) : realloc(p, new_n ? new_n : 1);
+}
+static inline void viz_free(const AscVizModel *m, void *p)
+{
+    if (!p) return;
+    if (viz_custom_alloc(m)) m->al.free(m->al.ud, p);
+    else free(p);
+}
 
 /* viz_json.c */
 uint32_t viz_intern(AscVizModel *m, const char *s, size_t n); /* VIZ_NONE = out of memory */

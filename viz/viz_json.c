@@ -347,7 +347,7 @@ static uint32_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow(const AscVizModel *m, void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
     uint32_t nc = *cap ? *cap : 64;
@@ -355,7 +355,7 @@ static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
         if (nc > UINT32_MAX / 2) return false;
         nc *= 2;
     }
-    void *q = realloc(*p, (size_t)nc * elem);
+    void *q = viz_realloc(m, *p, (size_t)*cap * elem, (size_t)nc * elem);
     if (!q) return false;
     *p = q;
     *cap = nc;
@@ -366,7 +366,7 @@ uint32_t viz_intern(AscVizModel *m, const char *s, size_t n)
 {
     if (m->nstr * 2 + 2 > m->shash_cap) {
         uint32_t nc = m->shash_cap ? m->shash_cap * 2 : 1024;
-        uint32_t *h = calloc(nc, sizeof *h);
+        uint32_t *h = viz_calloc(m, nc, sizeof *h);
         if (!h) return VIZ_NONE;
         for (uint32_t i = 0; i < m->nstr; i++) {
             const char *t = m->pool + m->str_off[i];
@@ -374,7 +374,7 @@ uint32_t viz_intern(AscVizModel *m, const char *s, size_t n)
             while (h[k]) k = (k + 1) & (nc - 1);
             h[k] = i + 1;
         }
-        free(m->shash);
+        viz_free(m, m->shash);
         m->shash = h;
         m->shash_cap = nc;
     }
@@ -387,13 +387,13 @@ uint32_t viz_intern(AscVizModel *m, const char *s, size_t n)
     if (m->pool_len + n + 1 > m->pool_cap) {
         size_t nc = m->pool_cap ? m->pool_cap : 4096;
         while (nc < m->pool_len + n + 1) nc *= 2;
-        char *q = realloc(m->pool, nc);
+        char *q = viz_realloc(m, m->pool, m->pool_cap, nc);
         if (!q) return VIZ_NONE;
         m->pool = q;
         m->pool_cap = nc;
     }
     if (m->pool_len > UINT32_MAX - n - 1) return VIZ_NONE;
-    if (!grow((void **)&m->str_off, &m->str_cap, m->nstr + 1, sizeof *m->str_off)) return VIZ_NONE;
+    if (!grow(m, (void **)&m->str_off, &m->str_cap, m->nstr + 1, sizeof *m->str_off)) return VIZ_NONE;
     memcpy(m->pool + m->pool_len, s, n);
     m->pool[m->pool_len + n] = 0;
     m->str_off[m->nstr] = (uint32_t)m->pool_len;
@@ -407,7 +407,7 @@ static uint32_t proc_get(AscVizModel *m, uint32_t pid)
     /* few processes: a linear scan from the last hit is fast enough */
     for (uint32_t i = m->nprocs; i-- > 0;)
         if (m->procs[i].pid == pid) return i;
-    if (!grow((void **)&m->procs, &m->procs_cap, m->nprocs + 1, sizeof *m->procs)) return VIZ_NONE;
+    if (!grow(m, (void **)&m->procs, &m->procs_cap, m->nprocs + 1, sizeof *m->procs)) return VIZ_NONE;
     VizProc *p = &m->procs[m->nprocs];
     memset(p, 0, sizeof *p);
     p->pid = p->label = pid;
@@ -420,9 +420,9 @@ static uint32_t lane_get(AscVizModel *m, uint32_t proc, uint32_t tid)
     uint64_t key = ((uint64_t)proc << 32 | tid) + 1;
     if (m->nlanes * 2 + 2 > m->lhash_cap) {
         uint32_t nc = m->lhash_cap ? m->lhash_cap * 2 : 256;
-        uint64_t *h = calloc(nc, sizeof *h);
-        uint32_t *v = calloc(nc, sizeof *v);
-        if (!h || !v) { free(h); free(v); return VIZ_NONE; }
+        uint64_t *h = viz_calloc(m, nc, sizeof *h);
+        uint32_t *v = viz_calloc(m, nc, sizeof *v);
+        if (!h || !v) { viz_free(m, h); viz_free(m, v); return VIZ_NONE; }
         for (uint32_t i = 0; i < m->nlanes; i++) {
             uint64_t k2 = ((uint64_t)m->lanes[i].proc << 32 | m->lanes[i].tid) + 1;
             uint32_t s = (uint32_t)((k2 * 0x9E3779B97F4A7C15ull) >> 40) & (nc - 1);
@@ -430,7 +430,7 @@ static uint32_t lane_get(AscVizModel *m, uint32_t proc, uint32_t tid)
             h[s] = k2;
             v[s] = i;
         }
-        free(m->lhash); free(m->lhash_v);
+        viz_free(m, m->lhash); viz_free(m, m->lhash_v);
         m->lhash = h; m->lhash_v = v; m->lhash_cap = nc;
     }
     uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (m->lhash_cap - 1);
@@ -438,7 +438,7 @@ static uint32_t lane_get(AscVizModel *m, uint32_t proc, uint32_t tid)
         if (m->lhash[s] == key) return m->lhash_v[s];
         s = (s + 1) & (m->lhash_cap - 1);
     }
-    if (!grow((void **)&m->lanes, &m->lanes_cap, m->nlanes + 1, sizeof *m->lanes)) return VIZ_NONE;
+    if (!grow(m, (void **)&m->lanes, &m->lanes_cap, m->nlanes + 1, sizeof *m->lanes)) return VIZ_NONE;
     VizLane *l = &m->lanes[m->nlanes];
     memset(l, 0, sizeof *l);
     l->proc = proc;
@@ -448,6 +448,41 @@ static uint32_t lane_get(AscVizModel *m, uint32_t proc, uint32_t tid)
     m->lhash[s] = key;
     m->lhash_v[s] = m->nlanes;
     return m->nlanes++;
+}
+
+/* The counter track of (proc, series name): created on first use. */
+static uint32_t track_get(AscVizModel *m, uint32_t proc, uint32_t name)
+{
+    uint64_t key = ((uint64_t)proc << 32 | name) + 1;
+    if (m->ntracks * 2 + 2 > m->thash_cap) {
+        uint32_t nc = m->thash_cap ? m->thash_cap * 2 : 64;
+        uint64_t *h = viz_calloc(m, nc, sizeof *h);
+        uint32_t *v = viz_calloc(m, nc, sizeof *v);
+        if (!h || !v) { viz_free(m, h); viz_free(m, v); return VIZ_NONE; }
+        for (uint32_t i = 0; i < m->ntracks; i++) {
+            uint64_t k2 = ((uint64_t)m->tracks[i].proc << 32 | m->tracks[i].name) + 1;
+            uint32_t s = (uint32_t)((k2 * 0x9E3779B97F4A7C15ull) >> 40) & (nc - 1);
+            while (h[s]) s = (s + 1) & (nc - 1);
+            h[s] = k2;
+            v[s] = i;
+        }
+        viz_free(m, m->thash); viz_free(m, m->thash_v);
+        m->thash = h; m->thash_v = v; m->thash_cap = nc;
+    }
+    uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (m->thash_cap - 1);
+    while (m->thash[s]) {
+        if (m->thash[s] == key) return m->thash_v[s];
+        s = (s + 1) & (m->thash_cap - 1);
+    }
+    if (!grow(m, (void **)&m->tracks, &m->tracks_cap, m->ntracks + 1, sizeof *m->tracks)) return VIZ_NONE;
+    VizCtrTrack *t = &m->tracks[m->ntracks];
+    memset(t, 0, sizeof *t);
+    t->proc = proc;
+    t->name = name;
+    t->seq = m->seq++;
+    m->thash[s] = key;
+    m->thash_v[s] = m->ntracks;
+    return m->ntracks++;
 }
 
 /* ---- colours: Chrome's reserved cnames (trace_viewer color_scheme.js) --- */
@@ -560,11 +595,11 @@ static uint32_t intern_val(AscVizModel *m, const JVal *v)
         size_t n = unescape(v->s, v->n, tmp, sizeof tmp);
         return viz_intern(m, tmp, n);
     }
-    char *big = malloc(v->n + 8);
+    char *big = viz_malloc(m, v->n + 8);
     if (!big) return VIZ_NONE;
     size_t n = unescape(v->s, v->n, big, v->n + 8);
     uint32_t id = viz_intern(m, big, n);
-    free(big);
+    viz_free(m, big);
     return id;
 }
 
@@ -614,7 +649,7 @@ static int need_type(JR *r, const char *obj, const JVal *v, const char *key, int
 {
     if (v->type == VT_NONE)
         return jr_fail(r, obj, "%s has no \"%s\" (%s)", what, key,
-                       "every X event needs \"ts\", \"dur\", \"pid\" and \"tid\"; B/E and flow events need \"ts\", \"pid\" and \"tid\"");
+                       "every X event needs \"ts\", \"dur\", \"pid\" and \"tid\"; B/E and flow events need \"ts\", \"pid\" and \"tid\"; C events need \"ts\" and \"pid\"");
     if (v->type != t1 && v->type != t2) {
         if (t2 != VT_NONE && t2 != t1)
             return jr_fail(r, v->at, "\"%s\" must be %s or %s, got %s", key, vt_name(t1), vt_name(t2),
@@ -632,9 +667,77 @@ static bool name_is(const AscVizModel *m, uint32_t id, const char *a)
     return !*s && !*a;
 }
 
+/* Out of memory is not about a position in the input: no offset. */
 static int oom(JR *r)
 {
-    return jr_fail(r, r->p, "out of memory while loading the trace");
+    if (r->failed) return -1;
+    r->failed = true;
+    viz_error_at(r->err, NULL, 0, -1, "out of memory while loading the trace");
+    return -1;
+}
+
+/* A counter event: {"ph":"C","name":N,"pid":P,"ts":T,"args":{K:number,...}}.
+ * Each numeric key is one series, named N when the event has one numeric
+ * key and "N K" when it has several (Chrome shows them stacked; we draw one
+ * track per series).  Non-numeric values are skipped, as Chrome does. */
+static int parse_counter(JR *r, AscVizModel *m, const EvFields *f, const char *obj)
+{
+    if (need_type(r, obj, &f->ts, "ts", VT_NUM, VT_NONE, "C event")) return -1;
+    if (f->pid.type == VT_NONE) return jr_fail(r, obj, "C event has no \"pid\" (a counter belongs to a process)");
+    if (f->pid.type != VT_NUM && f->pid.type != VT_STR)
+        return jr_fail(r, f->pid.at, "\"pid\" must be a number or a string, got %s", vt_name(f->pid.type));
+    if (f->args.type == VT_NONE || f->args.type == VT_NULL) return 0;
+    if (f->args.type != VT_OBJ)
+        return jr_fail(r, f->args.at, "\"args\" must be an object, got %s", vt_name(f->args.type));
+    uint32_t pid = intern_val(m, &f->pid);
+    if (pid == VIZ_NONE) return oom(r);
+    uint32_t proc = proc_get(m, pid);
+    if (proc == VIZ_NONE) return oom(r);
+    /* the args object was validated by parse_args: walk it twice, counting
+     * the numeric keys, then adding one sample per key */
+    const char *name = f->name.type == VT_STR ? f->name.s : "";
+    size_t name_n = f->name.type == VT_STR ? f->name.n : 0;
+    char nbuf[256], sbuf[400];
+    if (f->name.type == VT_STR && f->name.esc) name_n = unescape(f->name.s, f->name.n, nbuf, sizeof nbuf), name = nbuf;
+    uint32_t nnum = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        JR a = {r->base, f->args.at + 1, r->end, r->err, false};
+        for (;;) {
+            jr_ws(&a);
+            if (*a.p == '}') break;
+            if (*a.p == ',') { a.p++; continue; }
+            const char *k;
+            size_t kn;
+            bool kesc;
+            JVal v = {0};
+            if (jr_string(&a, &k, &kn, &kesc)) return -1;
+            jr_ws(&a);
+            a.p++; /* ':' */
+            if (jr_value(&a, &v)) return -1;
+            if (v.type != VT_NUM) continue;
+            if (pass == 0) { nnum++; continue; }
+            uint32_t series;
+            if (nnum == 1) {
+                series = viz_intern(m, name, name_n);
+            } else {
+                char kb[128];
+                size_t kl = kesc ? unescape(k, kn, kb, sizeof kb) : (kn < sizeof kb ? kn : sizeof kb - 1);
+                if (!kesc) memcpy(kb, k, kl);
+                int n = snprintf(sbuf, sizeof sbuf, "%.*s%s%.*s", (int)name_n, name, name_n ? " " : "", (int)kl, kb);
+                series = viz_intern(m, sbuf, n < (int)sizeof sbuf ? (size_t)n : sizeof sbuf - 1);
+            }
+            if (series == VIZ_NONE) return oom(r);
+            uint32_t t = track_get(m, proc, series);
+            if (t == VIZ_NONE) return oom(r);
+            if (!grow(m, (void **)&m->ctr, &m->ctr_cap, m->nctr + 1, sizeof *m->ctr)) return oom(r);
+            VizCtrSample *c = &m->ctr[m->nctr];
+            c->ts = f->ts.num;
+            c->v = v.num;
+            c->track = t;
+            c->seq = m->nctr++;
+        }
+    }
+    return 0;
 }
 
 /* event = '{' { key ':' value } '}', then dispatched on "ph" */
@@ -744,7 +847,7 @@ static int parse_event(JR *r, AscVizModel *m)
         if (f.a_bank.type == VT_NUM && f.a_bank.num > 0) flags |= ASC_VIZ_EV_BANK;
         m->lanes[lane].nev++;
         if (ph == 'X') {
-            if (!grow((void **)&m->ev, &m->ev_cap, m->nev + 1, sizeof *m->ev)) return oom(r);
+            if (!grow(m, (void **)&m->ev, &m->ev_cap, m->nev + 1, sizeof *m->ev)) return oom(r);
             AscVizEvent *e = &m->ev[m->nev++];
             memset(e, 0, sizeof *e);
             e->t0_us = f.ts.num;
@@ -761,7 +864,7 @@ static int parse_event(JR *r, AscVizModel *m)
             }
             e->flags = flags;
         } else {
-            if (!grow((void **)&m->be, &m->be_cap, m->nbe + 1, sizeof *m->be)) return oom(r);
+            if (!grow(m, (void **)&m->be, &m->be_cap, m->nbe + 1, sizeof *m->be)) return oom(r);
             VizBE *b = &m->be[m->nbe++];
             b->ts = f.ts.num;
             b->off = off;
@@ -790,7 +893,7 @@ static int parse_event(JR *r, AscVizModel *m)
         if (proc == VIZ_NONE) return oom(r);
         uint32_t lane = lane_get(m, proc, tid);
         if (lane == VIZ_NONE) return oom(r);
-        if (!grow((void **)&m->fe, &m->fe_cap, m->nfe + 1, sizeof *m->fe)) return oom(r);
+        if (!grow(m, (void **)&m->fe, &m->fe_cap, m->nfe + 1, sizeof *m->fe)) return oom(r);
         VizFlowEnd *e = &m->fe[m->nfe++];
         e->ts = f.ts.num;
         e->off = off;
@@ -838,8 +941,10 @@ static int parse_event(JR *r, AscVizModel *m)
         }
         return 0;
     }
+    case 'C':
+        return parse_counter(r, m, &f, obj);
     default:
-        return 0; /* counters, instants, async, ...: not drawn */
+        return 0; /* instants, async, ...: not drawn */
     }
 }
 

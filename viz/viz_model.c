@@ -42,9 +42,20 @@ static const char *S(const AscVizModel *m, uint32_t id)
 
 /* ---- loading ------------------------------------------------------------ */
 
+static void set_oom(AscVizError *err, const char *what)
+{
+    if (!err) return;
+    memset(err, 0, sizeof *err);
+    err->offset = -1;
+    snprintf(err->msg, sizeof err->msg, "out of memory %s", what);
+}
+
 static int load(AscVizModel *m, AscVizError *err, AscVizModel **out)
 {
-    if (viz_intern(m, "", 0) == VIZ_NONE || viz_parse(m, err) || viz_model_finish(m, err)) {
+    int rc = -1;
+    if (viz_intern(m, "", 0) == VIZ_NONE) set_oom(err, "while loading the trace");
+    else rc = viz_parse(m, err) || viz_model_finish(m, err) ? -1 : 0;
+    if (rc) {
         /* keep the model's view of the error, but drop the model */
         AscVizError keep;
         if (err) keep = *err;
@@ -56,10 +67,16 @@ static int load(AscVizModel *m, AscVizError *err, AscVizModel **out)
     return 0;
 }
 
+/* The model itself comes from the caller's allocator too. */
 static AscVizModel *model_new(const AscVizLoadDesc *desc)
 {
-    AscVizModel *m = calloc(1, sizeof *m);
-    if (m && desc) m->mhz = desc->mhz > 0 ? desc->mhz : 0;
+    AscVizModel tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (desc && desc->alloc) tmp.al = *desc->alloc;
+    AscVizModel *m = viz_malloc(&tmp, sizeof *m);
+    if (!m) return NULL;
+    *m = tmp;
+    if (desc) m->mhz = desc->mhz > 0 ? desc->mhz : 0;
     return m;
 }
 
@@ -69,9 +86,13 @@ int asc_viz_model_load_mem(AscVizModel **out, const char *buf, size_t len,
     *out = NULL;
     if (err) memset(err, 0, sizeof *err), err->offset = -1;
     AscVizModel *m = model_new(desc);
-    if (!m || !(m->buf = malloc(len + 1))) {
-        free(m);
-        if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+    if (!m) {
+        set_oom(err, "creating the model");
+        return -1;
+    }
+    if (!(m->buf = viz_malloc(m, len + 1))) {
+        asc_viz_model_free(m);
+        set_oom(err, "copying the trace");
         return -1;
     }
     memcpy(m->buf, buf, len);
@@ -87,35 +108,39 @@ int asc_viz_model_load_file(AscVizModel **out, const char *path, const AscVizLoa
     if (err) memset(err, 0, sizeof *err), err->offset = -1;
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        if (err) snprintf(err->msg, sizeof err->msg, "cannot open '%s': %s", path, strerror(errno));
+        if (err) snprintf(err->msg, sizeof err->msg, "cannot open the trace: %s", strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (err) snprintf(err->msg, sizeof err->msg, "cannot read '%s': not a regular file", path);
+        if (err) snprintf(err->msg, sizeof err->msg, "cannot read the trace: not a regular file");
         close(fd);
         return -1;
     }
     AscVizModel *m = model_new(desc);
     if (!m) {
         close(fd);
-        if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+        set_oom(err, "creating the model");
         return -1;
     }
     m->len = (size_t)st.st_size;
     if (m->len > 0) {
         void *p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            if (err) snprintf(err->msg, sizeof err->msg, "cannot map '%s': %s", path, strerror(errno));
+            if (err) snprintf(err->msg, sizeof err->msg, "cannot map the trace: %s", strerror(errno));
             close(fd);
-            free(m);
+            m->len = 0;
+            asc_viz_model_free(m);
             return -1;
         }
         posix_madvise(p, m->len, POSIX_MADV_SEQUENTIAL);
         m->buf = p;
         m->mapped = true;
-    } else {
-        m->buf = calloc(1, 1);
+    } else if (!(m->buf = viz_calloc(m, 1, 1))) {
+        close(fd);
+        asc_viz_model_free(m);
+        set_oom(err, "reading the trace");
+        return -1;
     }
     close(fd);
     return load(m, err, out);
@@ -125,19 +150,21 @@ void asc_viz_model_free(AscVizModel *m)
 {
     if (!m) return;
     if (m->mapped) munmap(m->buf, m->len);
-    else free(m->buf);
-    free(m->pool); free(m->str_off); free(m->shash);
-    free(m->procs); free(m->lanes); free(m->lhash); free(m->lhash_v);
-    free(m->ev); free(m->be); free(m->fe);
-    free(m->row_lane); free(m->row_first); free(m->row_rgb); free(m->proc_order);
-    free(m->row_proc); free(m->pmax);
+    else viz_free(m, m->buf);
+    viz_free(m, m->pool); viz_free(m, m->str_off); viz_free(m, m->shash);
+    viz_free(m, m->procs); viz_free(m, m->lanes); viz_free(m, m->lhash); viz_free(m, m->lhash_v);
+    viz_free(m, m->ev); viz_free(m, m->be); viz_free(m, m->fe);
+    viz_free(m, m->ctr); viz_free(m, m->tracks); viz_free(m, m->thash); viz_free(m, m->thash_v);
+    viz_free(m, m->row_lane); viz_free(m, m->row_first); viz_free(m, m->row_rgb); viz_free(m, m->proc_order);
+    viz_free(m, m->row_proc); viz_free(m, m->pmax);
     for (uint32_t r = 0; r < m->nrows; r++) {
-        if (m->busy) { free(m->busy[r].iv); free(m->busy[r].pre); }
-        if (m->stall) { free(m->stall[r].iv); free(m->stall[r].pre); }
+        if (m->busy) { viz_free(m, m->busy[r].iv); viz_free(m, m->busy[r].pre); }
+        if (m->stall) { viz_free(m, m->stall[r].iv); viz_free(m, m->stall[r].pre); }
     }
-    free(m->busy); free(m->stall);
-    free(m->flows); free(m->flow_by_t); free(m->row_flow_first);
-    free(m);
+    viz_free(m, m->busy); viz_free(m, m->stall);
+    viz_free(m, m->flows); viz_free(m, m->flow_by_t); viz_free(m, m->row_flow_first);
+    AscVizModel self = *m; /* the allocator outlives the struct it lives in */
+    viz_free(&self, m);
 }
 
 /* ---- finishing: pairing, rows, indexes --------------------------------- */
@@ -204,8 +231,60 @@ static int cmp_key(const void *a, const void *b)
 
 static int fail_oom(AscVizError *err)
 {
-    if (err) { snprintf(err->msg, sizeof err->msg, "out of memory while indexing the trace"); err->offset = -1; }
+    set_oom(err, "while indexing the trace");
     return -1;
+}
+
+static int cmp_ctr(const void *a, const void *b)
+{
+    const VizCtrSample *x = a, *y = b;
+    if (x->track != y->track) return x->track < y->track ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Counter tracks in display order: by process, then the msOpProf rank of
+ * the name's last word ("queue MTE2" sorts with MTE2), then first
+ * appearance; samples grouped by track and sorted by (ts, file order). */
+static int finish_counters(AscVizModel *m)
+{
+    if (!m->ntracks) return 0;
+    SortKey *tk = viz_malloc(m, m->ntracks * sizeof *tk);
+    uint32_t *remap = viz_malloc(m, m->ntracks * sizeof *remap);
+    VizCtrTrack *nt = viz_malloc(m, m->ntracks * sizeof *nt);
+    if (!tk || !remap || !nt) {
+        viz_free(m, tk); viz_free(m, remap); viz_free(m, nt);
+        return -1;
+    }
+    for (uint32_t t = 0; t < m->ntracks; t++) {
+        const char *name = S(m, m->tracks[t].name), *sp = strrchr(name, ' ');
+        int kl = known_lane(sp ? sp + 1 : name);
+        tk[t].k1 = m->procs[m->tracks[t].proc].order;
+        tk[t].k2 = kl ? kl : INT64_MAX / 2;
+        tk[t].k3 = m->tracks[t].seq;
+        tk[t].idx = t;
+    }
+    qsort(tk, m->ntracks, sizeof *tk, cmp_key);
+    for (uint32_t k = 0; k < m->ntracks; k++) {
+        nt[k] = m->tracks[tk[k].idx];
+        remap[tk[k].idx] = k;
+    }
+    viz_free(m, tk);
+    viz_free(m, m->tracks);
+    m->tracks = nt;
+    m->tracks_cap = m->ntracks;
+    for (uint32_t i = 0; i < m->nctr; i++) m->ctr[i].track = remap[m->ctr[i].track];
+    viz_free(m, remap);
+    qsort(m->ctr, m->nctr, sizeof *m->ctr, cmp_ctr);
+    for (uint32_t i = 0; i < m->nctr; i++) {
+        VizCtrTrack *t = &m->tracks[m->ctr[i].track];
+        double v = m->ctr[i].v;
+        if (!t->count) { t->first = i; t->vmin = t->vmax = v; }
+        if (v < t->vmin) t->vmin = v;
+        if (v > t->vmax) t->vmax = v;
+        t->count++;
+    }
+    return 0;
 }
 
 static int build_union(const AscVizModel *m, uint32_t first, uint32_t last, bool stall, VizUnion *u)
@@ -213,8 +292,8 @@ static int build_union(const AscVizModel *m, uint32_t first, uint32_t last, bool
     uint32_t n = 0;
     for (uint32_t i = first; i < last; i++)
         if (((m->ev[i].flags & ASC_VIZ_EV_STALL) != 0) == stall) n++;
-    u->iv = malloc((n ? n : 1) * sizeof *u->iv);
-    u->pre = malloc((n + 1) * sizeof *u->pre);
+    u->iv = viz_malloc(m, (n ? n : 1) * sizeof *u->iv);
+    u->pre = viz_malloc(m, (n + 1) * sizeof *u->pre);
     if (!u->iv || !u->pre) return -1;
     u->n = 0;
     for (uint32_t i = first; i < last; i++) {
@@ -238,7 +317,7 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
     /* 1. pair B/E per lane in time order */
     if (m->nbe) {
         qsort(m->be, m->nbe, sizeof *m->be, cmp_be);
-        uint32_t *stack = malloc(m->nbe * sizeof *stack);
+        uint32_t *stack = viz_malloc(m, m->nbe * sizeof *stack);
         if (!stack) return fail_oom(err);
         uint32_t sp = 0;
         for (uint32_t i = 0; i < m->nbe; i++) {
@@ -246,7 +325,7 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
             if (i > 0 && b->lane != m->be[i - 1].lane && sp) break;
             if (b->begin) { stack[sp++] = i; continue; }
             if (!sp) {
-                free(stack);
+                viz_free(m, stack);
                 viz_error_at(err, m->buf, m->len, (int64_t)b->off,
                              "unbalanced B/E: an \"E\" event closes nothing (no open \"B\" on the same pid/tid before it)");
                 return -1;
@@ -254,8 +333,8 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
             const VizBE *o = &m->be[stack[--sp]];
             if (m->nev + 1 > m->ev_cap) {
                 uint32_t nc = m->ev_cap ? m->ev_cap * 2 : 64;
-                AscVizEvent *q = realloc(m->ev, (size_t)nc * sizeof *q);
-                if (!q) { free(stack); return fail_oom(err); }
+                AscVizEvent *q = viz_realloc(m, m->ev, (size_t)m->ev_cap * sizeof *q, (size_t)nc * sizeof *q);
+                if (!q) { viz_free(m, stack); return fail_oom(err); }
                 m->ev = q;
                 m->ev_cap = nc;
             }
@@ -271,12 +350,12 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         }
         if (sp) {
             const VizBE *o = &m->be[stack[0]];
-            free(stack);
+            viz_free(m, stack);
             viz_error_at(err, m->buf, m->len, (int64_t)o->off,
                          "unbalanced B/E: this \"B\" event is never closed by an \"E\" on the same pid/tid");
             return -1;
         }
-        free(stack);
+        viz_free(m, stack);
     }
 
     /* 2. the clock, and exact cycle times when they agree with it */
@@ -293,12 +372,13 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
 
     /* 3. rows: lanes with something to draw, in msOpProf order */
     for (uint32_t i = 0; i < m->nfe; i++) m->lanes[m->fe[i].lane].nev++;
-    SortKey *keys = malloc(((m->nprocs > m->nlanes ? m->nprocs : m->nlanes) + 1) * sizeof *keys);
-    uint32_t *proc_rank = calloc(m->nprocs + 1, sizeof *proc_rank);
-    bool *proc_used = calloc(m->nprocs + 1, sizeof *proc_used);
-    if (!keys || !proc_rank || !proc_used) { free(keys); free(proc_rank); free(proc_used); return fail_oom(err); }
+    SortKey *keys = viz_malloc(m, ((m->nprocs > m->nlanes ? m->nprocs : m->nlanes) + 1) * sizeof *keys);
+    uint32_t *proc_rank = viz_calloc(m, m->nprocs + 1, sizeof *proc_rank);
+    bool *proc_used = viz_calloc(m, m->nprocs + 1, sizeof *proc_used);
+    if (!keys || !proc_rank || !proc_used) { viz_free(m, keys); viz_free(m, proc_rank); viz_free(m, proc_used); return fail_oom(err); }
     for (uint32_t i = 0; i < m->nlanes; i++)
         if (m->lanes[i].nev) proc_used[m->lanes[i].proc] = true;
+    for (uint32_t i = 0; i < m->ntracks; i++) proc_used[m->tracks[i].proc] = true;
     uint32_t np = 0;
     for (uint32_t i = 0; i < m->nprocs; i++) {
         if (!proc_used[i]) continue;
@@ -311,8 +391,8 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         np++;
     }
     qsort(keys, np, sizeof *keys, cmp_key);
-    m->proc_order = malloc((np + 1) * sizeof *m->proc_order);
-    if (!m->proc_order) { free(keys); free(proc_rank); free(proc_used); return fail_oom(err); }
+    m->proc_order = viz_malloc(m, (np + 1) * sizeof *m->proc_order);
+    if (!m->proc_order) { viz_free(m, keys); viz_free(m, proc_rank); viz_free(m, proc_used); return fail_oom(err); }
     for (uint32_t i = 0; i < np; i++) {
         m->proc_order[i] = keys[i].idx;
         proc_rank[keys[i].idx] = i;
@@ -333,16 +413,16 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         nr++;
     }
     qsort(keys, nr, sizeof *keys, cmp_key);
-    free(proc_used);
+    viz_free(m, proc_used);
     m->nrows = nr;
-    m->row_lane = malloc((nr + 1) * sizeof *m->row_lane);
-    m->row_proc = malloc((nr + 1) * sizeof *m->row_proc);
-    m->row_first = calloc(nr + 2, sizeof *m->row_first);
-    m->row_rgb = calloc(nr + 1, sizeof *m->row_rgb);
-    m->busy = calloc(nr + 1, sizeof *m->busy);
-    m->stall = calloc(nr + 1, sizeof *m->stall);
+    m->row_lane = viz_malloc(m, (nr + 1) * sizeof *m->row_lane);
+    m->row_proc = viz_malloc(m, (nr + 1) * sizeof *m->row_proc);
+    m->row_first = viz_calloc(m, nr + 2, sizeof *m->row_first);
+    m->row_rgb = viz_calloc(m, nr + 1, sizeof *m->row_rgb);
+    m->busy = viz_calloc(m, nr + 1, sizeof *m->busy);
+    m->stall = viz_calloc(m, nr + 1, sizeof *m->stall);
     if (!m->row_lane || !m->row_proc || !m->row_first || !m->row_rgb || !m->busy || !m->stall) {
-        free(keys); free(proc_rank);
+        viz_free(m, keys); viz_free(m, proc_rank);
         return fail_oom(err);
     }
     for (uint32_t r = 0; r < nr; r++) {
@@ -350,8 +430,9 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         m->lanes[keys[r].idx].row = r;
         m->row_proc[r] = proc_rank[m->lanes[keys[r].idx].proc];
     }
-    free(keys);
-    free(proc_rank);
+    viz_free(m, keys);
+    viz_free(m, proc_rank);
+    if (finish_counters(m)) return fail_oom(err);
 
     /* 4. events grouped by row (counting sort), then by start within a row */
     for (uint32_t i = 0; i < m->nev; i++) {
@@ -360,13 +441,13 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
     }
     for (uint32_t r = 0; r < nr; r++) m->row_first[r + 1] += m->row_first[r];
     if (m->nev) {
-        AscVizEvent *sorted = malloc(m->nev * sizeof *sorted);
-        uint32_t *fill = malloc((nr + 1) * sizeof *fill);
-        if (!sorted || !fill) { free(sorted); free(fill); return fail_oom(err); }
+        AscVizEvent *sorted = viz_malloc(m, m->nev * sizeof *sorted);
+        uint32_t *fill = viz_malloc(m, (nr + 1) * sizeof *fill);
+        if (!sorted || !fill) { viz_free(m, sorted); viz_free(m, fill); return fail_oom(err); }
         memcpy(fill, m->row_first, nr * sizeof *fill);
         for (uint32_t i = 0; i < m->nev; i++) sorted[fill[m->ev[i].row]++] = m->ev[i];
-        free(fill);
-        free(m->ev);
+        viz_free(m, fill);
+        viz_free(m, m->ev);
         m->ev = sorted;
         m->ev_cap = m->nev;
     }
@@ -378,9 +459,9 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
     }
 
     /* 5. colours, running max of ends, nesting depth, unions */
-    m->pmax = malloc((m->nev + 1) * sizeof *m->pmax);
-    double *stack = malloc((m->nev + 1) * sizeof *stack);
-    if (!m->pmax || !stack) { free(stack); return fail_oom(err); }
+    m->pmax = viz_malloc(m, (m->nev + 1) * sizeof *m->pmax);
+    double *stack = viz_malloc(m, (m->nev + 1) * sizeof *stack);
+    if (!m->pmax || !stack) { viz_free(m, stack); return fail_oom(err); }
     m->span0 = DBL_MAX;
     m->span1 = -DBL_MAX;
     for (uint32_t r = 0; r < nr; r++) {
@@ -408,16 +489,16 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         }
         if (m->row_rgb[r] == 0xFF000000u) m->row_rgb[r] = 0x8C8C8C;
         if (build_union(m, a, b, false, &m->busy[r]) || build_union(m, a, b, true, &m->stall[r])) {
-            free(stack);
+            viz_free(m, stack);
             return fail_oom(err);
         }
     }
-    free(stack);
+    viz_free(m, stack);
 
     /* 6. flag arrows: s -> t/f with the same (cat, id), chained in time order */
     if (m->nfe) {
         qsort(m->fe, m->nfe, sizeof *m->fe, cmp_fe);
-        m->flows = malloc(m->nfe * sizeof *m->flows);
+        m->flows = viz_malloc(m, m->nfe * sizeof *m->flows);
         if (!m->flows) return fail_oom(err);
         const VizFlowEnd *start = NULL;
         for (uint32_t i = 0; i < m->nfe; i++) {
@@ -438,11 +519,11 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
             if (m->fe[i].ts > m->span1) m->span1 = m->fe[i].ts;
         }
     }
-    m->flow_by_t = malloc((m->nflows + 1) * sizeof *m->flow_by_t);
-    m->row_flow_first = calloc(nr + 2, sizeof *m->row_flow_first);
+    m->flow_by_t = viz_malloc(m, (m->nflows + 1) * sizeof *m->flow_by_t);
+    m->row_flow_first = viz_calloc(m, nr + 2, sizeof *m->row_flow_first);
     if (!m->flow_by_t || !m->row_flow_first) return fail_oom(err);
     {
-        SortKey *fk = malloc((m->nflows + 1) * sizeof *fk);
+        SortKey *fk = viz_malloc(m, (m->nflows + 1) * sizeof *fk);
         if (!fk) return fail_oom(err);
         for (uint32_t i = 0; i < m->nflows; i++) {
             fk[i].k1 = m->flows[i].row_t;
@@ -455,13 +536,18 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         qsort(fk, m->nflows, sizeof *fk, cmp_key);
         for (uint32_t i = 0; i < m->nflows; i++) m->flow_by_t[i] = fk[i].idx;
         for (uint32_t r = 0; r < nr; r++) m->row_flow_first[r + 1] += m->row_flow_first[r];
-        free(fk);
+        viz_free(m, fk);
     }
+    if (m->span0 > m->span1) /* counters only: their samples give the span */
+        for (uint32_t i = 0; i < m->nctr; i++) {
+            if (m->ctr[i].ts < m->span0) m->span0 = m->ctr[i].ts;
+            if (m->ctr[i].ts > m->span1) m->span1 = m->ctr[i].ts;
+        }
     if (m->span0 > m->span1) { m->span0 = 0; m->span1 = 1; }
     if (m->span1 <= m->span0) m->span1 = m->span0 + 1e-3;
     /* the raw records are no longer needed */
-    free(m->be); m->be = NULL; m->nbe = 0;
-    free(m->fe); m->fe = NULL; m->nfe = 0;
+    viz_free(m, m->be); m->be = NULL; m->nbe = 0;
+    viz_free(m, m->fe); m->fe = NULL; m->nfe = 0;
     return 0;
 }
 
@@ -506,6 +592,88 @@ int asc_viz_model_find_row(const AscVizModel *m, const char *process, const char
         if (pm && lm) return (int)r;
     }
     return -1;
+}
+
+/* ---- counters ----------------------------------------------------------- */
+
+uint32_t asc_viz_model_counter_count(const AscVizModel *m) { return m->ntracks; }
+
+AscVizCounterInfo asc_viz_model_counter(const AscVizModel *m, uint32_t c)
+{
+    AscVizCounterInfo ci = {"", "", 0, 0, 0, 0, 0};
+    if (c >= m->ntracks) return ci;
+    const VizCtrTrack *t = &m->tracks[c];
+    ci.process = S(m, m->procs[t->proc].label);
+    ci.name = S(m, t->name);
+    ci.proc = m->procs[t->proc].order;
+    ci.first = t->first;
+    ci.count = t->count;
+    ci.vmin = t->vmin;
+    ci.vmax = t->vmax;
+    return ci;
+}
+
+void asc_viz_model_counter_sample(const AscVizModel *m, uint32_t i, double *t_us, double *value)
+{
+    *t_us = i < m->nctr ? m->ctr[i].ts : 0;
+    *value = i < m->nctr ? m->ctr[i].v : 0;
+}
+
+/* index of the first sample of track c with ts > t */
+static uint32_t ctr_after(const AscVizModel *m, const VizCtrTrack *tr, double t)
+{
+    uint32_t lo = tr->first, hi = tr->first + tr->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->ctr[mid].ts <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+double asc_viz_model_counter_value(const AscVizModel *m, uint32_t c, double t)
+{
+    if (c >= m->ntracks) return 0;
+    const VizCtrTrack *tr = &m->tracks[c];
+    uint32_t i = ctr_after(m, tr, t);
+    return i > tr->first ? m->ctr[i - 1].v : 0;
+}
+
+void asc_viz_model_counter_lod(const AscVizModel *m, uint32_t c, double t0, double t1, uint32_t ncols,
+                               float *lo, float *hi, float *last)
+{
+    if (!ncols) return;
+    if (c >= m->ntracks || !(t1 > t0)) {
+        for (uint32_t k = 0; k < ncols; k++) {
+            if (lo) lo[k] = 0;
+            if (hi) hi[k] = 0;
+            if (last) last[k] = 0;
+        }
+        return;
+    }
+    const VizCtrTrack *tr = &m->tracks[c];
+    uint32_t i = tr->first, end = tr->first + tr->count, hi_i = end;
+    while (i < hi_i) { /* first sample with ts >= t0 */
+        uint32_t mid = i + (hi_i - i) / 2;
+        if (m->ctr[mid].ts < t0) i = mid + 1;
+        else hi_i = mid;
+    }
+    double cur = i > tr->first ? m->ctr[i - 1].v : 0, w = (t1 - t0) / ncols;
+    for (uint32_t k = 0; k < ncols; k++) {
+        double a = t0 + w * k, b = k + 1 == ncols ? t1 : t0 + w * (k + 1);
+        /* the column [a, b) takes every sample in it; the value in force
+         * before it counts unless a sample sits exactly at a */
+        double mn = cur, mx = cur;
+        if (i < end && m->ctr[i].ts <= a) mn = DBL_MAX, mx = -DBL_MAX;
+        for (; i < end && m->ctr[i].ts < b; i++) {
+            cur = m->ctr[i].v;
+            if (cur < mn) mn = cur;
+            if (cur > mx) mx = cur;
+        }
+        if (lo) lo[k] = (float)mn;
+        if (hi) hi[k] = (float)mx;
+        if (last) last[k] = (float)cur;
+    }
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -701,7 +869,8 @@ int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle
 {
     s->items = NULL;
     s->count = 0;
-    uint8_t *hit = calloc(m->nstr + 1, 1);
+    s->alloc = m->al;
+    uint8_t *hit = viz_calloc(m, m->nstr + 1, 1);
     if (!hit) return -1;
     bool any = false;
     for (uint32_t i = 0; i < m->nstr; i++)
@@ -709,9 +878,9 @@ int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle
     uint32_t n = 0;
     if (any)
         for (uint32_t i = 0; i < m->nev; i++) n += hit[m->ev[i].name];
-    MatchKey *k = malloc((n + 1) * sizeof *k);
-    s->items = malloc((n + 1) * sizeof *s->items);
-    if (!k || !s->items) { free(k); free(hit); free(s->items); s->items = NULL; return -1; }
+    MatchKey *k = viz_malloc(m, (n + 1) * sizeof *k);
+    s->items = viz_malloc(m, (n + 1) * sizeof *s->items);
+    if (!k || !s->items) { viz_free(m, k); viz_free(m, hit); viz_free(m, s->items); s->items = NULL; return -1; }
     n = 0;
     if (any)
         for (uint32_t i = 0; i < m->nev; i++)
@@ -719,8 +888,8 @@ int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle
     qsort(k, n, sizeof *k, cmp_match);
     for (uint32_t i = 0; i < n; i++) s->items[i] = k[i].idx;
     s->count = n;
-    free(k);
-    free(hit);
+    viz_free(m, k);
+    viz_free(m, hit);
     return 0;
 }
 
@@ -746,21 +915,66 @@ int64_t asc_viz_search_step(const AscVizSearch *s, const AscVizModel *m, double 
 
 void asc_viz_search_free(AscVizSearch *s)
 {
-    free(s->items);
+    asc_free(&s->alloc, s->items);
     s->items = NULL;
     s->count = 0;
 }
 
 /* ---- the view ----------------------------------------------------------- */
 
+/* Place headers, rows and counter tracks.  With fit rows (desc.row_height
+ * 0) the rows share the height left by headers and counter tracks, 20 to
+ * 56 px each: a few lanes fill a projected screen instead of a strip at
+ * the top; many lanes keep 20 px and scroll. */
 static void view_layout(AscVizView *v)
 {
+    const AscVizModel *m = v->model;
     v->plot_x0 = v->label_w;
     v->plot_x1 = v->width - v->panel_w;
     if (v->plot_x1 < v->plot_x0 + 16) v->plot_x1 = v->plot_x0 + 16;
     v->plot_y0 = v->axis_h;
-    v->plot_y1 = v->height - v->footer_h;
+    v->plot_y1 = v->height - v->footer_h - v->bottom_h;
     if (v->plot_y1 < v->plot_y0 + 8) v->plot_y1 = v->plot_y0 + 8;
+    uint32_t nctr = v->show_counters ? m->ntracks : 0, nproc = 0;
+    for (uint32_t p = 0, r = 0, c = 0; p < m->nprocs_shown; p++) {
+        bool any = false;
+        for (; r < m->nrows && m->row_proc[r] == p; r++) any = true;
+        for (; c < m->ntracks && m->procs[m->tracks[c].proc].order == p; c++) any |= v->show_counters;
+        nproc += any;
+    }
+    for (int pass = 0; pass < 2; pass++) { /* taller counter tracks when rows are tall */
+        v->ctr_h = pass && v->row_h >= 40 ? 36 : 26;
+        if (v->fixed_row_h > 0) {
+            v->row_h = v->fixed_row_h;
+        } else {
+            int avail = (v->plot_y1 - v->plot_y0) - (int)nproc * v->header_h - (int)nctr * v->ctr_h - 4;
+            int rh = m->nrows ? avail / (int)m->nrows : 20;
+            v->row_h = rh < 20 ? 20 : rh > 56 ? 56 : rh;
+        }
+    }
+    int y = 0;
+    uint32_t r = 0, c = 0;
+    for (uint32_t p = 0; p < m->nprocs_shown; p++) {
+        uint32_t r0 = r, c0 = c;
+        while (r < m->nrows && m->row_proc[r] == p) r++;
+        while (c < m->ntracks && m->procs[m->tracks[c].proc].order == p) c++;
+        if (r == r0 && (c == c0 || !v->show_counters)) {
+            v->proc_y[p] = -1;
+            for (uint32_t k = c0; k < c; k++) v->ctr_y[k] = -1;
+            continue;
+        }
+        v->proc_y[p] = y;
+        y += v->header_h;
+        for (uint32_t k = r0; k < r; k++) {
+            v->row_y[k] = y;
+            y += v->row_h;
+        }
+        for (uint32_t k = c0; k < c; k++) {
+            v->ctr_y[k] = v->show_counters ? y : -1;
+            if (v->show_counters) y += v->ctr_h;
+        }
+    }
+    v->content_h = y;
     asc_viz_view_scroll(v, 0);
 }
 
@@ -768,9 +982,12 @@ int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc 
 {
     AscVizViewDesc d = desc ? *desc : (AscVizViewDesc){0};
     memset(v, 0, sizeof *v);
+    v->model = m;
     v->width = d.width > 0 ? d.width : 1600;
     v->height = d.height > 0 ? d.height : 900;
-    v->row_h = d.row_height > 0 ? d.row_height : 20;
+    v->fixed_row_h = d.row_height > 0 ? d.row_height : 0;
+    v->row_h = 20;
+    v->show_counters = !d.hide_counters;
     v->label_w = d.label_width > 0 ? d.label_width : 190;
     v->panel_w = d.panel_width < 0 ? 0 : d.panel_width > 0 ? d.panel_width : 150;
     v->header_h = 18;
@@ -778,22 +995,12 @@ int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc 
     v->footer_h = 26;  /* legend */
     v->nrows = m->nrows;
     v->nprocs = m->nprocs_shown;
+    v->nctrs = m->ntracks;
     v->mhz = m->mhz;
-    v->row_y = calloc(m->nrows + 1, sizeof *v->row_y);
-    v->proc_y = calloc(m->nprocs_shown + 1, sizeof *v->proc_y);
-    if (!v->row_y || !v->proc_y) { asc_viz_view_free(v); return -1; }
-    int y = 0;
-    uint32_t p = VIZ_NONE;
-    for (uint32_t r = 0; r < m->nrows; r++) {
-        if (m->row_proc[r] != p) {
-            p = m->row_proc[r];
-            v->proc_y[p] = y;
-            y += v->header_h;
-        }
-        v->row_y[r] = y;
-        y += v->row_h;
-    }
-    v->content_h = y;
+    v->row_y = viz_calloc(m, m->nrows + 1, sizeof *v->row_y);
+    v->proc_y = viz_calloc(m, m->nprocs_shown + 1, sizeof *v->proc_y);
+    v->ctr_y = viz_calloc(m, m->ntracks + 1, sizeof *v->ctr_y);
+    if (!v->row_y || !v->proc_y || !v->ctr_y) { asc_viz_view_free(v); return -1; }
     view_layout(v);
     asc_viz_view_fit(v, m);
     return 0;
@@ -801,15 +1008,30 @@ int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc 
 
 void asc_viz_view_free(AscVizView *v)
 {
-    free(v->row_y);
-    free(v->proc_y);
-    v->row_y = v->proc_y = NULL;
+    if (v->model) {
+        viz_free(v->model, v->row_y);
+        viz_free(v->model, v->proc_y);
+        viz_free(v->model, v->ctr_y);
+    }
+    v->row_y = v->proc_y = v->ctr_y = NULL;
 }
 
 void asc_viz_view_resize(AscVizView *v, int width, int height)
 {
     v->width = width > 64 ? width : 64;
     v->height = height > 64 ? height : 64;
+    view_layout(v);
+}
+
+void asc_viz_view_show_counters(AscVizView *v, bool show)
+{
+    v->show_counters = show;
+    view_layout(v);
+}
+
+void asc_viz_view_reserve_bottom(AscVizView *v, int px)
+{
+    v->bottom_h = px > 0 ? px : 0;
     view_layout(v);
 }
 
@@ -880,6 +1102,25 @@ bool asc_viz_view_row_band(const AscVizView *v, uint32_t row, int *y0, int *y1)
     *y0 = a;
     *y1 = b;
     return b > v->plot_y0 && a < v->plot_y1;
+}
+
+bool asc_viz_view_counter_band(const AscVizView *v, uint32_t c, int *y0, int *y1)
+{
+    if (c >= v->nctrs || v->ctr_y[c] < 0) return false;
+    int a = v->plot_y0 + v->ctr_y[c] - v->scroll_y, b = a + v->ctr_h;
+    *y0 = a;
+    *y1 = b;
+    return b > v->plot_y0 && a < v->plot_y1;
+}
+
+int asc_viz_view_counter_at(const AscVizView *v, int y)
+{
+    if (y < v->plot_y0 || y >= v->plot_y1) return -1;
+    for (uint32_t c = 0; c < v->nctrs; c++) {
+        int y0, y1;
+        if (asc_viz_view_counter_band(v, c, &y0, &y1) && y >= y0 && y < y1) return (int)c;
+    }
+    return -1;
 }
 
 int asc_viz_view_row_at(const AscVizView *v, int y)

@@ -301,6 +301,24 @@ static void send_button(VizApp *a, bool down, int x, int y)
     app_event(a, &ev);
 }
 
+/* A script error at line lineno, column of the command: printed by the CLI
+ * as SCRIPT:LINE:COL: error: MSG. */
+static int script_err(AscVizError *err, const char *line, int lineno, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int script_err(AscVizError *err, const char *line, int lineno, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->offset = -1;
+        err->line = (uint32_t)lineno;
+        err->col = (uint32_t)(strspn(line, " \t") + 1);
+    }
+    return -1;
+}
+
 /* Run one script line; returns -1 on error (err filled), 0 otherwise. */
 static int script_line(VizApp *a, char *line, const char *file, int lineno, AscVizError *err)
 {
@@ -309,12 +327,11 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
     char cmd[32] = "", arg[512] = "";
     int x1, y1, x2, y2, n;
     if (sscanf(line, "%31s", cmd) != 1) return 0;
-    char where[200];
-    snprintf(where, sizeof where, "%.150s:%d", file, lineno);
+    (void)file;
     SDL_Event ev = {0};
     if (!strcmp(cmd, "size")) {
         if (sscanf(line, "%*s %dx%d", &x1, &y1) != 2 || x1 < 200 || y1 < 150 || x1 > 8192 || y1 > 8192)
-            return run_err(err, "%s: 'size WxH' needs W >= 200 and H >= 150", where);
+            return script_err(err, line, lineno, "'size WxH' needs W >= 200 and H >= 150");
         SDL_SetWindowSize(a->win, x1, y1);
         pump(a);
         int w, h;
@@ -324,7 +341,7 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
         SDL_Keycode k;
         Uint16 mod;
         if (sscanf(line, "%*s %31s", arg) != 1 || !script_key(arg, &k, &mod))
-            return run_err(err, "%s: unknown key '%s' (see docs/viewer.md)", where, arg);
+            return script_err(err, line, lineno, "unknown key '%s' (see docs/viewer.md)", arg);
         ev.type = SDL_KEYDOWN;
         ev.key.keysym.sym = k;
         ev.key.keysym.mod = mod;
@@ -339,11 +356,11 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
         ev.text.text[len] = 0;
         app_event(a, &ev);
     } else if (!strcmp(cmd, "move")) {
-        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'move X Y' needs two integers", where);
+        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return script_err(err, line, lineno, "'move X Y' needs two integers");
         send_motion(a, x1, y1);
     } else if (!strcmp(cmd, "wheel")) {
         if (sscanf(line, "%*s %d %d %d", &n, &x1, &y1) != 3)
-            return run_err(err, "%s: 'wheel N X Y' needs three integers", where);
+            return script_err(err, line, lineno, "'wheel N X Y' needs three integers");
         send_motion(a, x1, y1);
         ev.type = SDL_MOUSEWHEEL;
         ev.wheel.y = n;
@@ -351,22 +368,22 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
         app_event(a, &ev);
     } else if (!strcmp(cmd, "drag")) {
         if (sscanf(line, "%*s %d %d %d %d", &x1, &y1, &x2, &y2) != 4)
-            return run_err(err, "%s: 'drag X1 Y1 X2 Y2' needs four integers", where);
+            return script_err(err, line, lineno, "'drag X1 Y1 X2 Y2' needs four integers");
         send_motion(a, x1, y1);
         send_button(a, true, x1, y1);
         for (int s = 1; s <= 8; s++) send_motion(a, x1 + (x2 - x1) * s / 8, y1 + (y2 - y1) * s / 8);
         send_button(a, false, x2, y2);
     } else if (!strcmp(cmd, "click")) {
-        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return run_err(err, "%s: 'click X Y' needs two integers", where);
+        if (sscanf(line, "%*s %d %d", &x1, &y1) != 2) return script_err(err, line, lineno, "'click X Y' needs two integers");
         send_motion(a, x1, y1);
         send_button(a, true, x1, y1);
         send_button(a, false, x1, y1);
     } else if (!strcmp(cmd, "screenshot")) {
-        if (sscanf(line, "%*s %511s", arg) != 1) return run_err(err, "%s: 'screenshot FILE.png' needs a file", where);
+        if (sscanf(line, "%*s %511s", arg) != 1) return script_err(err, line, lineno, "'screenshot FILE.png' needs a file");
         if (screenshot(a, arg, err)) return -1;
     } else if (!strcmp(cmd, "wait")) {
         if (sscanf(line, "%*s %d", &n) != 1 || n < 0 || n > 60000)
-            return run_err(err, "%s: 'wait MS' needs 0 <= MS <= 60000", where);
+            return script_err(err, line, lineno, "'wait MS' needs 0 <= MS <= 60000");
         Uint32 end = SDL_GetTicks() + (Uint32)n;
         do {
             pump(a);
@@ -375,8 +392,8 @@ static int script_line(VizApp *a, char *line, const char *file, int lineno, AscV
     } else if (!strcmp(cmd, "quit")) {
         a->quit = true;
     } else {
-        return run_err(err, "%s: unknown command '%s' (size, key, text, move, wheel, drag, click, screenshot, wait, quit)",
-                       where, cmd);
+        return script_err(err, line, lineno,
+                          "unknown command '%s' (size, key, text, move, wheel, drag, click, screenshot, wait, quit)", cmd);
     }
     return 0;
 }

@@ -16,10 +16,18 @@
  * is known, its times come from those exact cycles.
  *
  * Errors: functions return 0 on success and -1 on failure, filling an
- * AscVizError whose message states the rule that was broken.  The library
- * never prints and never exits. */
+ * AscVizError whose message states the rule that was broken; a CLI prints
+ * it as "FILE:LINE:COL: error: MSG" (or "FILE: error: MSG" when offset is
+ * -1, e.g. "out of memory while loading the trace").  The library never
+ * prints and never exits.
+ *
+ * Memory: the model, its view and its searches allocate only through the
+ * AscAlloc given in AscVizLoadDesc (NULL = malloc/free); a failed
+ * allocation is an "out of memory ..." error, never a crash or a leak. */
 #ifndef ASC_VIZ_H
 #define ASC_VIZ_H
+
+#include "asc/alloc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,7 +45,9 @@ typedef struct AscVizError {
 typedef struct AscVizModel AscVizModel;
 
 typedef struct AscVizLoadDesc {
-    double mhz; /* clock override in MHz; 0 = otherData.clock_mhz, else unknown */
+    double mhz;             /* clock override in MHz; 0 = otherData.clock_mhz, else unknown */
+    const AscAlloc *alloc;  /* copied; NULL or zeroed = malloc/free.  Used by the model,
+                             * views built on it and searches run on it */
 } AscVizLoadDesc;
 
 enum {
@@ -113,6 +123,29 @@ int asc_viz_model_find_row(const AscVizModel *m, const char *process, const char
 uint32_t asc_viz_model_flow_count(const AscVizModel *m);
 const AscVizFlow *asc_viz_model_flow(const AscVizModel *m, uint32_t i);
 
+/* Counter tracks ("C" events): one per (process, series), in display order
+ * (by process, then the msOpProf lane order of the name's last word, so
+ * "queue MTE2" sorts with MTE2, then first appearance).  A series is the
+ * event name, or "name key" when its events carry several numeric keys. */
+typedef struct AscVizCounterInfo {
+    const char *process;   /* process display name */
+    const char *name;      /* series name, e.g. "HBM GB/s", "queue MTE2" */
+    uint32_t proc;         /* process index in display order */
+    uint32_t first, count; /* sample index range */
+    double vmin, vmax;     /* over the whole trace */
+} AscVizCounterInfo;
+uint32_t asc_viz_model_counter_count(const AscVizModel *m);
+AscVizCounterInfo asc_viz_model_counter(const AscVizModel *m, uint32_t c);
+/* Sample i (of any counter): its time and value. */
+void asc_viz_model_counter_sample(const AscVizModel *m, uint32_t i, double *t_us, double *value);
+/* The value in force at t (the last sample at or before t; 0 before the first). */
+double asc_viz_model_counter_value(const AscVizModel *m, uint32_t c, double t);
+/* Level of detail of a counter's step function over ncols equal columns of
+ * [t0, t1]: per column the min, max and final value.  Any output may be
+ * NULL.  Cost O(ncols + log n + samples in the window). */
+void asc_viz_model_counter_lod(const AscVizModel *m, uint32_t c, double t0, double t1, uint32_t ncols,
+                               float *lo, float *hi, float *last);
+
 /* Events of `row` that overlap [t0, t1]: indices [*first, *last). */
 void asc_viz_model_window(const AscVizModel *m, uint32_t row, double t0, double t1,
                           uint32_t *first, uint32_t *last);
@@ -138,6 +171,7 @@ int asc_viz_model_event_args(const AscVizModel *m, uint32_t ev, AscVizEventArgs 
 typedef struct AscVizSearch {
     uint32_t *items;
     uint32_t count;
+    AscAlloc alloc;  /* the model's, for asc_viz_search_free */
 } AscVizSearch;
 int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle);
 /* Index into s->items of the first match starting after t (dir > 0) or the
@@ -148,29 +182,43 @@ void asc_viz_search_free(AscVizSearch *s);
 /* ---- the view: layout of rows and the time axis in pixels -------------- */
 
 typedef struct AscVizViewDesc {
-    int width, height; /* 0 = 1600 x 900 */
-    int row_height;    /* 0 = 20 */
-    int label_width;   /* 0 = 190 */
-    int panel_width;   /* 0 = 150 (the utilisation panel); < 0 = none */
+    int width, height;  /* 0 = 1600 x 900 */
+    int row_height;     /* 0 = fit: rows share the plot's height, 20 to 56 px each
+                         * (scroll when 20 px rows do not fit); > 0 = fixed */
+    int label_width;    /* 0 = 190 */
+    int panel_width;    /* 0 = 150 (the utilisation panel); < 0 = none */
+    bool hide_counters; /* false = counter tracks shown under their process */
 } AscVizViewDesc;
 
+/* Layout, top to bottom: title and axis, then per process a header, its
+ * rows, its counter tracks; then the bottom reserve (details panel) and
+ * the legend.  The view keeps a pointer to its model (not owned): free the
+ * view first. */
 typedef struct AscVizView {
     int width, height;
     int label_w, panel_w, row_h, header_h, axis_h, footer_h;
+    int ctr_h;             /* height of a counter track */
+    int bottom_h;          /* reserved under the rows (the details panel) */
+    int fixed_row_h;       /* desc.row_height; 0 = fit */
+    bool show_counters;
     int plot_x0, plot_x1;  /* timeline columns [plot_x0, plot_x1) */
     int plot_y0, plot_y1;  /* row area rows [plot_y0, plot_y1) */
     double t0, t1;         /* visible window in us */
     int scroll_y;          /* pixels scrolled down in the row area */
-    int content_h;         /* total height of headers and rows */
-    uint32_t nrows, nprocs;
+    int content_h;         /* total height of headers, rows and counter tracks */
+    uint32_t nrows, nprocs, nctrs;
     int *row_y;            /* top of each row's band, in content coordinates */
-    int *proc_y;           /* top of each process header, in content coordinates */
+    int *proc_y;           /* top of each process header, in content coordinates; -1 = hidden */
+    int *ctr_y;            /* top of each counter track; -1 = hidden */
     double mhz;            /* copied from the model */
+    const AscVizModel *model; /* not owned */
 } AscVizView;
 
 int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc *desc);
 void asc_viz_view_free(AscVizView *v);
 void asc_viz_view_resize(AscVizView *v, int width, int height);
+void asc_viz_view_show_counters(AscVizView *v, bool show);   /* relayout */
+void asc_viz_view_reserve_bottom(AscVizView *v, int px);     /* relayout; 0 = none */
 void asc_viz_view_fit(AscVizView *v, const AscVizModel *m);
 void asc_viz_view_set_window(AscVizView *v, double t0_us, double t1_us);
 void asc_viz_view_zoom(AscVizView *v, double factor, int x); /* factor > 1 zooms in around x */
@@ -183,6 +231,9 @@ int asc_viz_view_x_of_cycle(const AscVizView *v, double cycle);
 /* Screen band [*y0, *y1) of a row; false when scrolled out of the plot. */
 bool asc_viz_view_row_band(const AscVizView *v, uint32_t row, int *y0, int *y1);
 int asc_viz_view_row_at(const AscVizView *v, int y); /* -1 = none */
+/* Screen band of a counter track; false when hidden or scrolled out. */
+bool asc_viz_view_counter_band(const AscVizView *v, uint32_t c, int *y0, int *y1);
+int asc_viz_view_counter_at(const AscVizView *v, int y); /* -1 = none */
 int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y);
 
 /* ---- PNG (RGB, 8 bit, zlib) ------------------------------------------- */
@@ -202,6 +253,7 @@ typedef struct AscVizUi {
     int64_t hover, selected; /* event or -1 */
     int mouse_x, mouse_y;
     AscVizDeps deps;         /* of the selected event */
+    int64_t hover_counter;   /* counter track under the mouse or -1 */
     bool help;
     bool searching;          /* the search bar is open for typing */
     char search[64];

@@ -33,7 +33,7 @@ static AscVizModel *load_ok(const char *path, double mhz)
 {
     AscVizModel *m = NULL;
     AscVizError err;
-    AscVizLoadDesc d = {mhz};
+    AscVizLoadDesc d = {.mhz = mhz};
     int rc = asc_viz_model_load_file(&m, path, &d, &err);
     ck_assert_msg(rc == 0, "load %s: %s (offset %lld)", path, err.msg, (long long)err.offset);
     return m;
@@ -63,7 +63,9 @@ START_TEST(test_ours_rows)
     AscVizModel *m = load_ok(FIX("ours.json"), 0);
     ck_assert_double_eq(asc_viz_model_mhz(m), 1000);
     ck_assert_uint_eq(asc_viz_model_row_count(m), 5);
-    ck_assert_uint_eq(asc_viz_model_process_count(m), 2);
+    /* chip shows too: it has a counter track (HBM GB/s) but no lanes */
+    ck_assert_uint_eq(asc_viz_model_process_count(m), 3);
+    ck_assert_str_eq(asc_viz_model_process_name(m, 2), "chip");
     static const char *const want[][2] = {{"core0.cubecore0", "CUBE"}, {"core0.veccore0", "SCALAR"},
                                           {"core0.veccore0", "MTE2"},  {"core0.veccore0", "VECTOR"},
                                           {"core0.veccore0", "MTE3"}};
@@ -559,6 +561,192 @@ START_TEST(test_view)
 }
 END_TEST
 
+/* ---- counters ---- */
+
+START_TEST(test_counters)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    ck_assert_uint_eq(asc_viz_model_counter_count(m), 2);
+    AscVizCounterInfo q = asc_viz_model_counter(m, 0), h = asc_viz_model_counter(m, 1);
+    ck_assert_str_eq(q.process, "core0.veccore0");
+    ck_assert_str_eq(q.name, "queue MTE2");
+    ck_assert_uint_eq(q.proc, 1);
+    ck_assert_str_eq(h.process, "chip");
+    ck_assert_str_eq(h.name, "HBM GB/s");
+    ck_assert_uint_eq(h.proc, 2);
+    ck_assert_uint_eq(h.count, 1);
+    ck_assert_double_eq(h.vmax, 59.2);
+    ck_assert_double_eq(asc_viz_model_counter_value(m, 0, 0.05), 0); /* before the first sample */
+    ck_assert_double_eq(asc_viz_model_counter_value(m, 0, 0.1), 3);
+    asc_viz_model_free(m);
+
+    /* several keys make several series; order: process, lane rank of the
+     * last word, first appearance; samples sorted by time, ties in file order */
+    static const char js[] =
+        "[{\"ph\":\"C\",\"pid\":1,\"name\":\"queue VECTOR\",\"ts\":2,\"args\":{\"entries\":2}},"
+        "{\"ph\":\"C\",\"pid\":1,\"name\":\"queue MTE2\",\"ts\":1,\"args\":{\"entries\":1}},"
+        "{\"ph\":\"C\",\"pid\":1,\"name\":\"queue MTE2\",\"ts\":3,\"args\":{\"entries\":4}},"
+        "{\"ph\":\"C\",\"pid\":1,\"name\":\"queue MTE2\",\"ts\":3,\"args\":{\"entries\":0}},"
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"mem\",\"ts\":0,\"args\":{\"rd\":5,\"wr\":-1,\"note\":\"x\"}},"
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"empty\",\"ts\":0}]";
+    AscVizError err;
+    ck_assert_int_eq(asc_viz_model_load_mem(&m, js, strlen(js), NULL, &err), 0);
+    ck_assert_uint_eq(asc_viz_model_row_count(m), 0);
+    ck_assert_uint_eq(asc_viz_model_process_count(m), 2);
+    ck_assert_uint_eq(asc_viz_model_counter_count(m), 4);
+    static const char *const names[] = {"mem rd", "mem wr", "queue MTE2", "queue VECTOR"};
+    for (uint32_t c = 0; c < 4; c++) ck_assert_str_eq(asc_viz_model_counter(m, c).name, names[c]);
+    AscVizCounterInfo w = asc_viz_model_counter(m, 1), mte2 = asc_viz_model_counter(m, 2);
+    ck_assert_double_eq(w.vmin, -1);
+    ck_assert_uint_eq(mte2.count, 3);
+    ck_assert_double_eq(mte2.vmax, 4);
+    double t, v;
+    asc_viz_model_counter_sample(m, mte2.first + 2, &t, &v);
+    ck_assert_double_eq(t, 3);
+    ck_assert_double_eq(v, 0); /* the later of two samples at ts 3 */
+    double s0, s1;
+    asc_viz_model_span(m, &s0, &s1); /* counters only: their span */
+    ck_assert_double_eq(s0, 0);
+    ck_assert_double_eq(s1, 3);
+    /* LOD over [0, 4) in 4 columns: 0 | 1 | 1 | 1,4,0 */
+    float lo[4], hi[4], last[4];
+    asc_viz_model_counter_lod(m, 2, 0, 4, 4, lo, hi, last);
+    static const float wlo[] = {0, 1, 1, 0}, whi[] = {0, 1, 1, 4}, wlast[] = {0, 1, 1, 0};
+    for (int k = 0; k < 4; k++) {
+        ck_assert_float_eq(lo[k], wlo[k]);
+        ck_assert_float_eq(hi[k], whi[k]);
+        ck_assert_float_eq(last[k], wlast[k]);
+    }
+    /* a view lays out counter tracks under their process, and can hide them */
+    AscVizView view;
+    ck_assert_int_eq(asc_viz_view_init(&view, m, &(AscVizViewDesc){.width = 800, .height = 400}), 0);
+    int y0, y1, prev = -1;
+    for (uint32_t c = 0; c < 4; c++) {
+        ck_assert(asc_viz_view_counter_band(&view, c, &y0, &y1));
+        ck_assert_int_gt(y0, prev);
+        ck_assert_int_eq(asc_viz_view_counter_at(&view, (y0 + y1) / 2), (int)c);
+        prev = y1 - 1;
+    }
+    asc_viz_view_show_counters(&view, false);
+    ck_assert(!asc_viz_view_counter_band(&view, 0, &y0, &y1));
+    ck_assert_int_eq(view.content_h, 0);
+    asc_viz_view_free(&view);
+    asc_viz_model_free(m);
+
+    static const struct { const char *json, *msg; } bad[] = {
+        {"[{\"ph\":\"C\",\"pid\":1,\"args\":{\"v\":1}}]", "C event has no \"ts\""},
+        {"[{\"ph\":\"C\",\"ts\":1,\"args\":{\"v\":1}}]", "C event has no \"pid\""},
+        {"[{\"ph\":\"C\",\"ts\":1,\"pid\":1,\"args\":[1]}]", "\"args\" must be an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(asc_viz_model_load_mem(&m, bad[i].json, strlen(bad[i].json), NULL, &err), -1);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "want '%s', got '%s'", bad[i].msg, err.msg);
+        ck_assert_int_ge(err.offset, 0);
+    }
+}
+END_TEST
+
+/* Rows fit the plot: few lanes get tall rows (up to 56 px), many lanes keep
+ * 20 px and scroll; a fixed row_height stays fixed. */
+START_TEST(test_view_fit_rows)
+{
+    AscVizModel *m = load_ok(FIX("ours.json"), 0);
+    AscVizView v;
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900}), 0);
+    ck_assert_int_eq(v.row_h, 56);
+    ck_assert_int_le(v.content_h, v.plot_y1 - v.plot_y0);
+    asc_viz_view_resize(&v, 1600, 300); /* 5 rows, 3 headers, 2 tracks in 214 px */
+    ck_assert_int_eq(v.row_h, 20);
+    int before = v.row_h;
+    asc_viz_view_resize(&v, 1600, 600);
+    ck_assert_int_gt(v.row_h, before);
+    ck_assert_int_le(v.content_h, v.plot_y1 - v.plot_y0);
+    /* a details panel takes height from the rows, which still fit */
+    asc_viz_view_reserve_bottom(&v, 150);
+    ck_assert_int_le(v.content_h, v.plot_y1 - v.plot_y0);
+    ck_assert_int_eq(v.plot_y1, 600 - v.footer_h - 150);
+    asc_viz_view_free(&v);
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900, .row_height = 24}), 0);
+    ck_assert_int_eq(v.row_h, 24);
+    asc_viz_view_free(&v);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+/* ---- allocation failure ---- */
+
+/* An allocator that fails the N-th allocation and counts live blocks. */
+typedef struct FailAlloc {
+    long n, fail_at, live;
+} FailAlloc;
+
+static void *fail_alloc(void *ud, size_t size)
+{
+    FailAlloc *f = ud;
+    if (++f->n == f->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) f->live++;
+    return p;
+}
+
+static void fail_free(void *ud, void *p)
+{
+    FailAlloc *f = ud;
+    if (p) f->live--;
+    free(p);
+}
+
+/* Fail the N-th allocation, for N = 1, 2, ... until loading a fixture,
+ * building a view and running a search all succeed: every failure is a
+ * clean "out of memory" error with no model and no leak.  Both loaders, and
+ * the B/E fixture too (its pairing allocates). */
+START_TEST(test_alloc_failures)
+{
+    static const char *const fixtures[] = {"ours.json", "chrome_array.json"};
+    for (int fx = 0; fx < 2; fx++) {
+        for (int from_mem = 0; from_mem < (fx == 0 ? 2 : 1); from_mem++) {
+            size_t len = 0;
+            char *text = from_mem ? slurp(FIX("ours.json"), &len) : NULL;
+            long ok_at = 0, fails = 0;
+            for (long n = 1; n < 100000 && !ok_at; n++) {
+                FailAlloc fa = {0, n, 0};
+                AscAlloc al = {fail_alloc, fail_free, &fa};
+                AscVizLoadDesc d = {.alloc = &al};
+                AscVizModel *m = NULL;
+                AscVizError err;
+                char path[512];
+                snprintf(path, sizeof path, "%s/tests/viz/%s", ASC_SOURCE_DIR, fixtures[fx]);
+                int rc = from_mem ? asc_viz_model_load_mem(&m, text, len, &d, &err)
+                                  : asc_viz_model_load_file(&m, path, &d, &err);
+                if (rc) {
+                    ck_assert_ptr_null(m);
+                    ck_assert_msg(strstr(err.msg, "out of memory") != NULL, "N=%ld: '%s'", n, err.msg);
+                    ck_assert_int_eq(err.offset, -1);
+                    fails++;
+                } else {
+                    AscVizView v;
+                    if (asc_viz_view_init(&v, m, NULL) == 0) {
+                        AscVizSearch s;
+                        if (asc_viz_search_run(&s, m, "a") == 0) {
+                            ck_assert_uint_gt(s.count, 0);
+                            asc_viz_search_free(&s);
+                            ok_at = n;
+                        }
+                        asc_viz_view_free(&v);
+                    }
+                    asc_viz_model_free(m);
+                }
+                ck_assert_msg(fa.live == 0, "%s: failing allocation %ld leaks %ld blocks", fixtures[fx], n, fa.live);
+                if (!ok_at) ck_assert_int_ge(fa.n, n); /* the N-th allocation was reached */
+            }
+            ck_assert_int_gt(ok_at, 10);
+            ck_assert_int_gt(fails, 5);
+            free(text);
+        }
+    }
+}
+END_TEST
+
 /* ---- PNG ---- */
 
 START_TEST(test_png_roundtrip)
@@ -624,6 +812,9 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_fuzz);
     tcase_add_test(tc, test_lod_exact);
     tcase_add_test(tc, test_view);
+    tcase_add_test(tc, test_view_fit_rows);
+    tcase_add_test(tc, test_counters);
+    tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_png_roundtrip);
     suite_add_tcase(s, tc);
     return s;
