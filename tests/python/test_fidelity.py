@@ -146,7 +146,13 @@ def test_insert_sync_orders_work_around_an_if():
         kf.f_sync_around_if[1](x, z, flag)
         np.testing.assert_array_equal(z, want)
     ops = kf.f_sync_around_if.compile(x, x, 1).lowered_text
-    assert ops.count("bar") >= 2      # before the if (the duplicate) and after it (the copy-in)
+    # the duplicate (V) is ordered before the branch's copy-in (MTE2) by a wait in front of the
+    # if, and whatever the branch did reaches the muls by a set right after the if
+    head, rest = ops.split("  if ", 1)
+    branch, after = rest.split("\n  }\n", 1)
+    assert "wait_flag [mte2]  src=v dst=mte2" in head
+    assert after.index("set_flag [mte2]  src=mte2 dst=v") < after.index("vmuls")
+    assert "bar" not in ops
 
 
 def test_cache_hit_never_recompiles_a_path_loaded_module(tmp_path, monkeypatch):

@@ -7,7 +7,8 @@
 3. place_buffers  addresses of TQue/TBuf buffers: aligned, checked against the target's capacity,
                   and skewed by 256 B so the two sources of a binary vector op sit in different
                   UB bank groups (group = address bits [8:5]).
-4. insert_sync    (insert_sync=True) set/wait pairs between pipes for LocalTensor code.
+4. insert_sync    (insert_sync=True) set/wait pairs between pipes for LocalTensor code: set after
+                  the producer, wait before the consumer, loop-carried pairs pre-set (sync.py).
 5. lower          machine form: literals into registers, run-time config registers packed with
                   scalar ops, vector mask / counter mode set only when it changes within a block.
 6. dce            scalar ops whose results nobody reads.
@@ -153,75 +154,9 @@ def place_buffers(fn: ir.Function, target: dict, avoid_bank_conflicts: bool = Tr
 
 # ---- 4. automatic sync for LocalTensor code ------------------------------------------------------
 def insert_sync(fn: ir.Function, target: dict) -> ir.Function:
-    """Conservative: a set/wait pair before each op that touches a buffer another pipe wrote
-    (RAW) or read (WAR) since the last sync.  Around control flow that holds pipe ops: a full
-    barrier before it when earlier pipe work is still unsynchronised (the body may start with a
-    consumer, and a loop may run zero times), at the end of every loop body (the back edge) and
-    after an if (either branch may have been the producer)."""
-    from ..language.enums import event_of
-    n = target.get("event_ids", 8)
-
-    def run(block, state):
-        out = []
-        for op in block.ops:
-            subs = ir.sub_blocks(op)
-            if subs:
-                piped = any(o.pipe != "s" for sb in subs for o in ir.walk(sb))
-                if piped and state:
-                    out.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
-                for sb in subs:
-                    run(sb, {})
-                if isinstance(op, (ir.For, ir.While)) and any(o.pipe != "s" for o in ir.walk(op.body)):
-                    op.body.ops.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
-                state.clear()
-                out.append(op)
-                if piped and not isinstance(op, (ir.For, ir.While)):
-                    out.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
-                continue
-            p = op.pipe
-            if p != "s" and op.name not in ("set_flag", "wait_flag", "bar"):
-                need = set()
-                for a in op.reads:
-                    w = state.get(("w", _key(a)))
-                    if w and w != p:
-                        need.add(w)
-                for a in op.writes:
-                    for kind in ("w", "r"):
-                        q = state.get((kind, _key(a)))
-                        if q and q != p:
-                            need.add(q)
-                for src in sorted(need):
-                    try:
-                        ev = event_of(src, p).name
-                    except KeyError:
-                        out.append(ir.Op("bar", None, [], {"pipe": "all", "bpipe": "all", "auto": True}, loc=op.loc))
-                        continue
-                    eid = 7 if n > 7 else n - 1
-                    out.append(ir.Op("set_flag", None, [], {"src": src, "dst": p, "event": eid, "pipe": src,
-                                                            "auto": True}, loc=op.loc))
-                    out.append(ir.Op("wait_flag", None, [], {"src": src, "dst": p, "event": eid, "pipe": p,
-                                                             "auto": True}, loc=op.loc))
-                    for k in list(state):
-                        if state[k] == src:
-                            del state[k]
-                for a in op.reads:
-                    state[("r", _key(a))] = p
-                for a in op.writes:
-                    state[("w", _key(a))] = p
-            out.append(op)
-        block.ops[:] = out
-
-    run(fn.body, {})
-    return fn
-
-
-def _key(a: ir.Access):
-    """Accesses that may alias share a key: GM is one key (root None), every static LocalTensor
-    of a buffer is one key (their user-chosen addresses may overlap), each queue/TBuf/auto slot
-    is its own."""
-    if isinstance(a.root, tuple) and a.root and a.root[0] == "static":
-        return (a.buf, "static")
-    return (a.buf, repr(a.root))
+    """Flags between pipes for LocalTensor code, placed for overlap (compiler.sync)."""
+    from . import sync
+    return sync.insert_sync(fn, target)
 
 
 # ---- 5. lowering to machine form ----------------------------------------------------------------

@@ -71,12 +71,14 @@ class GlobalTensor:
         self.dtype = dtype
         self.addr = None
         self.size = None
+        self.gm = None      # the GlobalAddress argument it points into (sync: GM aliasing)
 
     def set_global_buffer(self, ptr, size=None):
         if not isinstance(ptr, GmPtr):
             raise CompileError("set_global_buffer expects a GlobalAddress argument (plus an offset)",
                                current().loc)
         self.addr, self.dtype, self.size = ptr.base, ptr.dtype, size
+        self.gm = ptr.name or None
 
     def _check(self):
         if self.addr is None:
@@ -94,6 +96,7 @@ class GlobalTensor:
             raise CompileError(f"GlobalTensor index must be an integer, got {tensor_type_name(idx)}", current().loc)
         g = GlobalTensor(self.dtype)
         g.addr, g.size = self.addr + idx * self.dtype.sizeof(), None
+        g.gm = self.gm
         return g
 
     def __call__(self, idx):
@@ -130,10 +133,12 @@ class GlobalTensor:
     def _rebuild(self, vals):
         g = GlobalTensor(self.dtype)
         g.addr, g.size = vals[0], self.size
+        g.gm = self.gm
         return g
 
     def access(self, nbytes):
-        return ir.Access("GM", operand(self.addr), nbytes, None, tensor_type_name(self))
+        return ir.Access("GM", operand(self.addr), nbytes, ("gm", self.gm) if self.gm else None,
+                         tensor_type_name(self))
 
 
 class LocalTensor:
