@@ -87,6 +87,13 @@ ASC_EXEC_FN(MMAD)
     const uint8_t *pa = ctx->mem[ASC_BUF_L0A].data + a;
     const uint8_t *pb = ctx->mem[ASC_BUF_L0B].data + b;
     uint8_t *pc = ctx->mem[ASC_BUF_L0C].data + c;
+    if (ctx->on_access) {
+        /* whole fractals: padding of partial fractals is counted too */
+        ctx->on_access(ctx->access_ud, ASC_BUF_L0A, a, a + a_bytes, false);
+        ctx->on_access(ctx->access_ud, ASC_BUF_L0B, b, b + b_bytes, false);
+        if (!init) ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, false);
+        ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, true);
+    }
     for (uint32_t r = 0; r < m; r++) {
         /* row r of A, unpacked once (k <= 4095) */
         double arow[MAX_K];
@@ -164,6 +171,15 @@ ASC_EXEC_FN(FIXPIPE)
     }
 
     const uint8_t *pc = ctx->mem[ASC_BUF_L0C].data + src;
+    if (ctx->on_access) {
+        /* L0C: rows 0..m-1 of each column of fractals; out: one ND row each */
+        for (uint64_t j = 0; j * 16 < n; j++) {
+            uint64_t lo = src + j * S * 16 * 4;
+            ctx->on_access(ctx->access_ud, ASC_BUF_L0C, lo, lo + m * 16 * 4, false);
+        }
+        for (uint64_t r = 0; r < m; r++)
+            ctx->on_access(ctx->access_ud, dbuf, dst + r * D * osize, dst + r * D * osize + n * osize, true);
+    }
     for (uint64_t r = 0; r < m; r++) {
         uint8_t row[4095 * 4]; /* one ND row, written with one copy */
         for (uint64_t c = 0; c < n; c++) {

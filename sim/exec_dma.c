@@ -78,6 +78,10 @@ ASC_EXEC_FN(DMA)
     uint64_t fast = (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST];
     for (uint64_t k = 0; k < nburst; k++) {
         uint64_t s = src + k * (len + srcgap) * 32, d = dst + k * (len + dstgap) * 32;
+        if (ctx->on_access) {
+            ctx->on_access(ctx->access_ud, rt.src, s, s + burst_bytes, false);
+            ctx->on_access(ctx->access_ud, rt.dst, d, d + burst_bytes, true);
+        }
         if (rt.src == ASC_BUF_GM) {
             if (s % fast) st->gm_unaligned = true;
             if (!asc_exec_gm_read(ctx, s, ctx->mem[rt.dst].data + d, burst_bytes)) return false;
@@ -132,6 +136,11 @@ ASC_EXEC_FN(LOAD2D)
     for (uint64_t i = 0; i < repeat; i++) {
         const uint8_t *s = ctx->mem[ASC_BUF_L1].data + src + (start + i * srcstride) * FRACTAL_BYTES;
         uint8_t *d = ctx->mem[dbuf].data + dst + i * (1 + dstgap) * FRACTAL_BYTES;
+        if (ctx->on_access) {
+            uint64_t so = src + (start + i * srcstride) * FRACTAL_BYTES, dof = dst + i * (1 + dstgap) * FRACTAL_BYTES;
+            ctx->on_access(ctx->access_ud, ASC_BUF_L1, so, so + FRACTAL_BYTES, false);
+            ctx->on_access(ctx->access_ud, dbuf, dof, dof + FRACTAL_BYTES, true);
+        }
         if (!transpose) {
             memcpy(d, s, FRACTAL_BYTES);
             continue;

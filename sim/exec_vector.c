@@ -285,6 +285,15 @@ static void bank_operand(AscBankRepeat *br, const VPlan *p, const VOperand *o, u
     }
 }
 
+/* Race checking: every 32 B block of the repeat, one access each. */
+static void report_blocks(AscExecCtx *ctx, const AscBankRepeat *br)
+{
+    for (uint32_t i = 0; i < br->nread; i++)
+        ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->read[i], br->read[i] + 32, false);
+    for (uint32_t i = 0; i < br->nwrite; i++)
+        ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->write[i], br->write[i] + 32, true);
+}
+
 /* ---- per-repeat computation ----------------------------------------------- */
 
 /* The scalar operand of vadds & co and vdup, as the element type would hold
@@ -602,10 +611,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         VBuf a, b, d, bits;
         AscBankRepeat br;
         br.nread = br.nwrite = 0;
-        if (!ctx->no_bank_cost) {
+        if (!ctx->no_bank_cost || ctx->on_access) {
             for (int k = 0; k < OP_COUNT; k++)
                 if (p.op[k].used) bank_operand(&br, &p, &p.op[k], r, m);
-            asc_ubbank_account(ctx->cfg, &br, st);
+            if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, &br, st);
+            if (ctx->on_access) report_blocks(ctx, &br);
         }
 
         memset(&a, 0, sizeof a);
@@ -682,6 +692,10 @@ ASC_EXEC_FN(VTRANSPOSE)
     if (!asc_exec_check_local(ctx, ASC_BUF_UB, "dst", true, dst, dst + 512, true)) return false;
     uint8_t *ub = ctx->mem[ASC_BUF_UB].data;
     uint8_t tmp[512];
+    if (ctx->on_access) {
+        ctx->on_access(ctx->access_ud, ASC_BUF_UB, src, src + 512, false);
+        ctx->on_access(ctx->access_ud, ASC_BUF_UB, dst, dst + 512, true);
+    }
     memcpy(tmp, ub + src, 512); /* all reads before any write: in-place works */
     for (unsigned r = 0; r < 16; r++)
         for (unsigned c = 0; c < 16; c++) memcpy(ub + dst + (c * 16 + r) * 2, tmp + (r * 16 + c) * 2, 2);

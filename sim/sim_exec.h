@@ -16,6 +16,9 @@
  * kernels synchronised with flags and barriers; an unsynchronised kernel is
  * racy on real hardware too (--check-races reports such accesses).
  *
+ * With race checking on, exec functions also report each range they read
+ * or write through ctx->on_access (see AscAccessFn).
+ *
  * Exec functions never allocate, never print; on a fault they return false
  * with a message in `fault` naming the rule, the address range and the
  * buffer, e.g. "UB write [0x2e000, 0x2e100) is outside UB (0x2e000 bytes
@@ -73,6 +76,15 @@ typedef struct AscIssued {
 
 #define ASC_CTRL_COUNTER_BIT 56
 
+/* Reports one access of the instruction being executed: bytes [lo, hi) of
+ * `buf` (GM: GM addresses) are read or written.  Called after every check
+ * passed, any number of times per instruction; ranges of one instruction
+ * may overlap.  Precision: whole 32 B blocks are enough (the race checker
+ * keeps 32 B granules), but strided accesses report each block or burst,
+ * never one covering range, so interleaved accesses do not look
+ * overlapping. */
+typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
+
 /* The core's data state an exec function may touch. */
 typedef struct AscExecCtx {
     const AscConfig *cfg;
@@ -80,6 +92,8 @@ typedef struct AscExecCtx {
     AscGm *gm;
     char fault[256];           /* set when an exec function returns false */
     bool no_bank_cost;         /* --functional: no timing, so skip the UB bank model (10% of a vadd) */
+    AscAccessFn on_access;     /* NULL unless races are checked: then no access is reported, at no cost */
+    void *access_ud;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
