@@ -4,12 +4,15 @@
  *       --config F.json] [--set key=value]... --arg NAME=in.npy |
  *       NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ... [--trace trace.json]
  *       [--report-dir DIR] [--json] [--functional] [--max-cycles N]
+ *       [--check-races]
  *   asc-sim targets
  *   asc-sim config [--target NAME | --config F.json] [--set key=value]...
  *
  * Parses flags, calls the library, prints diagnostics, the fault or the
- * report, and picks the exit code: 0 success, 1 user error or kernel fault
- * (no output .npy is written then), 2 internal error (out of memory). */
+ * report, and picks the exit code: 0 success, 1 user error, kernel fault or
+ * (with --check-races) a race (no output .npy is written then; after a race
+ * the trace, --report-dir and the report are still written, to look at it),
+ * 2 internal error (out of memory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ static const char usage[] =
     "usage: asc-sim run kernel.bin [--kernel NAME] [--blocks N] [--target NAME | --config F.json]\n"
     "                   [--set key=value]... --arg NAME=in.npy | NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ...\n"
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
+    "                   [--check-races]\n"
     "       asc-sim targets\n"
     "       asc-sim config [--target NAME | --config F.json] [--set key=value]...\n"
     "       asc-sim --help | --version\n";
@@ -30,7 +34,7 @@ typedef struct Opts {
     const char *sets[64];
     unsigned nsets, nargs, blocks;
     AscRunArg args[ASC_MAX_ARGS + 1];
-    bool json, functional;
+    bool json, functional, check_races;
     unsigned long long max_cycles;
 } Opts;
 
@@ -79,6 +83,7 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
         else if (!strcmp(a, "--report-dir")) o->report_dir = v;
         else if (!strcmp(a, "--json")) o->json = true;
         else if (!strcmp(a, "--functional")) o->functional = true;
+        else if (!strcmp(a, "--check-races")) o->check_races = true;
         else if (!strcmp(a, "--set")) {
             if (o->nsets == 64) {
                 fprintf(stderr, "asc-sim: too many --set (at most 64)\n");
@@ -130,7 +135,7 @@ static int cmd_run(Opts *o, AscDiags *d)
     AscSim *sim = NULL;
     AscTrace *tr = NULL;
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
-                       .functional = o->functional};
+                       .functional = o->functional, .check_races = o->check_races};
     if (!load_config(&cfg, o, img.target[0] ? img.target : ASC_DEFAULT_TARGET, d)) goto out;
     if (o->trace && !(tr = asc_trace_open(o->trace, NULL, &desc.observer, d))) goto out;
     if (!(sim = asc_sim_new(&desc, d))) goto out;
@@ -149,7 +154,9 @@ static int cmd_run(Opts *o, AscDiags *d)
                 o->max_cycles, (unsigned long long)asc_sim_cycles(sim));
         goto out;
     }
-    if (!asc_sim_write_outputs(sim, o->args, o->nargs, d)) goto out;
+    /* races are errors: the numbers may be right here and wrong on hardware */
+    bool racy = o->check_races && asc_sim_races_diag(sim, d) > 0;
+    if (!racy && !asc_sim_write_outputs(sim, o->args, o->nargs, d)) goto out;
     if (tr) {
         AscTrace *t = tr;
         tr = NULL;
@@ -163,7 +170,7 @@ static int cmd_run(Opts *o, AscDiags *d)
     }
     fputs(rep, stdout);
     free(rep);
-    rc = 0;
+    rc = racy ? 1 : 0;
 out:
     if (tr) asc_trace_close(tr, false, NULL);
     asc_sim_free(sim);

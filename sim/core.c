@@ -17,7 +17,9 @@
  *   transfer   dma.setup_cycles + bursts * dma.burst_cycles, then the bytes
  *              at the path's rate (GM paths share HBM, hbm.c); completion =
  *              occupancy end + the path's latency.
- * Data effects are applied when an instruction starts (sim_exec.h).
+ * Data effects are applied when an instruction starts (sim_exec.h); with
+ * race checking on, race.c sees its accesses then and learns its done
+ * cycle when known (vector/cube at start, transfers when the data lands).
  * Invariant: a pipe only changes state inside asc_pipe_step at sim->now, or
  * when hbm.c moves its busy_until; it always leaves with its heap key equal
  * to its next action (asc_pipe_reschedule). */
@@ -261,6 +263,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
     /* a data instruction: apply its effect now, then time it */
     c->xfault = ASC_FAULT_ACCESS;
     c->ctx.fault[0] = 0;
+    if (sim->check_races) asc_race_begin(sim, c, p);
     if (!asc_dispatch(c, &p->cur.q, &p->st))
         return asc_sim_fail(sim, (AscFaultKind)c->xfault, c, p->id, p->cur.q.pc, in->op, "%s",
                             c->ctx.fault[0] ? c->ctx.fault : "instruction failed");
@@ -292,6 +295,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
     p->state = ASC_PS_RUN;
     p->busy_until = now + dur;
     p->cur_done = p->busy_until;
+    if (sim->check_races) asc_race_resolve(sim, c, p, p->cur_done);
     return true;
 }
 
@@ -363,6 +367,7 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
             uint64_t took = now - p->xfer_start;
             uint64_t extra = took > p->xfer_ideal_cycles ? took - p->xfer_ideal_cycles : 0;
             p->cur_done = now + p->xfer_latency;
+            if (sim->check_races) asc_race_resolve(sim, c, p, p->cur_done);
             finish_cur(sim, c, p, extra);
             continue;
         }

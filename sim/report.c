@@ -200,6 +200,43 @@ static void roofline(const AscSim *sim, const Sum *s, uint64_t *cube_peak, uint6
     *hbm_peak = (uint64_t)v[ASC_KEY_HBM_BYTES_PER_CYCLE];
 }
 
+/* --check-races only (reports without it are unchanged): the races found. */
+static void text_races(const AscSim *sim, Buf *b)
+{
+    const AscSimRace *r;
+    uint32_t n;
+    uint64_t total = asc_sim_races(sim, &r, &n), listed = 0;
+    bput(b, "\nraces (--check-races): %llu\n", (unsigned long long)total);
+    for (uint32_t i = 0; i < n; i++) {
+        char msg[1024];
+        asc_sim_race_format(sim, &r[i], msg, sizeof msg);
+        bput(b, "  %s\n", msg);
+        listed += r[i].count;
+    }
+    if (total > listed) bput(b, "  ... and %llu more occurrences of other races\n", (unsigned long long)(total - listed));
+}
+
+static void json_races(const AscSim *sim, Buf *b)
+{
+    static const char *const kinds[] = {"RAW", "WAR", "WAW"};
+    const AscSimRace *r;
+    uint32_t n;
+    uint64_t total = asc_sim_races(sim, &r, &n);
+    bput(b, "  \"races\": {\"total\": %llu, \"list\": [", (unsigned long long)total);
+    for (uint32_t i = 0; i < n; i++) {
+        char name[48];
+        bput(b, "%s\n    {\"kind\": \"%s\", \"core\": \"%s\", \"buf\": \"%s\", \"lo\": %llu, \"hi\": %llu, "
+                "\"pipe\": \"%s\", \"pc\": %u, \"start_cycle\": %llu, \"done_cycle\": %llu, "
+                "\"prev_pipe\": \"%s\", \"prev_pc\": %u, \"prev_done_cycle\": %llu, \"count\": %llu}",
+             i ? "," : "", kinds[r[i].kind < 3 ? r[i].kind : 0], asc_sim_core_name(sim, r[i].core, name, sizeof name),
+             buf_names[r[i].buf < ASC_BUF_COUNT ? r[i].buf : 0], (unsigned long long)r[i].lo,
+             (unsigned long long)r[i].hi, asc_pipe_lane(r[i].pipe), r[i].pc, (unsigned long long)r[i].start_cycle,
+             (unsigned long long)r[i].done_cycle, asc_pipe_lane(r[i].prev_pipe), r[i].prev_pc,
+             (unsigned long long)r[i].prev_done_cycle, (unsigned long long)r[i].count);
+    }
+    bput(b, "%s]},\n", n ? "\n  " : "");
+}
+
 char *asc_sim_report_text(const AscSim *sim)
 {
     Buf b = {.a = &sim->alloc};
@@ -278,6 +315,7 @@ char *asc_sim_report_text(const AscSim *sim)
     char bound[256];
     bound_sentence(sim, &s, bound, sizeof bound);
     bput(&b, "\n%s\n", bound);
+    if (sim->check_races) text_races(sim, &b);
     return bdone(&b);
 }
 
@@ -364,6 +402,7 @@ char *asc_sim_report_json(const AscSim *sim)
     bput(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
     char bound[256];
     bound_sentence(sim, &s, bound, sizeof bound);
+    if (sim->check_races) json_races(sim, &b);
     bput(&b, "  \"bound\": \"%s\"\n}\n", bound);
     return bdone(&b);
 }

@@ -108,7 +108,7 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->spr[ASC_SPR_MASK0] = ~0ull; /* reset: every lane on, normal mask mode */
     c->spr[ASC_SPR_MASK1] = ~0ull;
     c->pc = c->prog->entry;
-    return true;
+    return !sim->check_races || asc_race_core_init(sim, c);
 }
 
 AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
@@ -128,6 +128,7 @@ AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
     sim->img = desc->image;
     sim->obs = desc->observer;
     sim->functional = desc->functional;
+    sim->check_races = desc->check_races;
     sim->blocks = desc->blocks ? desc->blocks : 1;
     sim->gm_next = ASC_GM_ARG_BASE;
     const int64_t *v = sim->cfg.v;
@@ -141,6 +142,12 @@ AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
     if (sim->functional) {
         sim->lat_scalar = sim->lat_sync = sim->lat_mask = 1;
         sim->lat_branch = sim->lat_load = sim->lat_store = sim->release = 0;
+    }
+
+    if (sim->check_races && sim->functional) {
+        setup_err(d, "race checking needs the timing model: a functional run takes 0 cycles per operation, so "
+                     "every access completes at once and no race can be seen; drop --functional");
+        goto fail;
     }
 
     sim->kernel = asc_image_kernel(desc->image, desc->kernel);
@@ -235,6 +242,7 @@ void asc_sim_free(AscSim *sim)
         for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&a, c->ctx.mem[b].data);
         for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) asc_free(&a, c->pipes[p].queue);
         asc_free(&a, c->pcs);
+        asc_race_core_free(sim, c);
     }
     asc_free(&a, sim->cores);
     for (unsigned p = 0; p < ASC_PART_COUNT; p++) asc_free(&a, sim->progs[p].insn);

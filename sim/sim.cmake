@@ -3,14 +3,14 @@
 # simulator benchmark.  Included by sim/CMakeLists.txt after exec.cmake.
 set(d ${CMAKE_CURRENT_SOURCE_DIR})
 asc_add_part(sim SOURCES ${d}/sim.c ${d}/core.c ${d}/scalar.c ${d}/sched.c ${d}/hbm.c ${d}/report.c
-  ${d}/npy.c ${d}/trace.c
+  ${d}/npy.c ${d}/trace.c ${d}/race.c
   DEPS exec config loader isa)
 
 add_executable(asc-sim ${d}/asc_sim_main.c)
 target_link_libraries(asc-sim PRIVATE asc_sim)
 
 # The engine tests assemble their kernels from strings (asm part).
-foreach(t test_sim_timing test_sim_engine)
+foreach(t test_sim_timing test_sim_engine test_races)
   if(EXISTS ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c)
     asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_sim asc_asm)
     # building a simulator test builds everything the simulator's tests run

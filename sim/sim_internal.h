@@ -61,6 +61,26 @@ typedef enum AscPipeState {
 
 typedef AscSimPipeStats AscPipeStats;
 
+/* ---- race checking (race.c; only with desc.check_races) -----------------
+ * Per 32 B granule of each local buffer: the last write and the last read
+ * of up to ASC_RACE_READERS pipes.  `done` is the access's completion
+ * cycle: ASC_NEVER while its instruction has not finished (a pipe has one
+ * instruction in flight, so a pending entry of pipe P is P's current
+ * instruction), 0 for none.  Entries are only compared, never listed, so
+ * a granule costs 64 B whatever the run. */
+#define ASC_RACE_GRANULE 32
+#define ASC_RACE_READERS 3
+typedef struct AscShadowAcc {
+    uint64_t done;
+    uint32_t pc;
+    uint8_t pipe;
+} AscShadowAcc;
+
+typedef struct AscShadow {
+    AscShadowAcc w;
+    AscShadowAcc r[ASC_RACE_READERS];
+} AscShadow;
+
 typedef struct AscPipeUnit {
     bool present;
     uint8_t id;              /* AscPipe */
@@ -79,6 +99,8 @@ typedef struct AscPipeUnit {
     /* transfer (ASC_PS_XFER) */
     int32_t xfer;            /* index into sim->hbm.act, -1 = local (not shared) */
     uint64_t xfer_start, xfer_ideal_cycles, xfer_latency;
+    /* race checking: granules [rlo, rhi) of each buffer cur touched */
+    uint32_t rlo[ASC_BUF_COUNT], rhi[ASC_BUF_COUNT];
     /* pending sets, time-ordered ring */
     AscPendingSet pend[ASC_PENDING_CAP];
     uint32_t phead, pcount;
@@ -137,6 +159,11 @@ typedef struct AscCore {
     uint64_t cube_flops, vec_flops, vec_bytes;
     uint64_t conflict_beats;
     AscPcStats *pcs;         /* per instruction of prog: [(pc - entry) / 4] */
+    /* race checking: shadows of the local buffers (NULL when off), and the
+     * instruction whose accesses are being reported */
+    AscShadow *shadow[ASC_BUF_COUNT];
+    uint8_t acc_pipe;
+    uint32_t acc_pc;
 } AscCore;
 
 /* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
@@ -188,6 +215,16 @@ struct AscSim {
     uint64_t sync_gen;
     AscSimFault fault;
     bool faulted;
+    /* race checking (race.c) */
+    bool check_races;
+    uint64_t race_epoch;            /* instruction executions with accesses, for merging ranges */
+    uint64_t race_total;            /* occurrences, listed or not */
+    uint32_t nraces;
+    AscSimRace races[ASC_SIM_MAX_RACES];
+    uint64_t race_first_epoch[ASC_SIM_MAX_RACES]; /* execution of the first occurrence */
+    uint64_t race_last_epoch[ASC_SIM_MAX_RACES];  /* execution of the last one counted */
+    uint8_t race_pending[ASC_SIM_MAX_RACES];      /* 1: later's done unknown, 2: earlier's */
+    uint64_t race_over_key[4];      /* last unlisted occurrence (kind|buf, pc, prev_pc, epoch) */
     /* cached config values (cycles, rates) */
     uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
 };
@@ -226,6 +263,14 @@ void asc_scalar_step(AscSim *sim, AscCore *c);
 /* The X-macro dispatch of one instruction's effect (every family). */
 bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st);
 void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q);
+
+/* race.c */
+bool asc_race_core_init(AscSim *sim, AscCore *c);
+void asc_race_core_free(AscSim *sim, AscCore *c);
+/* Before the exec function of p's current instruction runs. */
+void asc_race_begin(AscSim *sim, AscCore *c, AscPipeUnit *p);
+/* p's current instruction completes at `done`: resolve its pending entries. */
+void asc_race_resolve(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t done);
 
 /* sim.c */
 bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,
