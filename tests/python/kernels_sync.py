@@ -94,3 +94,38 @@ def s_gm_roundtrip(x: asc.GlobalAddress, w: asc.GlobalAddress, z: asc.GlobalAddr
         asc.data_copy(b, wg[i * T:], T)
         asc.adds(b, b, 1.0, T)
         asc.data_copy(zg[i * T:], b, T)
+
+
+@asc.jit
+def s_event_ids(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Manual flags with ids from TPipe.alloc_event_id / fetch_event_id / release_event_id."""
+    pipe = asc.TPipe()
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, T)
+    c = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 1024, T)
+    e_in = pipe.alloc_event_id(asc.HardEvent.MTE2_V)
+    e_out = pipe.alloc_event_id(asc.HardEvent.V_MTE3)
+    e_back = pipe.alloc_event_id(asc.HardEvent.MTE3_MTE2)
+    assert pipe.fetch_event_id(asc.HardEvent.MTE2_V) == e_in + 1
+    for i in range(n):
+        asc.data_copy(a, xg[i * T:], T)
+        asc.set_flag(asc.HardEvent.MTE2_V, e_in)
+        asc.wait_flag(asc.HardEvent.MTE2_V, e_in)
+        asc.muls(c, a, 2.0, T)
+        asc.set_flag(asc.HardEvent.V_MTE3, e_out)
+        asc.wait_flag(asc.HardEvent.V_MTE3, e_out)
+        asc.data_copy(zg[i * T:], c, T)
+        asc.set_flag(asc.HardEvent.MTE3_MTE2, e_back)
+        asc.wait_flag(asc.HardEvent.MTE3_MTE2, e_back)
+    pipe.release_event_id(e_in, asc.HardEvent.MTE2_V)
+    assert pipe.fetch_event_id(asc.HardEvent.MTE2_V) == e_in
+
+
+@asc.jit
+def s_event_ids_exhausted(x: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    for k in asc.static_range(7):
+        pipe.alloc_event_id(asc.HardEvent.MTE2_V)

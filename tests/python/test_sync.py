@@ -149,3 +149,19 @@ def test_gm_roundtrip_through_the_same_argument():
     np.testing.assert_array_equal(z, x * 2 + 1)
     low = ks.s_gm_roundtrip.compile(x, w, z, n).lowered_text
     assert "src=mte3 dst=mte2" in low     # the GM write is ordered before the read-back
+
+
+def test_tpipe_event_id_api():
+    T, n = ks.T, 3
+    x = np.random.default_rng(7).random(n * T, dtype=np.float32)
+    z = np.zeros_like(x)
+    ks.s_event_ids[1](x, z, n)
+    np.testing.assert_array_equal(z, x * 2)
+    low = ks.s_event_ids.compile(x, z, n).lowered_text
+    assert "src=mte2 dst=v event=0" in low and "src=v dst=mte3 event=0" in low
+
+
+def test_tpipe_event_ids_run_out():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(asc.CompileError, match="no free event id for HardEvent.MTE2_V"):
+        ks.s_event_ids_exhausted.compile(x)

@@ -956,8 +956,8 @@ def _compatible(a, b):
 
 
 def _mutables(env):
-    from ..language.tensor import GlobalTensor
-    return [v for v in env.values() if isinstance(v, GlobalTensor)]
+    from ..language.tensor import GlobalTensor, TPipe
+    return [v for v in env.values() if isinstance(v, (GlobalTensor, TPipe))]
 
 
 def _opnd(b, x):

@@ -277,6 +277,55 @@ class BufferReq:
 class TPipe:
     def __init__(self):
         self._b = current()
+        self._ev = {}      # HardEvent name -> frozenset of allocated ids (replaced, never mutated)
+
+    # Event ids (real pyasc fwk/tpipe.py; Ascend C TPipe::AllocEventID): compile-time ids from
+    # 0..5 per HardEvent (6 is the system's, 7 TPipe's own); TQue flags get other ids.
+    def _event(self, event):
+        from .enums import HardEvent
+        try:
+            return HardEvent(event)
+        except ValueError:
+            raise CompileError(f"expected an asc.HardEvent, got {event!r}", current().loc) from None
+
+    def _free_ids(self, ev):
+        b = current()
+        n = min(6, b.target.get("event_ids", 8))
+        taken = self._ev.get(ev.name, frozenset())
+        return [i for i in range(n) if i not in taken]
+
+    def fetch_event_id(self, event=None):
+        """A free event id of `event` (default V_S), not reserved: -1 when none is free."""
+        from .enums import HardEvent
+        ev = self._event(HardEvent.V_S if event is None else event)
+        free = self._free_ids(ev)
+        return free[0] if free else -1
+
+    def alloc_event_id(self, event=None):
+        """Reserve and return a free event id of `event` (default V_S), for set_flag/wait_flag."""
+        from .enums import HardEvent
+        ev = self._event(HardEvent.V_S if event is None else event)
+        free = self._free_ids(ev)
+        b = current()
+        if not free:
+            raise CompileError(f"alloc_event_id: no free event id for HardEvent.{ev.name} (ids "
+                               f"0..{min(6, b.target.get('event_ids', 8)) - 1} are for kernels; release one "
+                               f"with release_event_id)", b.loc)
+        self._ev = {**self._ev, ev.name: self._ev.get(ev.name, frozenset()) | {free[0]}}
+        b.fn.manual_events.add((ev.name, free[0]))
+        return free[0]
+
+    def release_event_id(self, id=None, event=None):  # noqa: A002  (real pyasc's keyword)
+        """Give back an id from alloc_event_id."""
+        from .enums import HardEvent
+        ev = self._event(HardEvent.V_S if event is None else event)
+        b = current()
+        if not is_static(id):
+            raise CompileError("release_event_id needs a compile-time event id (one from alloc_event_id)", b.loc)
+        taken = self._ev.get(ev.name, frozenset())
+        if int(id) not in taken:
+            raise CompileError(f"release_event_id: id {id} of HardEvent.{ev.name} was not allocated", b.loc)
+        self._ev = {**self._ev, ev.name: taken - {int(id)}}
 
     def init_buffer(self, que=None, num=0, len=0, buf=None):  # noqa: A002  (real pyasc's keyword)
         """`init_buffer(que, num, len)` for a TQue; `init_buffer(buf, num)` for a TBuf, where real
