@@ -348,29 +348,65 @@ whole_reduce_min = _whole_reduce("whole_reduce_min", "vcmin")
 
 def _reduce(name, base):
     @intrinsic
-    def op(dst, src, work, count, *rest, **kw):
-        """dst[0] = reduction of src[0:count]; `work` holds partial results (Ascend C ReduceSum)."""
+    def op(dst, src, work, *args, **kw):
+        """Real pyasc reduce_*: dst[0] = reduction of src; `work` (shared_tmp_buffer) holds partial
+        results.  Forms: (dst, src, work, count) and (dst, src, work, mask, repeat_time,
+        src_rep_stride) with a continuous or bit mask; reduce_max/min take cal_index=False."""
         for t in (dst, src, work):
             _need_local(name, t)
         _same_dtype(name, dst, src, work)
-        if not is_static(count):
-            raise _err(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
+        if kw.pop("cal_index", False) or (len(args) == 4 and args[3]) or (len(args) == 2 and args[1] is True):
+            raise _err(f"asc.{name}: cal_index=True (the index of the result) is not supported: "
+                       f"the asc {base} has no index output")
+        if "count" in kw or (len(args) in (1, 2) and "mask" not in kw):
+            count = kw.pop("count") if "count" in kw else args[0]
+            if kw:
+                raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
+            return _reduce_count(name, base, dst, src, work, count)
+        names = ("mask", "repeat_time", "src_rep_stride")
+        vals = dict(zip(names, args[:3]))
+        if "repeat_times" in kw:
+            kw["repeat_time"] = kw.pop("repeat_times")
+        for k in names:
+            if k in kw:
+                vals[k] = kw.pop(k)
+        if kw or set(vals) != set(names):
+            raise _err(f"asc.{name}(dst, src, shared_tmp_buffer, mask, repeat_time, src_rep_stride) or "
+                       f"asc.{name}(dst, src, shared_tmp_buffer, count)")
+        rt = vals["repeat_time"]
+        if not is_static(rt):
+            raise _err(f"asc.{name}: repeat_time must be a compile-time integer (it sizes the second stage)")
+        if not 1 <= rt <= 255:
+            raise _err(f"asc.{name}: repeat_time must be in [1, 255], got {rt}")
         mnem = _suffix(name, base, dst.dtype)
-        lanes = 256 // dst.dtype.sizeof()
-        cur, n = src, count
-        b = current()
-        while True:
-            out = dst if n <= lanes else work
-            # counter mode: vcadd reduces each 256-byte repeat of the first n elements to one value
-            _emit_vec(name, mnem, out, [cur], count=n, blk=(1, 1, 1), rep=(1, 8, 8),
-                      dst_bytes=-(-n // lanes) * dst.dtype.sizeof())
-            if n <= lanes:
-                break
-            n = -(-n // lanes)
-            cur = work
-            b.emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
+        first = dst if rt == 1 else work
+        # stage 1: one partial per repeat (whole-reduce form), then the count form over them
+        _emit_vec(name, mnem, first, [src], mask=vals["mask"], repeat_times=rt, blk=(1, 1),
+                  rep=(1, vals["src_rep_stride"]), dst_bytes=rt * dst.dtype.sizeof())
+        if rt > 1:
+            current().emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
+            _reduce_count(name, base, dst, work, work, rt)
     op.__name__ = name
     return op
+
+
+def _reduce_count(name, base, dst, src, work, count):
+    if not is_static(count):
+        raise _err(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
+    mnem = _suffix(name, base, dst.dtype)
+    lanes = 256 // dst.dtype.sizeof()
+    cur, n = src, count
+    b = current()
+    while True:
+        out = dst if n <= lanes else work
+        # counter mode: vcadd reduces each 256-byte repeat of the first n elements to one value
+        _emit_vec(name, mnem, out, [cur], count=n, blk=(1, 1, 1), rep=(1, 8, 8),
+                  dst_bytes=-(-n // lanes) * dst.dtype.sizeof())
+        if n <= lanes:
+            break
+        n = -(-n // lanes)
+        cur = work
+        b.emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
 
 
 reduce_sum = _reduce("reduce_sum", "vcadd")
