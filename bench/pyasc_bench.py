@@ -1,5 +1,6 @@
 """pyasc benchmark: compile times of the TQue vadd and its cycles against the hand-written
-double-buffered assembly (kernels/asm/vadd_double.s) on the same size.
+double-buffered assembly (kernels/asm/vadd_double.s) on the same size, and the cycles of the
+LocalTensorAuto vadd whose flags insert_sync places (kernels/pyasc/vadd_auto.py).
 
 Run: PYTHONPATH=python /usr/bin/python3 bench/pyasc_bench.py [--n ELEMENTS] [--blocks N]
 Goals (issue 5): cold compile < 200 ms, cached < 5 ms, cycles ratio pyasc / assembly <= 1.1.
@@ -78,6 +79,15 @@ def main():
     assert np.array_equal(z2, (x + y).astype(np.float16)), "assembly vadd wrong"
 
     ratio = r_py.cycles / r_asm.cycles
+
+    # the same vadd written with LocalTensorAuto and no flags: insert_sync places them
+    au = load("vadd_auto").vadd_auto
+    t = time.perf_counter()
+    driver.compile_kernel(au.fn, au.specs((x, y, x, n // blocks, tile, tiles))[0], au._options())
+    cold_auto = time.perf_counter() - t
+    z3 = np.zeros_like(x)
+    r_auto = au[blocks](x, y, z3, n // blocks, tile, tiles)
+    assert np.array_equal(z3, (x + y).astype(np.float16)), "insert_sync vadd wrong"
     print(f"pyasc bench: TQue vadd, {n} f16 elements, {blocks} cores, tile {tile}")
     print(f"  cold compile (first, incl. parsing):  {cold_first * 1e3:7.1f} ms   goal < 200 ms")
     print(f"  cold compile (median of 5):           {sorted(colds)[2] * 1e3:7.1f} ms")
@@ -85,6 +95,8 @@ def main():
     print(f"  cached compile (memory):              {sorted(mem)[10] * 1e3:7.3f} ms")
     print(f"  cycles: pyasc {r_py.cycles}, hand-written vadd_double.s {r_asm.cycles}, "
           f"ratio {ratio:.3f}   goal <= 1.1")
+    print(f"  insert_sync vadd (LocalTensorAuto, kernels/pyasc/vadd_auto.py): {r_auto.cycles} cycles "
+          f"({r_auto.cycles / r_py.cycles:.3f} x TQue), cold compile {cold_auto * 1e3:.1f} ms")
     return 0
 
 
