@@ -35,7 +35,7 @@ static int set_err(AscVizError *err, const char *fmt, const char *a)
 void asc_viz_ui_init(AscVizUi *ui)
 {
     memset(ui, 0, sizeof *ui);
-    ui->hover = ui->selected = -1;
+    ui->hover = ui->selected = ui->hover_counter = -1;
     ui->deps = (AscVizDeps){-1, -1, -1, -1};
     ui->match_cur = -1;
     ui->mouse_x = ui->mouse_y = -1;
@@ -96,6 +96,7 @@ void viz_gfx_free(VizGfx *g)
     if (g->atlas) SDL_DestroyTexture(g->atlas);
     free(g->busy);
     free(g->stall);
+    free(g->last);
     for (int i = 0; i < LOD_LEVELS + 4; i++) free(g->rects[i]);
     memset(g, 0, sizeof *g);
 }
@@ -109,6 +110,9 @@ static bool gfx_reserve(VizGfx *g, int n)
     float *s = realloc(g->stall, (size_t)n * sizeof *s);
     if (!s) return false;
     g->stall = s;
+    float *l = realloc(g->last, (size_t)n * sizeof *l);
+    if (!l) return false;
+    g->last = l;
     for (int i = 0; i < LOD_LEVELS + 4; i++) {
         SDL_Rect *r = realloc(g->rects[i], (size_t)n * sizeof *r);
         if (!r) return false;
@@ -409,12 +413,70 @@ static void outline_event(VizGfx *g, const AscVizModel *m, const AscVizView *v, 
     SDL_RenderSetClipRect(g->ren, NULL);
 }
 
+/* A counter's colour: the lane named by the last word of its name in the
+ * same process ("queue MTE2" -> MTE2's orange), else a fixed violet. */
+static uint32_t counter_rgb(const AscVizModel *m, uint32_t c)
+{
+    AscVizCounterInfo ci = asc_viz_model_counter(m, c);
+    const char *sp = strrchr(ci.name, ' ');
+    int r = asc_viz_model_find_row(m, ci.process, sp ? sp + 1 : ci.name);
+    return r >= 0 ? asc_viz_model_row(m, (uint32_t)r).rgb : 0x7C3AED;
+}
+
+static void fmt_value(char *b, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e9) snprintf(b, n, "%.0f", v);
+    else snprintf(b, n, "%.4g", v);
+}
+
+/* Counter tracks: a step line over a light fill, scaled from min(0, vmin)
+ * to vmax over the whole trace (so zooming never rescales).  Drawn per
+ * pixel column from the model's counter LOD (min, max, final value), so a
+ * column with several steps shows their whole range as a vertical stroke. */
+static void draw_counters(VizGfx *g, const AscVizModel *m, const AscVizView *v)
+{
+    int plotw = v->plot_x1 - v->plot_x0;
+    if (!v->nctrs || !gfx_reserve(g, plotw + 8)) return;
+    SDL_Rect clip = {v->plot_x0, v->plot_y0, plotw, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    for (uint32_t c = 0; c < v->nctrs; c++) {
+        int y0, y1;
+        if (!asc_viz_view_counter_band(v, c, &y0, &y1)) continue;
+        AscVizCounterInfo ci = asc_viz_model_counter(m, c);
+        uint32_t rgb = counter_rgb(m, c);
+        double base = ci.vmin < 0 ? ci.vmin : 0, top = ci.vmax > base ? ci.vmax : base + 1;
+        int yb = y1 - 3, h = y1 - y0 - 7; /* baseline row and drawing height */
+        fill(g, v->plot_x0, yb, plotw, 1, 0xD5D9DF);
+        asc_viz_model_counter_lod(m, c, v->t0, v->t1, (uint32_t)plotw, g->busy, g->stall, g->last);
+        int na = 0, nl = 0;
+        int prev_y = -1;
+        for (int k = 0; k < plotw; k++) {
+            int ylo = yb - (int)lround((g->busy[k] - base) / (top - base) * h);
+            int yhi = yb - (int)lround((g->stall[k] - base) / (top - base) * h);
+            int yl = yb - (int)lround((g->last[k] - base) / (top - base) * h);
+            if (yl < yb) g->rects[0][na++] = (SDL_Rect){v->plot_x0 + k, yl, 1, yb - yl};
+            /* the line: this column's range, joined to the previous column's end */
+            int a = yhi, b = ylo;
+            if (prev_y >= 0 && prev_y < a) a = prev_y;
+            if (prev_y >= 0 && prev_y > b) b = prev_y;
+            g->rects[1][nl++] = (SDL_Rect){v->plot_x0 + k, a, 1, b - a + 1};
+            prev_y = yl;
+        }
+        color(g, blend(C_BG, rgb, 0.28));
+        SDL_RenderFillRects(g->ren, g->rects[0], na);
+        color(g, blend(rgb, 0x000000, 0.25));
+        SDL_RenderFillRects(g->ren, g->rects[1], nl);
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
 static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
 {
     SDL_Rect clip = {0, v->plot_y0, v->width, v->plot_y1 - v->plot_y0};
     SDL_RenderSetClipRect(g->ren, &clip);
     fill(g, 0, v->plot_y0, v->label_w, v->plot_y1 - v->plot_y0, 0xF0F2F5);
     for (uint32_t p = 0; p < v->nprocs; p++) {
+        if (v->proc_y[p] < 0) continue; /* nothing shown (counters hidden) */
         int y = v->plot_y0 + v->proc_y[p] - v->scroll_y;
         if (y + v->header_h < v->plot_y0 || y > v->plot_y1) continue;
         fill(g, 0, y, v->width, v->header_h, C_HEADER);
@@ -425,9 +487,20 @@ static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         int y0, y1;
         if (!asc_viz_view_row_band(v, r, &y0, &y1)) continue;
         AscVizRowInfo ri = asc_viz_model_row(m, r);
-        fill(g, 6, y0 + 4, 8, y1 - y0 - 8, ri.rgb);
-        frame_rect(g, 6, y0 + 4, 8, y1 - y0 - 8, blend(ri.rgb, 0, 0.35));
+        int sh = y1 - y0 - 8 < 14 ? y1 - y0 - 8 : 14; /* swatch: at most 14 px tall when rows are tall */
+        fill(g, 6, y0 + (y1 - y0 - sh) / 2, 8, sh, ri.rgb);
+        frame_rect(g, 6, y0 + (y1 - y0 - sh) / 2, 8, sh, blend(ri.rgb, 0, 0.35));
         text(g, 20, y0 + (y1 - y0 - g->ch) / 2, ri.lane, C_TEXT, (v->label_w - 26) / g->cw);
+    }
+    for (uint32_t c = 0; c < v->nctrs; c++) {
+        int y0, y1;
+        if (!asc_viz_view_counter_band(v, c, &y0, &y1)) continue;
+        AscVizCounterInfo ci = asc_viz_model_counter(m, c);
+        uint32_t rgb = counter_rgb(m, c);
+        fill(g, 8, y0 + (y1 - y0) / 2, 4, 1, rgb); /* a tiny step glyph */
+        fill(g, 11, y0 + (y1 - y0) / 2 - 4, 1, 5, rgb);
+        fill(g, 11, y0 + (y1 - y0) / 2 - 4, 4, 1, rgb);
+        text(g, 20, y0 + (y1 - y0 - g->ch) / 2, ci.name, C_DIM, (v->label_w - 26) / g->cw);
     }
     fill(g, v->label_w - 1, v->plot_y0, 1, v->plot_y1 - v->plot_y0, 0xC9CDD3);
     SDL_RenderSetClipRect(g->ren, NULL);
@@ -451,13 +524,22 @@ static void draw_panel(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         AscVizRowInfo ri = asc_viz_model_row(m, r);
         double uv = asc_viz_model_utilisation(m, r, v->t0 > s0 ? v->t0 : s0, v->t1 < s1 ? v->t1 : s1);
         double ut = asc_viz_model_utilisation(m, r, s0, s1);
-        int bw = 50, bx = x + 6, by = y0 + 5, bh = y1 - y0 - 10;
+        int bw = 50, bx = x + 6, bh = y1 - y0 - 10 < 14 ? y1 - y0 - 10 : 14, by = y0 + (y1 - y0 - bh) / 2;
         fill(g, bx, by, bw, bh, 0xDDE1E6);
         fill(g, bx, by, (int)lround(uv * bw), bh, ri.rgb);
         frame_rect(g, bx, by, bw, bh, 0xA0A6AE);
         char b[32];
         snprintf(b, sizeof b, "%3.0f%% (%.0f%%)", uv * 100, ut * 100);
         text(g, bx + bw + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_TEXT, -1);
+    }
+    for (uint32_t c = 0; c < v->nctrs; c++) {
+        int y0, y1;
+        if (!asc_viz_view_counter_band(v, c, &y0, &y1)) continue;
+        AscVizCounterInfo ci = asc_viz_model_counter(m, c);
+        char b[48], val[32];
+        fmt_value(val, sizeof val, ci.vmax);
+        snprintf(b, sizeof b, "peak %s", val);
+        text(g, x + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_DIM, (v->panel_w - 8) / g->cw);
     }
     SDL_RenderSetClipRect(g->ren, NULL);
 }
@@ -530,9 +612,54 @@ static void draw_title(VizGfx *g, const AscVizModel *m, const AscVizView *v, con
     text(g, 8, (22 - g->ch) / 2, b, 0xFFFFFF, (v->width - 16) / g->cw);
 }
 
+/* A box of text lines near the mouse (first line in the selection blue). */
+static void text_box(VizGfx *g, const AscVizView *v, const AscVizUi *ui, char (*lines)[400], int n)
+{
+    int wmax = 0;
+    for (int i = 0; i < n; i++) {
+        int l = utf8_len(lines[i]);
+        if (l > wmax) wmax = l;
+    }
+    if (wmax > 90) wmax = 90;
+    int w = wmax * g->cw + 16, h = n * (g->ch + 2) + 10;
+    int x = ui->mouse_x + 16, y = ui->mouse_y + 18;
+    if (x + w > v->width - 4) x = ui->mouse_x - w - 8;
+    if (y + h > v->height - 4) y = ui->mouse_y - h - 8;
+    if (x < 4) x = 4;
+    if (y < 4) y = 4;
+    fill(g, x + 3, y + 3, w, h, 0xB8BDC4);
+    fill(g, x, y, w, h, 0xFFFFF0);
+    frame_rect(g, x, y, w, h, 0x6B7280);
+    for (int i = 0; i < n; i++) text(g, x + 8, y + 5 + i * (g->ch + 2), lines[i], i ? C_TEXT : C_SEL, 90);
+}
+
+/* Hovering a counter track: its value under the mouse, with a guide line. */
+static void counter_tooltip(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    int c = (int)ui->hover_counter, y0, y1;
+    if (c < 0 || ui->mouse_x < v->plot_x0 || ui->mouse_x >= v->plot_x1 ||
+        !asc_viz_view_counter_band(v, (uint32_t)c, &y0, &y1))
+        return;
+    AscVizCounterInfo ci = asc_viz_model_counter(m, (uint32_t)c);
+    double t = asc_viz_view_time_of_x(v, ui->mouse_x + 0.5), mhz = asc_viz_model_mhz(m);
+    char lines[3][400], val[32], peak[32], at[32];
+    fmt_value(val, sizeof val, asc_viz_model_counter_value(m, (uint32_t)c, t));
+    fmt_value(peak, sizeof peak, ci.vmax);
+    fmt_us(at, sizeof at, t);
+    snprintf(lines[0], 400, "%s = %s", ci.name, val);
+    if (mhz > 0) snprintf(lines[1], 400, "at cycle %.0f (%s)", t * mhz, at);
+    else snprintf(lines[1], 400, "at %s", at);
+    snprintf(lines[2], 400, "peak %s over the trace   %s", peak, ci.process);
+    fill(g, ui->mouse_x, y0, 1, y1 - y0, 0x111827);
+    text_box(g, v, ui, lines, 3);
+}
+
 static void tooltip(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
 {
-    if (ui->hover < 0) return;
+    if (ui->hover < 0) {
+        counter_tooltip(g, m, v, ui);
+        return;
+    }
     const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ui->hover);
     if (!e) return;
     AscVizEventArgs a;
@@ -562,22 +689,108 @@ static void tooltip(VizGfx *g, const AscVizModel *m, const AscVizView *v, const 
         snprintf(lines[n++], 400, "bank conflict beats  %lld", (long long)a.bank_conflict_beats);
     snprintf(lines[n++], 400, "lane    %s / %s", ri.process, ri.lane);
     if (a.other[0]) snprintf(lines[n++], 400, "args    %.180s", a.other);
-    int wmax = 0;
-    for (int i = 0; i < n; i++) {
-        int l = utf8_len(lines[i]);
-        if (l > wmax) wmax = l;
+    text_box(g, v, ui, lines, n);
+}
+
+/* ---- the details panel of the selected event ---------------------------- */
+
+#define DETAILS_LINES 7
+
+int viz_gfx_details_height(const VizGfx *g)
+{
+    return DETAILS_LINES * (g->ch + 3) + 14;
+}
+
+/* "name  cycles a..b (n cycles)" of an event, for the "waited for" column. */
+static void event_span(char *b, size_t n, const AscVizModel *m, int64_t ev)
+{
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ev);
+    AscVizRowInfo ri = asc_viz_model_row(m, e->row);
+    double mhz = asc_viz_model_mhz(m);
+    if (e->flags & ASC_VIZ_EV_CYCLES)
+        snprintf(b, n, "%s on %s, cycles %lld..%lld", asc_viz_model_str(m, e->name), ri.lane, (long long)e->c0,
+                 (long long)e->c1);
+    else if (mhz > 0)
+        snprintf(b, n, "%s on %s, cycles %.0f..%.0f", asc_viz_model_str(m, e->name), ri.lane, e->t0_us * mhz,
+                 e->t1_us * mhz);
+    else {
+        char t0[32], t1[32];
+        fmt_us(t0, sizeof t0, e->t0_us);
+        fmt_us(t1, sizeof t1, e->t1_us);
+        snprintf(b, n, "%s on %s, %s..%s", asc_viz_model_str(m, e->name), ri.lane, t0, t1);
     }
-    if (wmax > 90) wmax = 90;
-    int w = wmax * g->cw + 16, h = n * (g->ch + 2) + 10;
-    int x = ui->mouse_x + 16, y = ui->mouse_y + 18;
-    if (x + w > v->width - 4) x = ui->mouse_x - w - 8;
-    if (y + h > v->height - 4) y = ui->mouse_y - h - 8;
-    if (x < 4) x = 4;
-    if (y < 4) y = 4;
-    fill(g, x + 3, y + 3, w, h, 0xB8BDC4);
-    fill(g, x, y, w, h, 0xFFFFF0);
-    frame_rect(g, x, y, w, h, 0x6B7280);
-    for (int i = 0; i < n; i++) text(g, x + 8, y + 5 + i * (g->ch + 2), lines[i], i ? C_TEXT : C_SEL, 90);
+}
+
+/* Docked under the rows while an event is selected (the window reserves
+ * the space): what the event is on the left, what it waited for on the
+ * right, so a class can read both while the timeline stays visible. */
+static void draw_details(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    if (ui->selected < 0 || v->bottom_h <= 0) return;
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ui->selected);
+    if (!e) return;
+    int y = v->plot_y1, h = v->bottom_h, lh = g->ch + 3;
+    fill(g, 0, y, v->width, h, 0xF8FAFC);
+    fill(g, 0, y, v->width, 2, C_SEL);
+    AscVizEventArgs a;
+    asc_viz_model_event_args(m, (uint32_t)ui->selected, &a);
+    AscVizRowInfo ri = asc_viz_model_row(m, e->row);
+    char L[DETAILS_LINES][400], R[DETAILS_LINES][400];
+    memset(L, 0, sizeof L);
+    memset(R, 0, sizeof R);
+    int n = 0;
+    snprintf(L[n++], 400, "%s   (%s / %s)", asc_viz_model_str(m, e->name), ri.process, ri.lane);
+    snprintf(L[n++], 400, "instr   %s", a.instr[0] ? a.instr : "-");
+    snprintf(L[n++], 400, "pc      %s   %s", a.pc[0] ? a.pc : "-", a.source);
+    double mhz = asc_viz_model_mhz(m);
+    char d[32];
+    fmt_us(d, sizeof d, e->t1_us - e->t0_us);
+    if (e->flags & ASC_VIZ_EV_CYCLES)
+        snprintf(L[n++], 400, "cycles  %lld .. %lld   (%lld cycles, %s)", (long long)e->c0, (long long)e->c1,
+                 (long long)(e->c1 - e->c0), d);
+    else if (mhz > 0)
+        snprintf(L[n++], 400, "cycles  %.0f .. %.0f   (%.0f cycles, %s)", e->t0_us * mhz, e->t1_us * mhz,
+                 (e->t1_us - e->t0_us) * mhz, d);
+    else
+        snprintf(L[n++], 400, "lasts   %s", d);
+    if (a.stall[0]) snprintf(L[n++], 400, "stall   %s", a.stall);
+    else if (e->flags & ASC_VIZ_EV_WAITFLAG) snprintf(L[n++], 400, "stall   waiting on a flag");
+    else snprintf(L[n++], 400, "stall   none");
+    char bytes[32] = "-", beats[32] = "-";
+    if (a.bytes >= 0) snprintf(bytes, sizeof bytes, "%lld", (long long)a.bytes);
+    if (a.bank_conflict_beats >= 0) snprintf(beats, sizeof beats, "%lld", (long long)a.bank_conflict_beats);
+    snprintf(L[n++], 400, "bytes   %s   bank-conflict beats %s", bytes, beats);
+    if (a.other[0]) snprintf(L[n++], 400, "args    %.300s", a.other);
+
+    int k = 0;
+    snprintf(R[k++], 400, "waited for");
+    const AscVizDeps *dp = &ui->deps;
+    if (dp->flow < 0) {
+        snprintf(R[k++], 400, "no flag arrow ends on this lane before it ends");
+    } else {
+        const AscVizFlow *f = asc_viz_model_flow(m, (uint32_t)dp->flow);
+        AscVizRowInfo rs = asc_viz_model_row(m, f->row_s), rt = asc_viz_model_row(m, f->row_t);
+        if (mhz > 0)
+            snprintf(R[k++], 400, "flag    %s: %s -> %s, set at cycle %.0f, released at %.0f",
+                     asc_viz_model_str(m, f->cat), rs.lane, rt.lane, f->ts_s * mhz, f->ts_t * mhz);
+        else
+            snprintf(R[k++], 400, "flag    %s: %s -> %s", asc_viz_model_str(m, f->cat), rs.lane, rt.lane);
+        char b[300];
+        if (dp->wait >= 0) { event_span(b, sizeof b, m, dp->wait); snprintf(R[k++], 400, "wait    %s", b); }
+        if (dp->set >= 0) { event_span(b, sizeof b, m, dp->set); snprintf(R[k++], 400, "set     %s", b); }
+        if (dp->producer >= 0) {
+            event_span(b, sizeof b, m, dp->producer);
+            snprintf(R[k++], 400, "after   %s", b);
+        }
+    }
+    snprintf(R[DETAILS_LINES - 1], 400, "Esc: clear the selection");
+    int half = v->width / 2, maxl = (half - 24) / g->cw;
+    for (int i = 0; i < n; i++) text(g, 12, y + 8 + i * lh, L[i], i ? C_TEXT : C_SEL, maxl);
+    for (int i = 0; i < DETAILS_LINES; i++)
+        if (R[i][0])
+            text(g, half + 12, y + 8 + i * lh, R[i], i == 0 ? C_DEP : i == DETAILS_LINES - 1 ? C_DIM : C_TEXT,
+                 (v->width - half - 24) / g->cw);
+    fill(g, half, y + 8, 1, h - 16, 0xD5D9DF);
 }
 
 static const char *const help_lines[] = {
@@ -589,11 +802,14 @@ static const char *const help_lines[] = {
     "f / Home             fit the whole trace",
     "hover                tooltip: instruction, pc, source, cycles,",
     "                     stall reason, bytes, bank-conflict beats",
-    "click                select an event; highlights what it waited",
-    "                     for: flag arrow, SET_FLAG, producer",
+    "click                select an event: details panel at the bottom;",
+    "                     highlights what it waited for: flag arrow,",
+    "                     SET_FLAG, producer",
     "/                    search by mnemonic; type, then Enter",
     "Enter / Shift+Enter  next / previous match (n / N also)",
     "Esc                  cancel search, clear selection, close help",
+    "c                    show / hide the counter tracks (HBM GB/s,",
+    "                     queue occupancy per pipe): step lines",
     "?                    toggle this help",
     "q                    quit",
     "",
@@ -625,9 +841,16 @@ void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const As
         int a = y0 < v->plot_y0 ? v->plot_y0 : y0, b = y1 > v->plot_y1 ? v->plot_y1 : y1;
         fill(g, v->plot_x0, a, v->plot_x1 - v->plot_x0, b - a, r % 2 ? C_BG_ALT : C_BG);
     }
+    for (uint32_t c = 0; c < v->nctrs; c++) {
+        int y0, y1;
+        if (!asc_viz_view_counter_band(v, c, &y0, &y1)) continue;
+        int a = y0 < v->plot_y0 ? v->plot_y0 : y0, b = y1 > v->plot_y1 ? v->plot_y1 : y1;
+        fill(g, v->plot_x0, a, v->plot_x1 - v->plot_x0, b - a, 0xFBFBFC);
+    }
     draw_axis(g, v);
     draw_labels(g, m, v);
     draw_rows(g, m, v);
+    draw_counters(g, m, v);
     draw_flows(g, m, v, ui);
     if (ui) {
         if (ui->matches)
@@ -646,6 +869,7 @@ void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const As
     draw_panel(g, m, v);
     draw_title(g, m, v, ui);
     draw_footer(g, m, v, ui);
+    if (ui) draw_details(g, m, v, ui);
     if (ui) {
         tooltip(g, m, v, ui);
         if (ui->help) draw_help(g, v);

@@ -15,12 +15,16 @@ typedef struct VizGfx {
     int cw, ch;            /* text advance and line height in pixels */
     int cellw, cellh;      /* atlas cell: glyphs may overhang the advance and the descent */
     float *busy, *stall;   /* LOD scratch, one per plot column */
+    float *last;           /* counter LOD scratch (lo, hi reuse busy, stall) */
     SDL_Rect *rects[LOD_LEVELS + 4];
     int cap;
 } VizGfx;
 
 int viz_gfx_init(VizGfx *g, SDL_Renderer *ren, const char *font_path, AscVizError *err);
 void viz_gfx_free(VizGfx *g);
+/* Height of the details panel of a selected event (the window reserves it
+ * under the rows with asc_viz_view_reserve_bottom). */
+int viz_gfx_details_height(const VizGfx *g);
 /* Draw one whole frame of m through v, with ui's hover/selection/overlays. */
 void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui);
 

@@ -801,13 +801,23 @@ AscVizDeps asc_viz_model_deps(const AscVizModel *m, uint32_t ev)
     const AscVizEvent *e = &m->ev[ev];
     uint32_t r = e->row, a = m->row_flow_first[r], b = m->row_flow_first[r + 1];
     double eps = 2e-3 + fabs(e->t1_us) * 1e-9; /* ts carries ~3 decimals of a us */
-    int64_t best = -1;
+    int64_t best = -1, bi = -1;
     for (uint32_t i = a; i < b; i++) { /* latest flow end before the event ends */
         const AscVizFlow *f = &m->flows[m->flow_by_t[i]];
-        if (f->ts_t <= e->t1_us + eps) best = m->flow_by_t[i];
+        if (f->ts_t <= e->t1_us + eps) best = m->flow_by_t[i], bi = i;
         else break;
     }
     if (best < 0) return d;
+    /* A flow ending right where this event ends, when a WAIT_FLAG starts
+     * there, released that next wait (asc-sim puts a flow's end on its
+     * release cycle, inside the wait): take the one before it, if it ends
+     * inside this event. */
+    uint32_t row_end = m->row_first[r + 1];
+    for (uint32_t j = ev + 1; j < row_end && m->ev[j].t0_us <= e->t1_us + eps; j++) {
+        if (!(m->ev[j].flags & ASC_VIZ_EV_WAITFLAG) || fabs(m->ev[j].t0_us - m->flows[best].ts_t) > eps) continue;
+        if (bi > (int64_t)a && m->flows[m->flow_by_t[bi - 1]].ts_t >= e->t0_us - eps) best = m->flow_by_t[bi - 1];
+        break;
+    }
     const AscVizFlow *f = &m->flows[best];
     d.flow = best;
     d.wait = (e->flags & ASC_VIZ_EV_WAITFLAG) ? (int64_t)ev : near_flagged(m, r, f->ts_t, ASC_VIZ_EV_WAITFLAG);

@@ -51,12 +51,21 @@ static int run_err(AscVizError *err, const char *fmt, ...)
 static void update_hover(VizApp *a)
 {
     a->ui.hover = a->dragging ? -1 : asc_viz_view_hit(&a->view, a->m, a->ui.mouse_x, a->ui.mouse_y);
+    bool in_plot = a->ui.mouse_x >= a->view.plot_x0 && a->ui.mouse_x < a->view.plot_x1;
+    a->ui.hover_counter = a->dragging || !in_plot ? -1 : asc_viz_view_counter_at(&a->view, a->ui.mouse_y);
 }
 
+/* Select ev (-1 = none): the details panel takes the bottom of the plot
+ * while something is selected; keep the selected row in sight. */
 static void select_event(VizApp *a, int64_t ev)
 {
     a->ui.selected = ev;
     a->ui.deps = ev >= 0 ? asc_viz_model_deps(a->m, (uint32_t)ev) : (AscVizDeps){-1, -1, -1, -1};
+    asc_viz_view_reserve_bottom(&a->view, ev >= 0 ? viz_gfx_details_height(&a->gfx) : 0);
+    int y0, y1;
+    if (ev >= 0 && asc_viz_view_row_band(&a->view, asc_viz_model_event(a->m, (uint32_t)ev)->row, &y0, &y1) &&
+        y1 > a->view.plot_y1)
+        asc_viz_view_scroll(&a->view, y1 - a->view.plot_y1);
 }
 
 static void clear_search(VizApp *a)
@@ -155,6 +164,7 @@ static void app_key(VizApp *a, SDL_Keycode k, Uint16 mod)
         else if (a->have_search) clear_search(a);
         else select_event(a, -1);
         break;
+    case SDLK_c: asc_viz_view_show_counters(&a->view, !a->view.show_counters); break;
     case SDLK_q: a->quit = true; break;
     default: return;
     }

@@ -45,7 +45,7 @@ expect_msg "--size must be"
 
 # broken traces: exit 1, message names the file, line:col, offset and the rule
 expect_rc 1 "missing file" "$VIZ" "$T/nope.json" --png "$T/x.png"
-expect_msg "cannot open"
+expect_msg "nope.json: error: cannot open the trace"
 expect_rc 1 "truncated JSON" "$VIZ" "$FIX/bad_truncated.json" --png "$T/x.png"
 expect_msg "bad_truncated.json:[0-9]*:[0-9]*: error: unexpected end of input.*truncated JSON.*byte offset 3000"
 expect_rc 1 "X event without dur" "$VIZ" "$FIX/bad_x_no_dur.json" --png "$T/x.png"
@@ -96,6 +96,12 @@ key return
 key return
 screenshot $T/s5.png
 key escape
+key escape
+screenshot $T/s6.png
+click 600 100
+screenshot $T/s7.png
+key c
+screenshot $T/s8.png
 wait 50
 quit
 SCRIPT
@@ -104,13 +110,15 @@ SCRIPT
     # at exit; that is not ours to fix, so LeakSanitizer stays off here only
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     expect_rc 0 "scripted session under Xvfb" xvfb-run -a -s "-screen 0 1280x800x24" "$VIZ" "$FIX/ours.json" --script "$T/s.txt"
-    for i in 1 2 3 4 5; do is_png "$T/s$i.png" && pass "  s$i.png written" || fail "  s$i.png missing"; done
+    for i in 1 2 3 4 5 6 7 8; do is_png "$T/s$i.png" && pass "  s$i.png written" || fail "  s$i.png missing"; done
     cmp -s "$T/s1.png" "$T/s2.png" && fail "  zoom changed nothing" || pass "  zoom changes the screenshot"
     cmp -s "$T/s2.png" "$T/s3.png" && fail "  pan changed nothing" || pass "  pan changes the screenshot"
+    cmp -s "$T/s6.png" "$T/s7.png" && fail "  selecting changed nothing" || pass "  a click opens the details panel"
+    cmp -s "$T/s7.png" "$T/s8.png" && fail "  'c' changed nothing" || pass "  'c' hides the counter tracks"
     [ "$(od -An -tu1 -j16 -N8 "$T/s1.png" | tr -s ' ')" = " 0 0 4 176 0 0 2 188" ] && pass "  window is 1200x700" || fail "  window size"
-    printf 'bogus 1\n' >"$T/bad.txt"
+    printf 'key f\n  bogus 1\n' >"$T/bad.txt"
     expect_rc 1 "bad script command" xvfb-run -a "$VIZ" "$FIX/ours.json" --script "$T/bad.txt"
-    expect_msg "unknown command 'bogus'"
+    expect_msg "bad.txt:2:3: error: unknown command 'bogus'"
     export SDL_VIDEODRIVER=dummy
 else
     echo "SKIP scripted session: xvfb-run not found"

@@ -561,6 +561,35 @@ START_TEST(test_view)
 }
 END_TEST
 
+/* A flow ending exactly where a wait ends, when the next wait starts there,
+ * is that next wait's: the earlier flow inside the first wait is its own
+ * (vadd_double: wait_flag mte2 ends at 4284, the mte3 flow of the next
+ * wait also ends at 4284). */
+START_TEST(test_deps_back_to_back_waits)
+{
+    static const char js[] =
+        "{\"otherData\":{\"clock_mhz\":1000},\"traceEvents\":["
+        "{\"ph\":\"X\",\"name\":\"SET_FLAG\",\"pid\":1,\"tid\":\"MTE2\",\"ts\":0.002,\"dur\":0.001},"
+        "{\"ph\":\"X\",\"name\":\"SET_FLAG\",\"pid\":1,\"tid\":\"MTE3\",\"ts\":0.004,\"dur\":0.001},"
+        "{\"ph\":\"X\",\"name\":\"WAIT_FLAG\",\"pid\":1,\"tid\":\"VECTOR\",\"ts\":0,\"dur\":0.010},"
+        "{\"ph\":\"X\",\"name\":\"WAIT_FLAG\",\"pid\":1,\"tid\":\"VECTOR\",\"ts\":0.010,\"dur\":0.002},"
+        "{\"ph\":\"s\",\"id\":1,\"cat\":\"MTE2ToVECTOR\",\"pid\":1,\"tid\":\"MTE2\",\"ts\":0.002},"
+        "{\"ph\":\"t\",\"id\":1,\"cat\":\"MTE2ToVECTOR\",\"pid\":1,\"tid\":\"VECTOR\",\"ts\":0.009},"
+        "{\"ph\":\"s\",\"id\":2,\"cat\":\"MTE3ToVECTOR\",\"pid\":1,\"tid\":\"MTE3\",\"ts\":0.004},"
+        "{\"ph\":\"t\",\"id\":2,\"cat\":\"MTE3ToVECTOR\",\"pid\":1,\"tid\":\"VECTOR\",\"ts\":0.010}]}";
+    AscVizModel *m = NULL;
+    AscVizError err;
+    ck_assert_int_eq(asc_viz_model_load_mem(&m, js, strlen(js), NULL, &err), 0);
+    int vec = asc_viz_model_find_row(m, "1", "VECTOR");
+    int64_t w1 = find_event(m, vec, "WAIT_FLAG", 0), w2 = find_event(m, vec, "WAIT_FLAG", 0.010);
+    AscVizDeps d1 = asc_viz_model_deps(m, (uint32_t)w1), d2 = asc_viz_model_deps(m, (uint32_t)w2);
+    ck_assert_str_eq(asc_viz_model_str(m, asc_viz_model_flow(m, (uint32_t)d1.flow)->cat), "MTE2ToVECTOR");
+    ck_assert_str_eq(asc_viz_model_str(m, asc_viz_model_flow(m, (uint32_t)d2.flow)->cat), "MTE3ToVECTOR");
+    ck_assert_int_eq(d1.wait, w1);
+    asc_viz_model_free(m);
+}
+END_TEST
+
 /* ---- counters ---- */
 
 START_TEST(test_counters)
@@ -814,6 +843,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_view);
     tcase_add_test(tc, test_view_fit_rows);
     tcase_add_test(tc, test_counters);
+    tcase_add_test(tc, test_deps_back_to_back_waits);
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_png_roundtrip);
     suite_add_tcase(s, tc);
