@@ -945,19 +945,29 @@ static void view_layout(AscVizView *v)
     v->plot_y0 = v->axis_h;
     v->plot_y1 = v->height - v->footer_h - v->bottom_h;
     if (v->plot_y1 < v->plot_y0 + 8) v->plot_y1 = v->plot_y0 + 8;
-    uint32_t nctr = v->show_counters ? m->ntracks : 0, nproc = 0;
+    /* processes with rows, and with rows or counters */
+    int nproc_rows = 0, nproc_all = 0;
     for (uint32_t p = 0, r = 0, c = 0; p < m->nprocs_shown; p++) {
-        bool any = false;
-        for (; r < m->nrows && m->row_proc[r] == p; r++) any = true;
-        for (; c < m->ntracks && m->procs[m->tracks[c].proc].order == p; c++) any |= v->show_counters;
-        nproc += any;
+        uint32_t r0 = r, c0 = c;
+        for (; r < m->nrows && m->row_proc[r] == p; r++) {}
+        for (; c < m->ntracks && m->procs[m->tracks[c].proc].order == p; c++) {}
+        nproc_rows += r > r0;
+        nproc_all += r > r0 || c > c0;
     }
+    /* the lanes come first: in auto mode counter tracks show only when they
+     * fit beside rows of the minimum height (a short PNG keeps its lanes) */
+    int plot_h = v->plot_y1 - v->plot_y0 - 4, min_rh = v->fixed_row_h > 0 ? v->fixed_row_h : 20;
+    v->show_counters = v->counters_mode > 0 ||
+                       (v->counters_mode == 0 &&
+                        nproc_all * v->header_h + (int)m->nrows * min_rh + (int)m->ntracks * 26 <= plot_h);
+    uint32_t nctr = v->show_counters ? m->ntracks : 0;
+    int nproc = v->show_counters ? nproc_all : nproc_rows;
     for (int pass = 0; pass < 2; pass++) { /* taller counter tracks when rows are tall */
         v->ctr_h = pass && v->row_h >= 40 ? 36 : 26;
         if (v->fixed_row_h > 0) {
             v->row_h = v->fixed_row_h;
         } else {
-            int avail = (v->plot_y1 - v->plot_y0) - (int)nproc * v->header_h - (int)nctr * v->ctr_h - 4;
+            int avail = plot_h - nproc * v->header_h - (int)nctr * v->ctr_h;
             int rh = m->nrows ? avail / (int)m->nrows : 20;
             v->row_h = rh < 20 ? 20 : rh > 56 ? 56 : rh;
         }
@@ -997,7 +1007,7 @@ int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc 
     v->height = d.height > 0 ? d.height : 900;
     v->fixed_row_h = d.row_height > 0 ? d.row_height : 0;
     v->row_h = 20;
-    v->show_counters = !d.hide_counters;
+    v->counters_mode = d.counters;
     v->label_w = d.label_width > 0 ? d.label_width : 190;
     v->panel_w = d.panel_width < 0 ? 0 : d.panel_width > 0 ? d.panel_width : 150;
     v->header_h = 18;
@@ -1035,7 +1045,7 @@ void asc_viz_view_resize(AscVizView *v, int width, int height)
 
 void asc_viz_view_show_counters(AscVizView *v, bool show)
 {
-    v->show_counters = show;
+    v->counters_mode = show ? 1 : -1;
     view_layout(v);
 }
 

@@ -187,7 +187,9 @@ typedef struct AscVizViewDesc {
                          * (scroll when 20 px rows do not fit); > 0 = fixed */
     int label_width;    /* 0 = 190 */
     int panel_width;    /* 0 = 150 (the utilisation panel); < 0 = none */
-    bool hide_counters; /* false = counter tracks shown under their process */
+    int counters;       /* counter tracks under their process: 0 = when they fit beside
+                         * rows of the minimum height (lanes come first), > 0 = always,
+                         * < 0 = never */
 } AscVizViewDesc;
 
 /* Layout, top to bottom: title and axis, then per process a header, its
@@ -200,7 +202,8 @@ typedef struct AscVizView {
     int ctr_h;             /* height of a counter track */
     int bottom_h;          /* reserved under the rows (the details panel) */
     int fixed_row_h;       /* desc.row_height; 0 = fit */
-    bool show_counters;
+    int counters_mode;     /* desc.counters, or +-1 after asc_viz_view_show_counters */
+    bool show_counters;    /* the effective state */
     int plot_x0, plot_x1;  /* timeline columns [plot_x0, plot_x1) */
     int plot_y0, plot_y1;  /* row area rows [plot_y0, plot_y1) */
     double t0, t1;         /* visible window in us */
@@ -217,7 +220,7 @@ typedef struct AscVizView {
 int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc *desc);
 void asc_viz_view_free(AscVizView *v);
 void asc_viz_view_resize(AscVizView *v, int width, int height);
-void asc_viz_view_show_counters(AscVizView *v, bool show);   /* relayout */
+void asc_viz_view_show_counters(AscVizView *v, bool show);   /* always / never; relayout */
 void asc_viz_view_reserve_bottom(AscVizView *v, int px);     /* relayout; 0 = none */
 void asc_viz_view_fit(AscVizView *v, const AscVizModel *m);
 void asc_viz_view_set_window(AscVizView *v, double t0_us, double t1_us);

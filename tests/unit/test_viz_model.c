@@ -694,6 +694,18 @@ START_TEST(test_view_fit_rows)
     asc_viz_view_reserve_bottom(&v, 150);
     ck_assert_int_le(v.content_h, v.plot_y1 - v.plot_y0);
     ck_assert_int_eq(v.plot_y1, 600 - v.footer_h - 150);
+    ck_assert(v.show_counters);
+    /* a short picture keeps its lanes: counter tracks stay out unless forced */
+    asc_viz_view_reserve_bottom(&v, 0);
+    asc_viz_view_resize(&v, 1600, 240);
+    int y0, y1;
+    ck_assert(!v.show_counters);
+    ck_assert(!asc_viz_view_counter_band(&v, 0, &y0, &y1));
+    ck_assert_int_le(v.content_h, v.plot_y1 - v.plot_y0);
+    ck_assert_int_ge(v.row_h, 20);
+    asc_viz_view_show_counters(&v, true);
+    ck_assert(asc_viz_view_counter_band(&v, 0, &y0, &y1) || v.content_h > v.plot_y1 - v.plot_y0);
+    ck_assert(v.show_counters);
     asc_viz_view_free(&v);
     ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900, .row_height = 24}), 0);
     ck_assert_int_eq(v.row_h, 24);
