@@ -8,7 +8,12 @@
 ;
 ; ND -> NZ on the way into L1: one copy per 16-column block j moves 64 rows of
 ; 32 B (16 f16), skipping the other 96 B of each 128 B GM row (srcgap = 3).
+;
+; For split targets (ascend910b): the fixpipe (FIX pipe) exists on cube cores
+; only; a coupled core (ascend910, teach) reads L0C out through the vector
+; unit with mov_l0c_to_ub instead.
 
+.target ascend910b
 .kernel matmul_64, aic
 .arg a, gm, f16
 .arg b, gm, f16
