@@ -17,9 +17,12 @@
  *   transfer   dma.setup_cycles + bursts * dma.burst_cycles, then the bytes
  *              at the path's rate (GM paths share HBM, hbm.c); completion =
  *              occupancy end + the path's latency.
- * Data effects are applied when an instruction starts (sim_exec.h); with
- * race checking on, race.c sees its accesses then and learns its done
- * cycle when known (vector/cube at start, transfers when the data lands).
+ * Data effects are applied when an instruction starts (sim_exec.h).  With
+ * race checking on (c->race), race.c's hooks follow the happens-before
+ * edges: issue (push), start (the pipe's next epoch), pending sets and the
+ * flags they set, consumed waits; race.c sees the accesses at start and
+ * learns the done cycle for its report when known (vector/cube at start,
+ * transfers when the data lands).
  * Invariant: a pipe only changes state inside asc_pipe_step at sim->now, or
  * when hbm.c moves its busy_until; it always leaves with its heap key equal
  * to its next action (asc_pipe_reschedule). */
@@ -81,8 +84,10 @@ bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e)
 {
     AscPipeUnit *p = &c->pipes[pipe];
     if (p->qcount == p->qcap) return false;
-    p->queue[(p->qhead + p->qcount) % p->qcap] = *e;
+    uint32_t i = (p->qhead + p->qcount) % p->qcap;
+    p->queue[i] = *e;
     p->qcount++;
+    if (c->race) asc_race_issue(c, pipe, i);
     if (sim->obs.on_counter) sim->obs.on_counter(sim->obs.ud, sim->now, "queue", c->index, pipe, p->qcount);
     if (p->state == ASC_PS_IDLE && p->qcount == 1) asc_pipe_reschedule(sim, c, p);
     return true;
@@ -163,20 +168,27 @@ static bool push_pending(AscSim *sim, AscCore *c, AscPipeUnit *p, const AscPendi
         return asc_sim_fail(sim, ASC_FAULT_FLAG_SET, c, p->id, s->pc, p->cur.q.in.op,
                             "more than %u sets pending on pipe %s: some flag is set twice before a wait",
                             ASC_PENDING_CAP, asc_pipe_name(p->id));
-    p->pend[(p->phead + p->pcount) % ASC_PENDING_CAP] = *s;
+    uint32_t i = (p->phead + p->pcount) % ASC_PENDING_CAP;
+    p->pend[i] = *s;
     p->pcount++;
+    if (c->race) asc_race_pend(c, p, i);
     return true;
 }
 
 static bool fire_pending(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
     while (p->pcount && p->pend[p->phead].cycle <= sim->now) {
-        AscPendingSet s = p->pend[p->phead];
+        uint32_t i = p->phead;
+        AscPendingSet s = p->pend[i];
         p->phead = (p->phead + 1) % ASC_PENDING_CAP;
         p->pcount--;
         bool ok = s.xcore ? asc_xcore_set(sim, c, s.mode, s.xid, s.cycle, s.pc, p->id)
                           : asc_flag_set(sim, c, p->id, s.dst, s.event, s.cycle, s.pc);
         if (!ok) return false;
+        if (c->race) { /* the flag (or c's own cross-core counter) now carries the setter's clock */
+            if (!s.xcore) asc_race_flag_set(c, p->id, s.dst, s.event, i);
+            else if (s.mode == 0) asc_race_xset(c, p->id, s.xid, i);
+        }
     }
     return true;
 }
@@ -213,6 +225,7 @@ static void finish_cur(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t hbm_ext
 static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
     uint64_t now = sim->now;
+    if (c->race) asc_race_start(c, p, p->qhead);
     p->cur = p->queue[p->qhead];
     p->qhead = (p->qhead + 1) % p->qcap;
     p->qcount--;
@@ -263,7 +276,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
     /* a data instruction: apply its effect now, then time it */
     c->xfault = ASC_FAULT_ACCESS;
     c->ctx.fault[0] = 0;
-    if (sim->check_races) asc_race_begin(sim, c, p);
+    if (c->race) asc_race_begin(sim, c, p);
     if (!asc_dispatch(c, &p->cur.q, &p->st))
         return asc_sim_fail(sim, (AscFaultKind)c->xfault, c, p->id, p->cur.q.pc, in->op, "%s",
                             c->ctx.fault[0] ? c->ctx.fault : "instruction failed");
@@ -295,7 +308,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
     p->state = ASC_PS_RUN;
     p->busy_until = now + dur;
     p->cur_done = p->busy_until;
-    if (sim->check_races) asc_race_resolve(sim, c, p, p->cur_done);
+    if (c->race) asc_race_resolve(sim, c, p, p->cur_done);
     return true;
 }
 
@@ -367,7 +380,7 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
             uint64_t took = now - p->xfer_start;
             uint64_t extra = took > p->xfer_ideal_cycles ? took - p->xfer_ideal_cycles : 0;
             p->cur_done = now + p->xfer_latency;
-            if (sim->check_races) asc_race_resolve(sim, c, p, p->cur_done);
+            if (c->race) asc_race_resolve(sim, c, p, p->cur_done);
             finish_cur(sim, c, p, extra);
             continue;
         }
@@ -384,6 +397,7 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
                 goto out;
             }
             f->set = false;
+            if (c->race) asc_race_flag_wait(c, in->psrc, in->pdst, in->event);
             if (now > p->start_cycle) {
                 p->stall = ASC_STALL_FLAG;
                 p->stall_cycles = now - p->start_cycle;

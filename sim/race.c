@@ -1,54 +1,106 @@
 /* race.c -- --check-races: accesses to the same bytes of a local buffer by
- * two pipes of one core that nothing orders (docs/timing.md §Races).
+ * two pipes of one core that no synchronisation orders (docs/timing.md
+ * §Races), whatever the latencies.
  *
- * Users: sim.c (allocates the shadows at asc_sim_new when desc.check_races,
- * formats the races), core.c (asc_race_begin before an instruction's exec
- * function, asc_race_resolve when its completion is known), report.c.
+ * Users: sim.c (asc_race_core_init at asc_sim_new when desc.check_races),
+ * core.c and scalar.c (the hooks below, each behind `if (c->race)`),
+ * report.c (asc_sim_race_format).
  *
- * How it works.  Data is applied when an instruction starts (sim_exec.h),
- * and with checking on the exec function reports every range it reads or
- * writes through ctx->on_access.  Each local buffer has a shadow of 32 B
- * granules holding the last write and the last read of up to three pipes,
- * each as (pipe, pc, done cycle).  An access by pipe P at cycle `now` races
- * with a shadow entry of another pipe whose done cycle is after `now`:
- *   read  vs the last write            RAW
- *   write vs the last write            WAW
- *   write vs every recorded read       WAR
- * A flag or a barrier orders two accesses exactly when the later one cannot
- * start before the earlier one's done cycle (set_flag fires only after its
- * pipe's completions), so correctly synchronised kernels report nothing.
- * Accesses of one pipe never race with each other (the pipe is in order).
+ * Happens-before.  Each unit of a core (the scalar unit S and each pipe)
+ * has a vector clock VC_u (AscVClock, one component per pipe).  Pipe p
+ * numbers its instructions 1, 2, ... in program order (its epochs); when
+ * it starts instruction n, VC_p[p] = n.  Edges:
+ *   program order   a pipe is in order: VC_p[p] grows;
+ *   set_flag        set_flag(SRC, DST, id) fires after every earlier SRC
+ *                   instruction completed: the pending set carries VC_SRC
+ *                   as of the set_flag, the flag gets it when the set takes
+ *                   effect (the clock belongs to that flag instance);
+ *   wait_flag       DST joins the flag's clock when the wait consumes it
+ *                   (S for wait_flag X, s);
+ *   issue           an instruction starts after the scalar unit issued it:
+ *                   the pipe joins VC_S as of the issue (so what S acquired
+ *                   by a wait_flag X, s or a drain orders what it issues
+ *                   next; issuing itself gives S nothing, so two pipes fed
+ *                   in some order by S stay unordered);
+ *   drain           bar all / sync_all / end wait until every pipe is idle
+ *                   and complete: every unit joins every clock;
+ *   cross-core      a set_cross_core of mode 0 reaches its own core too:
+ *                   the counter accumulates the setters' clocks, a
+ *                   wait_flag_dev on it joins them into S (other cores'
+ *                   clocks are not tracked: GM across cores is not checked).
+ * bar PIPE orders PIPE after PIPE, which program order already does.
  *
- * Done cycles are not known at start: a transfer's end depends on the HBM
- * sharing to come.  A new entry is written with done = ASC_NEVER
- * ("pending"); a pipe has one instruction in flight, so when it completes,
- * asc_race_resolve sweeps the granules that instruction touched (a span per
- * buffer) and replaces its pending entries by the done cycle.  Vector and
- * cube instructions know their done cycle at start and resolve at once.
+ * Shadow.  Per 32 B granule of each local buffer: the last write (pipe,
+ * epoch, pc) and per pipe the last read (epoch, pc).  An access of pipe q
+ * (clock VC_q) races with
+ *   the last write (p, n), p != q, VC_q[p] < n             RAW / WAW
+ *   a write: the last read of each p != q, VC_q[p] < n     WAR
+ * Keeping one read per pipe is exact: a pipe's reads are in program order,
+ * so a writer ordered after its last read is ordered after every earlier
+ * one.  Reads are not cleared by a write (transitivity makes an old read
+ * ordered before any access ordered after that write).
+ *
+ * A race is named in program order (the core's issue order) when the
+ * earlier access is in its pipe's history, else in this run's order: RAW
+ * when the access issued later reads.
  *
  * Races are kept as the first ASC_SIM_MAX_RACES distinct (kind, buffer,
  * pc, earlier pc), with the range and cycles of the first occurrence and
  * a count of occurrences (one execution racing with one earlier
- * instruction); further distinct races are only counted.
+ * instruction); further distinct races are only counted.  Cycles are
+ * information only: the start and done cycles of both instructions in
+ * this run, from a ring of each pipe's last ASC_RACE_HIST epochs (an
+ * earlier instruction older than that shows its cycles as unknown).
  *
- * Invariants: nothing here allocates after asc_sim_new; when checking is
- * off no function here is called and ctx->on_access is NULL. */
+ * Invariants: everything is allocated by asc_race_core_init; nothing here
+ * allocates while running; with checking off c->race is NULL, no hook is
+ * called and ctx->on_access is NULL. */
 #include <stdio.h>
 #include <string.h>
 
 #include "exec_internal.h"
 #include "sim_internal.h"
 
+#define NO_SLOT 0xff
+
 static void on_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
+
+static size_t flag_index(uint8_t src, uint8_t dst, uint8_t ev)
+{
+    return ((size_t)src * ASC_PIPE_COUNT + dst) * ASC_MAX_EVENTS + ev;
+}
+
+static void vc_join(uint32_t *to, const uint32_t *from)
+{
+    for (unsigned i = 0; i < ASC_PIPE_COUNT; i++)
+        if (from[i] > to[i]) to[i] = from[i];
+}
 
 bool asc_race_core_init(AscSim *sim, AscCore *c)
 {
+    AscRaceCore *r = asc_calloc(&sim->alloc, 1, sizeof *r);
+    if (!r) return false;
+    c->race = r;
+    memset(r->pipe_slot, NO_SLOT, sizeof r->pipe_slot);
+    r->flag = asc_calloc(&sim->alloc, (size_t)ASC_PIPE_COUNT * ASC_PIPE_COUNT * ASC_MAX_EVENTS, sizeof *r->flag);
+    if (!r->flag) return false;
+    for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
+        const AscPipeUnit *p = &c->pipes[i];
+        if (!p->present || i == ASC_PIPE_S) continue;
+        r->pend[i] = asc_calloc(&sim->alloc, ASC_PENDING_CAP, sizeof *r->pend[i]);
+        r->queue[i] = asc_calloc(&sim->alloc, p->qcap ? p->qcap : 1, sizeof *r->queue[i]);
+        r->hist[i] = asc_calloc(&sim->alloc, ASC_RACE_HIST, sizeof *r->hist[i]);
+        if (!r->pend[i] || !r->queue[i] || !r->hist[i]) return false;
+        r->pipe_slot[i] = r->nslots;
+        r->slot_pipe[r->nslots++] = (uint8_t)i;
+    }
+    r->stride = 3 + 2u * r->nslots;
     for (unsigned b = ASC_BUF_UB; b < ASC_BUF_COUNT; b++) {
         const AscMem *m = &c->ctx.mem[b];
         if (!m->size) continue;
         size_t n = ((size_t)m->size + ASC_RACE_GRANULE - 1) / ASC_RACE_GRANULE;
-        c->shadow[b] = asc_calloc(&sim->alloc, n, sizeof *c->shadow[b]);
-        if (!c->shadow[b]) return false;
+        r->shadow[b] = asc_calloc(&sim->alloc, n * r->stride, sizeof *r->shadow[b]);
+        if (!r->shadow[b]) return false;
     }
     c->ctx.on_access = on_access;
     c->ctx.access_ud = c;
@@ -57,16 +109,86 @@ bool asc_race_core_init(AscSim *sim, AscCore *c)
 
 void asc_race_core_free(AscSim *sim, AscCore *c)
 {
-    for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&sim->alloc, c->shadow[b]);
+    AscRaceCore *r = c->race;
+    if (!r) return;
+    for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&sim->alloc, r->shadow[b]);
+    for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
+        asc_free(&sim->alloc, r->pend[i]);
+        asc_free(&sim->alloc, r->queue[i]);
+        asc_free(&sim->alloc, r->hist[i]);
+    }
+    asc_free(&sim->alloc, r->flag);
+    asc_free(&sim->alloc, r);
+    c->race = NULL;
 }
+
+/* ---- the happens-before edges ------------------------------------------------ */
+
+void asc_race_issue(AscCore *c, uint8_t pipe, uint32_t i)
+{
+    memcpy(c->race->queue[pipe][i], c->race->vc[ASC_PIPE_S], sizeof(AscVClock));
+}
+
+void asc_race_start(AscCore *c, AscPipeUnit *p, uint32_t i)
+{
+    uint32_t *vc = c->race->vc[p->id];
+    vc_join(vc, c->race->queue[p->id][i]);
+    vc[p->id]++;
+}
+
+void asc_race_pend(AscCore *c, AscPipeUnit *p, uint32_t i)
+{
+    memcpy(c->race->pend[p->id][i], c->race->vc[p->id], sizeof(AscVClock));
+}
+
+static const uint32_t *setter_clock(const AscCore *c, uint8_t src, uint32_t i)
+{
+    return src == ASC_PIPE_S ? c->race->vc[ASC_PIPE_S] : c->race->pend[src][i];
+}
+
+void asc_race_flag_set(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint32_t i)
+{
+    memcpy(c->race->flag[flag_index(src, dst, ev)], setter_clock(c, src, i), sizeof(AscVClock));
+}
+
+void asc_race_flag_wait(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev)
+{
+    vc_join(c->race->vc[dst], c->race->flag[flag_index(src, dst, ev)]);
+}
+
+void asc_race_xset(AscCore *c, uint8_t src, uint8_t xid, uint32_t i)
+{
+    vc_join(c->race->xvc[xid], setter_clock(c, src, i));
+}
+
+void asc_race_xwait(AscCore *c, uint8_t xid)
+{
+    vc_join(c->race->vc[ASC_PIPE_S], c->race->xvc[xid]);
+}
+
+void asc_race_drain(AscCore *c)
+{
+    AscRaceCore *r = c->race;
+    AscVClock all;
+    memcpy(all, r->vc[ASC_PIPE_S], sizeof all);
+    for (unsigned i = 1; i < ASC_PIPE_COUNT; i++)
+        if (c->pipes[i].present) vc_join(all, r->vc[i]);
+    for (unsigned i = 0; i < ASC_PIPE_COUNT; i++)
+        if (i == ASC_PIPE_S || c->pipes[i].present) memcpy(r->vc[i], all, sizeof all);
+}
+
+/* ---- accesses ------------------------------------------------------------------ */
 
 void asc_race_begin(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
-    c->acc_pipe = p->id;
-    c->acc_pc = p->cur.q.pc;
-    memset(p->rlo, 0, sizeof p->rlo);
-    memset(p->rhi, 0, sizeof p->rhi);
-    sim->race_epoch++;
+    AscRaceCore *r = c->race;
+    r->acc_pipe = p->id;
+    r->acc_pc = p->cur.q.pc;
+    r->acc_epoch = r->vc[p->id][p->id];
+    r->acc_seq = p->cur.seq;
+    r->hist[p->id][r->acc_epoch % ASC_RACE_HIST] = (AscRaceHist){.epoch = r->acc_epoch, .seq = r->acc_seq,
+                                                                   .start = sim->now, .done = ASC_NEVER};
+    sim->race_exec++;
 }
 
 static uint16_t op_at(const AscCore *c, uint32_t pc)
@@ -76,38 +198,56 @@ static uint16_t op_at(const AscCore *c, uint32_t pc)
     return pr->insn[(pc - pr->entry) / 4].op;
 }
 
-/* Does entry `a` of another pipe than P complete after `now`?  A pending
- * entry belongs to its pipe's instruction in flight, which completes at or
- * after `now`; only a transfer already over with zero landing latency
- * completes exactly at `now` (its pipe's event at this cycle has not been
- * processed yet). */
-static bool unfinished(const AscCore *c, const AscShadowAcc *a, uint8_t P, uint64_t now)
-{
-    if (a->pipe == P || a->done <= now) return false;
-    if (a->done != ASC_NEVER) return true;
-    const AscPipeUnit *u = &c->pipes[a->pipe];
-    return !(u->state == ASC_PS_XFER && u->busy_until <= now && u->xfer_latency == 0);
-}
+/* The earlier access: pipe, epoch, pc. */
+typedef struct Prev {
+    uint8_t pipe;
+    uint32_t epoch, pc;
+} Prev;
 
-static void record(AscSim *sim, AscCore *c, AscRaceKind kind, AscBuf buf, uint32_t g, const AscShadowAcc *prev)
+/* One side of a race as reported. */
+typedef struct Side {
+    uint8_t pipe;
+    uint32_t epoch, pc;
+    uint64_t start, done;
+} Side;
+
+static void record(AscSim *sim, AscCore *c, AscRaceKind kind, AscBuf buf, uint32_t g, Prev prev)
 {
-    uint32_t pc = c->acc_pc;
-    uint64_t lo = (uint64_t)g * ASC_RACE_GRANULE, hi = lo + ASC_RACE_GRANULE, ep = sim->race_epoch;
+    const AscRaceCore *rc = c->race;
+    /* The two sides in this run's order; then in program order when the
+     * earlier one is in its pipe's history: data is applied at start, so a
+     * consumer with a missing wait may run before its producer started,
+     * and the user thinks of the pair in the order the program issues it. */
+    Side now = {rc->acc_pipe, rc->acc_epoch, rc->acc_pc, sim->now, ASC_NEVER};
+    Side was = {prev.pipe, prev.epoch, prev.pc, ASC_NEVER, ASC_NEVER};
+    const AscRaceHist *h = &rc->hist[prev.pipe][prev.epoch % ASC_RACE_HIST];
+    bool known = h->epoch == prev.epoch;
+    if (known) {
+        was.start = h->start;
+        was.done = h->done;
+    }
+    if (known && h->seq > rc->acc_seq) { /* issued after the access at hand: swap */
+        Side t = now;
+        now = was;
+        was = t;
+        kind = kind == ASC_RACE_RAW ? ASC_RACE_WAR : kind == ASC_RACE_WAR ? ASC_RACE_RAW : kind;
+    }
+    uint64_t lo = (uint64_t)g * ASC_RACE_GRANULE, hi = lo + ASC_RACE_GRANULE, ex = sim->race_exec;
     for (uint32_t i = 0; i < sim->nraces; i++) {
         AscSimRace *r = &sim->races[i];
-        if (r->kind != kind || r->buf != buf || r->pc != pc || r->prev_pc != prev->pc) continue;
-        if (sim->race_first_epoch[i] == ep) { /* the first occurrence, one more granule */
+        if (r->kind != kind || r->buf != buf || r->pc != now.pc || r->prev_pc != was.pc) continue;
+        if (sim->race_first_exec[i] == ex) { /* the first occurrence, one more granule */
             if (lo < r->lo) r->lo = lo;
             if (hi > r->hi) r->hi = hi;
-        } else if (sim->race_last_epoch[i] != ep) {
-            sim->race_last_epoch[i] = ep;
+        } else if (sim->race_last_exec[i] != ex) {
+            sim->race_last_exec[i] = ex;
             r->count++;
             sim->race_total++;
         }
         return;
     }
     if (sim->nraces == ASC_SIM_MAX_RACES) {
-        uint64_t key[4] = {(uint64_t)kind | (uint64_t)buf << 8, pc, prev->pc, ep};
+        uint64_t key[4] = {(uint64_t)kind | (uint64_t)buf << 8, now.pc, was.pc, ex};
         if (memcmp(key, sim->race_over_key, sizeof key)) {
             memcpy(sim->race_over_key, key, sizeof key);
             sim->race_total++;
@@ -117,11 +257,17 @@ static void record(AscSim *sim, AscCore *c, AscRaceKind kind, AscBuf buf, uint32
     uint32_t i = sim->nraces++;
     AscSimRace *r = &sim->races[i];
     *r = (AscSimRace){.kind = (uint8_t)kind, .buf = (uint8_t)buf, .core = c->index, .lo = lo, .hi = hi,
-                      .pipe = c->acc_pipe, .op = op_at(c, pc), .pc = pc, .start_cycle = sim->now,
-                      .prev_pipe = prev->pipe, .prev_op = op_at(c, prev->pc), .prev_pc = prev->pc,
-                      .prev_done_cycle = prev->done, .count = 1};
-    sim->race_first_epoch[i] = sim->race_last_epoch[i] = ep;
-    sim->race_pending[i] = (uint8_t)(1 | (prev->done == ASC_NEVER ? 2 : 0));
+                      .pipe = now.pipe, .op = op_at(c, now.pc), .pc = now.pc, .start_cycle = now.start,
+                      .done_cycle = now.done, .prev_pipe = was.pipe, .prev_op = op_at(c, was.pc), .prev_pc = was.pc,
+                      .prev_start_cycle = was.start, .prev_done_cycle = was.done, .count = 1};
+    sim->race_first_exec[i] = sim->race_last_exec[i] = ex;
+    sim->race_epoch[i] = now.epoch;
+    sim->race_prev_epoch[i] = was.epoch;
+    /* the access at hand completes later (resolve); the other side is
+     * pending if it is in the history without a done cycle */
+    bool mine_first = now.epoch == rc->acc_epoch && now.pipe == rc->acc_pipe;
+    sim->race_pending[i] = (uint8_t)(mine_first ? 1 | (known && was.done == ASC_NEVER ? 2 : 0)
+                                                : 2 | (now.done == ASC_NEVER ? 1 : 0));
     sim->race_total++;
 }
 
@@ -129,70 +275,53 @@ static void record(AscSim *sim, AscCore *c, AscRaceKind kind, AscBuf buf, uint32
 static void on_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
-    AscShadow *sh = buf < ASC_BUF_COUNT ? c->shadow[buf] : NULL;
+    AscRaceCore *rc = c->race;
+    uint32_t *sh = buf < ASC_BUF_COUNT ? rc->shadow[buf] : NULL;
     if (!sh || hi <= lo) return; /* GM is not checked */
     AscSim *sim = c->sim;
-    uint64_t now = sim->now;
-    uint8_t P = c->acc_pipe;
+    uint8_t q = rc->acc_pipe, ns = rc->nslots, qs = rc->pipe_slot[q];
+    const uint32_t *vc = rc->vc[q];
+    uint32_t ep = rc->acc_epoch, pc = rc->acc_pc, stride = rc->stride;
     uint32_t g0 = (uint32_t)(lo / ASC_RACE_GRANULE), g1 = (uint32_t)((hi + ASC_RACE_GRANULE - 1) / ASC_RACE_GRANULE);
-    AscPipeUnit *p = &c->pipes[P];
-    if (p->rlo[buf] >= p->rhi[buf]) {
-        p->rlo[buf] = g0;
-        p->rhi[buf] = g1;
-    } else {
-        if (g0 < p->rlo[buf]) p->rlo[buf] = g0;
-        if (g1 > p->rhi[buf]) p->rhi[buf] = g1;
-    }
-    AscShadowAcc mine = {.done = ASC_NEVER, .pc = c->acc_pc, .pipe = P};
     for (uint32_t g = g0; g < g1; g++) {
-        AscShadow *s = &sh[g];
+        uint32_t *s = &sh[(size_t)g * stride];
+        uint8_t wp = (uint8_t)s[2];
+        bool wrace = s[0] && wp != q && vc[wp] < s[0];
         if (write) {
-            if (unfinished(c, &s->w, P, now)) record(sim, c, ASC_RACE_WAW, buf, g, &s->w);
-            for (unsigned i = 0; i < ASC_RACE_READERS; i++)
-                if (unfinished(c, &s->r[i], P, now)) record(sim, c, ASC_RACE_WAR, buf, g, &s->r[i]);
-            s->w = mine;
-            continue;
+            if (wrace) record(sim, c, ASC_RACE_WAW, buf, g, (Prev){wp, s[0], s[1]});
+            for (uint8_t k = 0; k < ns; k++) {
+                uint8_t rp = rc->slot_pipe[k];
+                uint32_t rep = s[3 + 2 * k];
+                if (rep && rp != q && vc[rp] < rep) record(sim, c, ASC_RACE_WAR, buf, g, (Prev){rp, rep, s[4 + 2 * k]});
+            }
+            s[0] = ep;
+            s[1] = pc;
+            s[2] = q;
+        } else {
+            if (wrace) record(sim, c, ASC_RACE_RAW, buf, g, (Prev){wp, s[0], s[1]});
+            if (qs != NO_SLOT) {
+                s[3 + 2 * qs] = ep;
+                s[4 + 2 * qs] = pc;
+            }
         }
-        if (unfinished(c, &s->w, P, now)) record(sim, c, ASC_RACE_RAW, buf, g, &s->w);
-        /* the read slot: P's own, else a finished (or empty) one, else the
-         * one finishing first (more than three unfinished readers of one
-         * granule do not occur: a buffer has at most three reader pipes) */
-        unsigned k = ASC_RACE_READERS;
-        for (unsigned i = 0; i < ASC_RACE_READERS && k == ASC_RACE_READERS; i++)
-            if (s->r[i].pipe == P && s->r[i].done) k = i;
-        for (unsigned i = 0; i < ASC_RACE_READERS && k == ASC_RACE_READERS; i++)
-            if (s->r[i].done <= now) k = i;
-        if (k == ASC_RACE_READERS) {
-            k = 0;
-            for (unsigned i = 1; i < ASC_RACE_READERS; i++)
-                if (s->r[i].done < s->r[k].done) k = i;
-        }
-        s->r[k] = mine;
     }
 }
 
 void asc_race_resolve(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t done)
 {
+    AscRaceCore *rc = c->race;
     uint8_t P = p->id;
-    for (unsigned b = ASC_BUF_UB; b < ASC_BUF_COUNT; b++) {
-        AscShadow *sh = c->shadow[b];
-        if (!sh) continue;
-        for (uint32_t g = p->rlo[b]; g < p->rhi[b]; g++) {
-            AscShadow *s = &sh[g];
-            if (s->w.pipe == P && s->w.done == ASC_NEVER) s->w.done = done;
-            for (unsigned i = 0; i < ASC_RACE_READERS; i++)
-                if (s->r[i].pipe == P && s->r[i].done == ASC_NEVER) s->r[i].done = done;
-        }
-        p->rlo[b] = p->rhi[b] = 0;
-    }
+    uint32_t ep = rc->vc[P][P];
+    AscRaceHist *h = &rc->hist[P][ep % ASC_RACE_HIST];
+    if (h->epoch == ep) h->done = done;
     for (uint32_t i = 0; i < sim->nraces; i++) {
         AscSimRace *r = &sim->races[i];
         if (!sim->race_pending[i] || r->core != c->index) continue;
-        if ((sim->race_pending[i] & 1) && r->pipe == P) {
+        if ((sim->race_pending[i] & 1) && r->pipe == P && sim->race_epoch[i] == ep) {
             r->done_cycle = done;
             sim->race_pending[i] &= (uint8_t)~1u;
         }
-        if ((sim->race_pending[i] & 2) && r->prev_pipe == P) {
+        if ((sim->race_pending[i] & 2) && r->prev_pipe == P && sim->race_prev_epoch[i] == ep) {
             r->prev_done_cycle = done;
             sim->race_pending[i] &= (uint8_t)~2u;
         }
@@ -208,33 +337,36 @@ uint64_t asc_sim_races(const AscSim *sim, const AscSimRace **races, uint32_t *n)
     return sim->race_total;
 }
 
+static void cycles(char *buf, size_t size, uint64_t start, uint64_t done)
+{
+    char d[24] = "?";
+    if (done != ASC_NEVER) snprintf(d, sizeof d, "%llu", (unsigned long long)done);
+    if (start == ASC_NEVER) snprintf(buf, size, "cycles ?");
+    else snprintf(buf, size, "cycles %llu-%s", (unsigned long long)start, d);
+}
+
 int asc_sim_race_format(const AscSim *sim, const AscSimRace *r, char *buf, size_t size)
 {
     static const char *const kinds[] = {"RAW", "WAR", "WAW"};
-    const char *verb = r->kind == ASC_RACE_WAR ? "writes" : r->kind == ASC_RACE_RAW ? "reads" : "writes";
-    const char *pverb = r->kind == ASC_RACE_WAR ? "reads" : "writes";
-    char name[48], src[300], psrc[300], at[320], pat[320], end[32], pend[48], times[40] = "";
+    const char *verb = r->kind == ASC_RACE_RAW ? "reads" : "writes";
+    const char *pverb = r->kind == ASC_RACE_WAR ? "read" : "written";
+    char name[48], src[300], psrc[300], at[320], pat[320], cyc[64], pcyc[64], times[40] = "";
     asc_sim_source(sim, r->pc, src, sizeof src);
     asc_sim_source(sim, r->prev_pc, psrc, sizeof psrc);
     snprintf(at, sizeof at, "%s%s", src[0] ? " at " : "", src);
     snprintf(pat, sizeof pat, "%s%s", psrc[0] ? " at " : "", psrc);
-    if (r->done_cycle && r->done_cycle != ASC_NEVER) snprintf(end, sizeof end, "%llu", (unsigned long long)r->done_cycle);
-    else snprintf(end, sizeof end, "?");
-    if (r->prev_done_cycle != ASC_NEVER)
-        snprintf(pend, sizeof pend, "until cycle %llu", (unsigned long long)r->prev_done_cycle);
-    else
-        snprintf(pend, sizeof pend, "past the end of the run");
+    cycles(cyc, sizeof cyc, r->start_cycle, r->done_cycle);
+    cycles(pcyc, sizeof pcyc, r->prev_start_cycle, r->prev_done_cycle);
     if (r->count > 1) snprintf(times, sizeof times, " (%llu times)", (unsigned long long)r->count);
     const char *mn = r->op < ASC_OP_COUNT ? asc_insn_info[r->op].mnemonic : "?";
     const char *pmn = r->prev_op < ASC_OP_COUNT ? asc_insn_info[r->prev_op].mnemonic : "?";
     return snprintf(buf, size,
-                    "race (%s): %s %s%s (%s, pc 0x%04x, cycles %llu-%s) %s %s [0x%llx, 0x%llx) while %s %s%s "
-                    "(pc 0x%04x) %s it %s: no flag orders them%s",
+                    "race (%s): %s %s%s (%s, pc 0x%04x, %s) %s %s [0x%llx, 0x%llx) %s by %s %s%s (pc 0x%04x, %s): "
+                    "no flag or barrier orders them%s",
                     kinds[r->kind < 3 ? r->kind : 0], asc_pipe_lane(r->pipe), mn, at,
-                    asc_sim_core_name(sim, r->core, name, sizeof name), r->pc, (unsigned long long)r->start_cycle,
-                    end, verb, asc_exec_buf_name((AscBuf)r->buf), (unsigned long long)r->lo,
-                    (unsigned long long)r->hi, asc_pipe_lane(r->prev_pipe), pmn, pat, r->prev_pc, pverb, pend,
-                    times);
+                    asc_sim_core_name(sim, r->core, name, sizeof name), r->pc, cyc, verb,
+                    asc_exec_buf_name((AscBuf)r->buf), (unsigned long long)r->lo, (unsigned long long)r->hi, pverb,
+                    asc_pipe_lane(r->prev_pipe), pmn, pat, r->prev_pc, pcyc, times);
 }
 
 uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d)

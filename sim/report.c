@@ -216,6 +216,14 @@ static void text_races(const AscSim *sim, Buf *b)
     if (total > listed) bput(b, "  ... and %llu more occurrences of other races\n", (unsigned long long)(total - listed));
 }
 
+/* a cycle of a race, null when unknown */
+static const char *race_cycle(uint64_t c, char *buf, size_t size)
+{
+    if (c == UINT64_MAX) snprintf(buf, size, "null");
+    else snprintf(buf, size, "%llu", (unsigned long long)c);
+    return buf;
+}
+
 static void json_races(const AscSim *sim, Buf *b)
 {
     static const char *const kinds[] = {"RAW", "WAR", "WAW"};
@@ -224,15 +232,17 @@ static void json_races(const AscSim *sim, Buf *b)
     uint64_t total = asc_sim_races(sim, &r, &n);
     bput(b, "  \"races\": {\"total\": %llu, \"list\": [", (unsigned long long)total);
     for (uint32_t i = 0; i < n; i++) {
-        char name[48];
+        char name[48], c0[24], c1[24], c2[24], c3[24];
         bput(b, "%s\n    {\"kind\": \"%s\", \"core\": \"%s\", \"buf\": \"%s\", \"lo\": %llu, \"hi\": %llu, "
-                "\"pipe\": \"%s\", \"pc\": %u, \"start_cycle\": %llu, \"done_cycle\": %llu, "
-                "\"prev_pipe\": \"%s\", \"prev_pc\": %u, \"prev_done_cycle\": %llu, \"count\": %llu}",
+                "\"pipe\": \"%s\", \"pc\": %u, \"start_cycle\": %s, \"done_cycle\": %s, "
+                "\"prev_pipe\": \"%s\", \"prev_pc\": %u, \"prev_start_cycle\": %s, \"prev_done_cycle\": %s, "
+                "\"count\": %llu}",
              i ? "," : "", kinds[r[i].kind < 3 ? r[i].kind : 0], asc_sim_core_name(sim, r[i].core, name, sizeof name),
              buf_names[r[i].buf < ASC_BUF_COUNT ? r[i].buf : 0], (unsigned long long)r[i].lo,
-             (unsigned long long)r[i].hi, asc_pipe_lane(r[i].pipe), r[i].pc, (unsigned long long)r[i].start_cycle,
-             (unsigned long long)r[i].done_cycle, asc_pipe_lane(r[i].prev_pipe), r[i].prev_pc,
-             (unsigned long long)r[i].prev_done_cycle, (unsigned long long)r[i].count);
+             (unsigned long long)r[i].hi, asc_pipe_lane(r[i].pipe), r[i].pc,
+             race_cycle(r[i].start_cycle, c0, sizeof c0), race_cycle(r[i].done_cycle, c1, sizeof c1),
+             asc_pipe_lane(r[i].prev_pipe), r[i].prev_pc, race_cycle(r[i].prev_start_cycle, c2, sizeof c2),
+             race_cycle(r[i].prev_done_cycle, c3, sizeof c3), (unsigned long long)r[i].count);
     }
     bput(b, "%s]},\n", n ? "\n  " : "");
 }

@@ -377,6 +377,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
             uint64_t visible = f->set_cycle + sim->release;
             if (visible > t) return sleep_until(sim, c, visible);
             f->set = false;
+            if (c->race) asc_race_flag_wait(c, c->swait_src, ASC_PIPE_S, c->swait_event);
             const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
             if (sim->obs.on_flag) {
                 AscSimFlagEvent fe = {.core = c->index, .src = c->swait_src, .dst = ASC_PIPE_S,
@@ -396,6 +397,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         case ASC_SS_XWAIT: {
             if (!c->xcnt[c->swait_xid]) return sleep_until(sim, c, ASC_NEVER);
             c->xcnt[c->swait_xid]--;
+            if (c->race) asc_race_xwait(c, c->swait_xid);
             uint64_t stall = t - c->swait_since;
             ss->xcore_cycles += stall;
             emit_scalar(sim, c, &prog->insn[(c->pc - prog->entry) / 4], c->swait_since, t + sim->lat_sync, stall,
@@ -409,6 +411,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
             uint64_t when;
             if (!drained(c, &when)) return sleep_until(sim, c, ASC_NEVER);
             if (when > t) return sleep_until(sim, c, when);
+            if (c->race) asc_race_drain(c);
             uint64_t stall = t - c->swait_since;
             ss->drain_cycles += stall;
             const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
@@ -476,6 +479,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         case ASC_OP_SET_FLAG:
             if (in->psrc == ASC_PIPE_S) {
                 if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, t + sim->lat_sync, c->pc)) return;
+                if (c->race) asc_race_flag_set(c, ASC_PIPE_S, in->pdst, in->event, 0);
                 emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
                 t += sim->lat_sync;
                 c->pc += 4;
@@ -505,6 +509,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         case ASC_OP_SET_CROSS_CORE:
             if (in->pipe == ASC_PIPE_S) {
                 if (!asc_xcore_set(sim, c, in->mode, in->xid, t + sim->lat_sync, c->pc, ASC_PIPE_S)) return;
+                if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
                 emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
                 t += sim->lat_sync;
                 c->pc += 4;

@@ -144,12 +144,6 @@ AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
         sim->lat_branch = sim->lat_load = sim->lat_store = sim->release = 0;
     }
 
-    if (sim->check_races && sim->functional) {
-        setup_err(d, "race checking needs the timing model: a functional run takes 0 cycles per operation, so "
-                     "every access completes at once and no race can be seen; drop --functional");
-        goto fail;
-    }
-
     sim->kernel = asc_image_kernel(desc->image, desc->kernel);
     if (!sim->kernel) {
         if (desc->kernel) {

@@ -62,24 +62,42 @@ typedef enum AscPipeState {
 typedef AscSimPipeStats AscPipeStats;
 
 /* ---- race checking (race.c; only with desc.check_races) -----------------
- * Per 32 B granule of each local buffer: the last write and the last read
- * of up to ASC_RACE_READERS pipes.  `done` is the access's completion
- * cycle: ASC_NEVER while its instruction has not finished (a pipe has one
- * instruction in flight, so a pending entry of pipe P is P's current
- * instruction), 0 for none.  Entries are only compared, never listed, so
- * a granule costs 64 B whatever the run. */
+ * Happens-before with vector clocks (docs/timing.md §Races).  A clock has
+ * one component per unit of the core (indexed by AscPipe; S = the scalar
+ * unit): VC[p] = the epoch of the last instruction of pipe p ordered before
+ * the holder.  Epochs number each pipe's instructions from 1 in program
+ * order.  Everything lives in one AscRaceCore per core, allocated at
+ * asc_sim_new; AscCore.race is NULL when checking is off. */
 #define ASC_RACE_GRANULE 32
-#define ASC_RACE_READERS 3
-typedef struct AscShadowAcc {
-    uint64_t done;
-    uint32_t pc;
-    uint8_t pipe;
-} AscShadowAcc;
+#define ASC_RACE_HIST 64 /* per pipe: program order and cycles of the last 64 epochs (report only) */
+typedef uint32_t AscVClock[ASC_PIPE_COUNT];
 
-typedef struct AscShadow {
-    AscShadowAcc w;
-    AscShadowAcc r[ASC_RACE_READERS];
-} AscShadow;
+typedef struct AscRaceHist {
+    uint32_t epoch;        /* 0 = empty */
+    uint64_t seq;          /* the core's program-order number of the instruction */
+    uint64_t start, done;  /* done = ASC_NEVER until known */
+} AscRaceHist;
+
+typedef struct AscRaceCore {
+    AscVClock vc[ASC_PIPE_COUNT];     /* per unit: S and each pipe */
+    AscVClock xvc[ASC_XCORE_IDS];/* cross-core counters this core sets for itself */
+    AscVClock *flag;                  /* [src][dst][event]: the clock of the set flag */
+    AscVClock *pend[ASC_PIPE_COUNT];  /* per pipe, parallel to its pend ring */
+    AscVClock *queue[ASC_PIPE_COUNT]; /* per pipe, parallel to its queue: S's clock at issue */
+    AscRaceHist *hist[ASC_PIPE_COUNT];/* per pipe: ring of ASC_RACE_HIST */
+    /* Shadow of each local buffer: per 32 B granule, `stride` words:
+     *   [0] epoch of the last write (0 = none)  [1] its pc  [2] its pipe
+     *   [3 + 2k] epoch of the last read by the pipe of slot k, [4 + 2k] its pc */
+    uint32_t *shadow[ASC_BUF_COUNT];
+    uint32_t stride;
+    uint8_t nslots;
+    uint8_t slot_pipe[ASC_PIPE_COUNT]; /* slot -> pipe */
+    uint8_t pipe_slot[ASC_PIPE_COUNT]; /* pipe -> slot (0xff: none) */
+    /* the instruction whose accesses are being reported */
+    uint8_t acc_pipe;
+    uint32_t acc_pc, acc_epoch;
+    uint64_t acc_seq;
+} AscRaceCore;
 
 typedef struct AscPipeUnit {
     bool present;
@@ -99,8 +117,6 @@ typedef struct AscPipeUnit {
     /* transfer (ASC_PS_XFER) */
     int32_t xfer;            /* index into sim->hbm.act, -1 = local (not shared) */
     uint64_t xfer_start, xfer_ideal_cycles, xfer_latency;
-    /* race checking: granules [rlo, rhi) of each buffer cur touched */
-    uint32_t rlo[ASC_BUF_COUNT], rhi[ASC_BUF_COUNT];
     /* pending sets, time-ordered ring */
     AscPendingSet pend[ASC_PENDING_CAP];
     uint32_t phead, pcount;
@@ -159,11 +175,7 @@ typedef struct AscCore {
     uint64_t cube_flops, vec_flops, vec_bytes;
     uint64_t conflict_beats;
     AscPcStats *pcs;         /* per instruction of prog: [(pc - entry) / 4] */
-    /* race checking: shadows of the local buffers (NULL when off), and the
-     * instruction whose accesses are being reported */
-    AscShadow *shadow[ASC_BUF_COUNT];
-    uint8_t acc_pipe;
-    uint32_t acc_pc;
+    AscRaceCore *race;       /* race checking state (race.c); NULL when off */
 } AscCore;
 
 /* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
@@ -217,14 +229,16 @@ struct AscSim {
     bool faulted;
     /* race checking (race.c) */
     bool check_races;
-    uint64_t race_epoch;            /* instruction executions with accesses, for merging ranges */
+    uint64_t race_exec;             /* instruction executions with accesses, for merging ranges */
     uint64_t race_total;            /* occurrences, listed or not */
     uint32_t nraces;
     AscSimRace races[ASC_SIM_MAX_RACES];
-    uint64_t race_first_epoch[ASC_SIM_MAX_RACES]; /* execution of the first occurrence */
-    uint64_t race_last_epoch[ASC_SIM_MAX_RACES];  /* execution of the last one counted */
-    uint8_t race_pending[ASC_SIM_MAX_RACES];      /* 1: later's done unknown, 2: earlier's */
-    uint64_t race_over_key[4];      /* last unlisted occurrence (kind|buf, pc, prev_pc, epoch) */
+    uint64_t race_first_exec[ASC_SIM_MAX_RACES]; /* execution of the first occurrence */
+    uint64_t race_last_exec[ASC_SIM_MAX_RACES];  /* execution of the last one counted */
+    uint32_t race_epoch[ASC_SIM_MAX_RACES];      /* epoch of the later access (first occurrence) */
+    uint32_t race_prev_epoch[ASC_SIM_MAX_RACES]; /* epoch of the earlier one */
+    uint8_t race_pending[ASC_SIM_MAX_RACES];     /* 1: later's done unknown, 2: earlier's */
+    uint64_t race_over_key[4];      /* last unlisted occurrence (kind|buf, pc, prev_pc, exec) */
     /* cached config values (cycles, rates) */
     uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
 };
@@ -264,12 +278,28 @@ void asc_scalar_step(AscSim *sim, AscCore *c);
 bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st);
 void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q);
 
-/* race.c */
+/* race.c: the hooks of the engine, each called only when c->race is set */
 bool asc_race_core_init(AscSim *sim, AscCore *c);
 void asc_race_core_free(AscSim *sim, AscCore *c);
-/* Before the exec function of p's current instruction runs. */
+/* The scalar unit pushed an instruction into p's queue at ring index i. */
+void asc_race_issue(AscCore *c, uint8_t pipe, uint32_t i);
+/* p took its queue head (ring index i) and starts it: the next epoch. */
+void asc_race_start(AscCore *c, AscPipeUnit *p, uint32_t i);
+/* p pushed a pending set (flag or cross-core) at ring index i. */
+void asc_race_pend(AscCore *c, AscPipeUnit *p, uint32_t i);
+/* A set of flag (src, dst, ev) took effect; from pipe src's pending ring
+ * index i, or from the scalar unit (src = S, i ignored). */
+void asc_race_flag_set(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint32_t i);
+/* A wait of flag (src, dst, ev) consumed it: dst acquires its clock. */
+void asc_race_flag_wait(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev);
+/* A cross-core set of c reached c itself (pipe's pending index i, or S). */
+void asc_race_xset(AscCore *c, uint8_t src, uint8_t xid, uint32_t i);
+void asc_race_xwait(AscCore *c, uint8_t xid);
+/* bar all / sync_all / end drained every pipe: every unit acquires all. */
+void asc_race_drain(AscCore *c);
+/* Before the exec function of p's current (data) instruction runs. */
 void asc_race_begin(AscSim *sim, AscCore *c, AscPipeUnit *p);
-/* p's current instruction completes at `done`: resolve its pending entries. */
+/* p's current instruction completes at `done` (cycles for the report). */
 void asc_race_resolve(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t done);
 
 /* sim.c */

@@ -100,7 +100,7 @@ typedef struct AscSimDesc {
     const char *kernel;       /* NULL = the image's first kernel */
     uint32_t blocks;          /* 0 = 1 */
     bool functional;          /* no timing: every operation takes 0 cycles (CPU twin) */
-    bool check_races;         /* --check-races: report unordered accesses (asc_sim_races); needs timing */
+    bool check_races;         /* --check-races: report unordered accesses (asc_sim_races) */
     AscAlloc alloc;           /* zero = malloc/free */
     AscSimObserver observer;  /* zero = none */
 } AscSimDesc;
@@ -183,14 +183,17 @@ const char *asc_sim_source(const AscSim *sim, uint32_t pc, char *buf, size_t siz
 /* ---- races (desc.check_races) ----------------------------------------------- *
  * A race: two accesses to overlapping 32 B blocks of one local buffer (UB,
  * L1, L0A, L0B, L0C) of one core, by different pipes, at least one a write,
- * where the later access starts before the earlier one has completed (its
- * done cycle: data landed for a transfer, the end for vector and cube).
- * Data is applied when an instruction starts (sim_exec.h), so a racy kernel
- * may compute the right numbers here and the wrong ones on hardware.  GM is
- * not checked.  docs/timing.md §Races. */
-typedef enum AscRaceKind {
-    ASC_RACE_RAW = 0, /* the later access reads what the earlier one is still writing */
-    ASC_RACE_WAR,     /* the later access writes what the earlier one is still reading */
+ * that no synchronisation orders: no chain of set_flag/wait_flag pairs,
+ * bar all, sync_all or scalar wait leads from the earlier one's pipe, after
+ * it, to the later one's pipe, before it (happens-before with vector
+ * clocks; the latencies of this run play no part, so a missing wait is
+ * reported even when the timing hides it).  Data is applied when an
+ * instruction starts (sim_exec.h), so a racy kernel may compute the right
+ * numbers here and the wrong ones on hardware.  GM is not checked.
+ * Works with and without desc.functional.  docs/timing.md §Races. */
+typedef enum AscRaceKind {      /* later / earlier as in AscSimRace */
+    ASC_RACE_RAW = 0, /* the later access reads what the earlier one writes */
+    ASC_RACE_WAR,     /* the later access writes what the earlier one reads */
     ASC_RACE_WAW      /* both write */
 } AscRaceKind;
 
@@ -199,18 +202,23 @@ typedef struct AscSimRace {
     uint8_t buf;            /* AscBuf */
     uint32_t core;          /* where it first happened */
     uint64_t lo, hi;        /* bytes of buf in conflict, first occurrence (32 B blocks; span of them) */
-    /* the later access */
+    /* the later access: issued later by the scalar unit (program order);
+     * in this run's order when the earlier one is more than 64
+     * instructions of its pipe back */
     uint8_t pipe;
     uint16_t op;
     uint32_t pc;
     uint64_t start_cycle, done_cycle;
-    /* the earlier access, not yet complete at start_cycle */
+    /* the earlier access, which nothing orders before the later one */
     uint8_t prev_pipe;
     uint16_t prev_op;
     uint32_t prev_pc;
-    uint64_t prev_done_cycle;
+    uint64_t prev_start_cycle, prev_done_cycle;
     uint64_t count;         /* occurrences of this (kind, buf, pc, prev_pc), every core */
 } AscSimRace;
+/* The cycles are information (this run's schedule, first occurrence):
+ * UINT64_MAX when unknown (an earlier access more than 64 instructions of
+ * its pipe back, or one that had not completed when the run stopped). */
 
 #define ASC_SIM_MAX_RACES 16
 /* The first ASC_SIM_MAX_RACES distinct races in order of detection; returns
@@ -219,8 +227,8 @@ typedef struct AscSimRace {
  * instruction. */
 uint64_t asc_sim_races(const AscSim *sim, const AscSimRace **races, uint32_t *n);
 /* "race (RAW): VECTOR vadd.f16 at k.s:31 (core0.veccore0, pc 0x0040, cycles
- * 120-160) reads UB [0x0, 0x2000) while MTE2 mov_out_to_ub at k.s:28 (pc
- * 0x0030) writes it until cycle 1400: no flag orders them (3 times)".
+ * 120-160) reads UB [0x0, 0x2000) written by MTE2 mov_out_to_ub at k.s:28
+ * (pc 0x0030, cycles 20-1400): no flag or barrier orders them (3 times)".
  * snprintf rule for the return value. */
 int asc_sim_race_format(const AscSim *sim, const AscSimRace *r, char *buf, size_t size);
 /* Append one SIM_RACE error per listed race, and one more counting the
