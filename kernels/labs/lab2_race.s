@@ -10,17 +10,28 @@
 ;       --arg z=@z.npy:65536:f16 --arg n=65536
 ;   build/sim/asc-sim run lab2.bin ... --check-races --trace lab2.json
 ;
-; The first run finishes and z.npy is right: the simulator applies an
-; instruction's data when its pipe starts it, so the vadd sees x and y even
-; though MTE2 is still moving them.  On hardware the vadd would read
-; whatever the pong buffers held before.  The second run reports the race
-; (exit 1, no z.npy): the vadd, its line, the mov_out_to_ub it overlaps, its
-; line, the UB range and the cycles.  Questions:
-;   1. Which cycles does the report give for the vadd and for the load?
-;      Find both in the trace (asc-viz lab2.json): what overlaps?
-;   2. Why does the ping half report nothing?
+; The first run finishes and writes z.npy: the simulator applies an
+; instruction's data when its pipe starts it, and here each pong load starts
+; before the vadd that reads it, so the numbers look right.  On hardware the
+; vadd would read whatever the pong buffers held before.  The second run
+; reports the race (exit 1, no z.npy): the vadd, its line, the mov_out_to_ub
+; it is not ordered after, its line, the UB range, and for information the
+; cycles of this run.  The check does not compare cycles: it asks whether a
+; chain of set_flag/wait_flag pairs (or a bar all) orders the load before the
+; vadd, so the answer is the same whatever the latencies (try --set
+; dma.setup_cycles=1 or --functional).  Questions:
+;   1. Which cycles does the report give for the vadd and for the loads?
+;      Find them in the trace (asc-viz lab2.json): do they overlap?  Would
+;      the race be a bug if they did not?
+;   2. Why does the ping half report nothing?  Which flags order its loads
+;      before its vadd?
 ;   3. Put the two lines back and check that --check-races is silent.  How
 ;      many cycles did the missing wait "save", and why is that not a win?
+;   4. Now remove the pong "buffer free" wait instead (wait_flag v, mte2, 1
+;      before the pong loads, and its set_flag after the pong vadd).  The
+;      report says WAR: which instruction overwrites what which one reads?
+;      With the default timing the vadd is long over when the load writes:
+;      why is it reported all the same?
 
 .kernel lab2_race, aiv
 .arg x, gm, f16
