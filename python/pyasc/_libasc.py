@@ -84,7 +84,7 @@ class AscSimObserver(C.Structure):
 
 class AscSimDesc(C.Structure):
     _fields_ = [("cfg", C.c_void_p), ("image", C.POINTER(AscImage)), ("kernel", C.c_char_p),
-                ("blocks", C.c_uint32), ("functional", C.c_bool), ("alloc", AscAlloc),
+                ("blocks", C.c_uint32), ("functional", C.c_bool), ("check_races", C.c_bool), ("alloc", AscAlloc),
                 ("observer", AscSimObserver)]
 
 
@@ -98,7 +98,16 @@ class AscSimFault(C.Structure):
                 ("blocked", AscSimBlocked * ASC_SIM_MAX_BLOCKED)]
 
 
+class AscSimRace(C.Structure):
+    _fields_ = [("kind", C.c_uint8), ("buf", C.c_uint8), ("core", C.c_uint32), ("lo", C.c_uint64), ("hi", C.c_uint64),
+                ("pipe", C.c_uint8), ("op", C.c_uint16), ("pc", C.c_uint32), ("start_cycle", C.c_uint64),
+                ("done_cycle", C.c_uint64), ("prev_pipe", C.c_uint8), ("prev_op", C.c_uint16), ("prev_pc", C.c_uint32),
+                ("prev_start_cycle", C.c_uint64), ("prev_done_cycle", C.c_uint64), ("count", C.c_uint64)]
+
+
 ASC_SIM_DONE, ASC_SIM_LIMIT, ASC_SIM_FAULT = 0, 1, 2
+ASC_RACE_KINDS = ("RAW", "WAR", "WAW")      # AscRaceKind
+ASC_BUF_NAMES = ("GM", "UB", "L1", "L0A", "L0B", "L0C")   # AscBuf (sim/sim_exec.h)
 
 
 def _candidates():
@@ -169,6 +178,8 @@ def _declare(L):
         "asc_sim_insns": (C.c_uint64, [P]),
         "asc_sim_fault": (C.POINTER(AscSimFault), [P]),
         "asc_sim_fault_format": (C.c_int, [P, C.c_char_p, C.c_size_t]),
+        "asc_sim_races": (C.c_uint64, [P, C.POINTER(C.POINTER(AscSimRace)), C.POINTER(C.c_uint32)]),
+        "asc_sim_race_format": (C.c_int, [P, C.POINTER(AscSimRace), C.c_char_p, C.c_size_t]),
         "asc_sim_report_text": (P, [P]),
         "asc_sim_report_json": (P, [P]),
         "asc_sim_report_dir": (C.c_bool, [P, C.c_char_p, C.POINTER(AscDiags)]),

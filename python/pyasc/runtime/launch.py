@@ -5,6 +5,9 @@ Steps: assemble the text into an AscImage (kept per assembly text), resolve the 
 create the simulator for `blocks` cores, place each array in GM and set x0..x15, run, map a
 fault's pc to the Python line through the image's .asc.lines table, copy every array back in
 place, and return a LaunchResult with cycles, microseconds and the summary report.
+With check_races=True the simulator checks that every two accesses of a local buffer by different
+pipes are ordered by synchronisation (docs/timing.md "Races"); races raise KernelRace naming both
+Python lines, and the arrays are not copied back (their numbers cannot be trusted on hardware).
 """
 from __future__ import annotations
 
@@ -14,8 +17,82 @@ import struct
 import numpy as np
 
 from .. import _libasc as L
-from ..compiler.errors import CompileError, KernelFault, LaunchError
+from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import targets
+
+
+class KernelRace(KernelFault):
+    """check_races=True found accesses to a local buffer by two pipes that no set_flag/wait_flag
+    pair or barrier orders.  `races` lists each distinct race (at most 16) as a dict: kind (RAW,
+    WAR, WAW), buf, lo, hi, pipe, prev_pipe, pc, prev_pc, where and prev_where ((file, line, col)
+    of the later and the earlier access, or None), count, text (the simulator's message, with the
+    cycles of this run); `total` counts every occurrence.  str() reads like a compiler error:
+
+        k.py:31:9: error: race (RAW): VECTOR reads UB [0x0, 0x400) written by MTE2 at k.py:27: ...
+            asc.add(zs, xs, ys, n)
+            ^
+          k.py:27:9: note: the earlier access, in another pipe
+            asc.data_copy(xs, xg, n)
+            ^
+    """
+
+    def __init__(self, races, total, report=None):
+        self.races, self.total = races, total
+        first = races[0] if races else None
+        w = first["where"] if first else None
+        super().__init__(_headline(first) if first else f"{total} races", *(w or (None, 0, 0)), report=report)
+        extra = _notes(first) if first else []
+        for r in races[1:]:
+            w = r["where"]
+            extra.append((f"{w[0]}:{w[1]}:{w[2]}: error: " if w else "error: ") + _headline(r) +
+                         (_excerpt(*w) if w else ""))
+            extra += _notes(r)
+        more = total - sum(r["count"] for r in races)
+        if more > 0:
+            extra.append(f"... and {more} more occurrences of other races (the first 16 distinct are listed)")
+        self.args = (self.args[0] + "".join("\n" + x for x in extra),)
+
+
+def _headline(r):
+    verb = "reads" if r["kind"] == "RAW" else "writes"
+    pverb = "read" if r["kind"] == "WAR" else "written"
+    pw = r["prev_where"]
+    at = f" at {pw[0]}:{pw[1]}" if pw else f" (pc {r['prev_pc']:#06x})"
+    times = f" ({r['count']} times)" if r["count"] > 1 else ""
+    return (f"race ({r['kind']}): {r['pipe']} {verb} {r['buf']} [{r['lo']:#x}, {r['hi']:#x}) {pverb} by "
+            f"{r['prev_pipe']}{at}: no flag or barrier orders them{times}")
+
+
+def _notes(r):
+    pw = r["prev_where"]
+    out = []
+    if pw:
+        out.append(f"  {pw[0]}:{pw[1]}:{pw[2]}: note: the earlier access, in another pipe" +
+                   _excerpt(*pw).replace("\n", "\n  "))
+    out.append(f"  simulator: {r['text']}")
+    return out
+
+
+_LANES = {0: "SCALAR", 1: "VECTOR", 2: "CUBE", 3: "MTE1", 4: "MTE2", 5: "MTE3", 7: "MTE4", 8: "MTE5", 9: "VECTOR2",
+          10: "FIXP"}     # AscPipe -> lane name (isa/asc_enums.def)
+
+
+def _races(lib, sim, img):
+    """(races, total) of a finished run, each race a dict (see KernelRace)."""
+    ptr = C.POINTER(L.AscSimRace)()
+    n = C.c_uint32()
+    total = lib.asc_sim_races(sim, C.byref(ptr), C.byref(n))
+    out = []
+    buf = C.create_string_buffer(2048)
+    for i in range(n.value):
+        r = ptr[i]
+        lib.asc_sim_race_format(sim, C.byref(r), buf, len(buf))
+        out.append({"kind": L.ASC_RACE_KINDS[r.kind] if r.kind < 3 else "?",
+                    "buf": L.ASC_BUF_NAMES[r.buf] if r.buf < len(L.ASC_BUF_NAMES) else "?",
+                    "lo": r.lo, "hi": r.hi, "pipe": _LANES.get(r.pipe, "?"), "prev_pipe": _LANES.get(r.prev_pipe, "?"),
+                    "pc": r.pc, "prev_pc": r.prev_pc, "where": img.line_at(r.pc), "prev_where": img.line_at(r.prev_pc),
+                    "count": r.count, "text": buf.value.decode(errors="replace")})
+    return out, total
 
 
 class Image:
@@ -105,7 +182,7 @@ def _to_numpy(v):
     return None, None
 
 
-def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0):
+def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False):
     from .jit import LaunchResult
     lib = L.lib()
     img = assemble(c)
@@ -123,6 +200,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         desc.kernel = c.name.encode()
         desc.blocks = blocks
         desc.functional = functional
+        desc.check_races = bool(check_races)
         if trace:
             obs = L.AscSimObserver()
             tr = lib.asc_trace_open(str(trace).encode(), None, C.byref(obs), C.byref(d))
@@ -167,6 +245,10 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             raise KernelFault(msg, report=report)
         if st == L.ASC_SIM_LIMIT:
             raise KernelFault(f"the kernel did not finish within max_cycles={max_cycles}")
+        if check_races:
+            races, total = _races(lib, sim, img)
+            if total:
+                raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))
         for a, addr, orig in arrays:
             if a.nbytes:
                 if not a.flags.writeable:
