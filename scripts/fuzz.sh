@@ -7,7 +7,9 @@
 #       corpus (tests/fuzz/corpus/NAME -> build-fuzz/fuzz-work/NAME/corpus).
 #       One line per target: executions, corpus size, result.  A crash, leak,
 #       UB report, timeout or out-of-memory prints the reproducer's path and
-#       makes the exit status non-zero.  FUZZ_JOBS=N runs N targets at once.
+#       makes the exit status non-zero.  FUZZ_JOBS=N runs N targets at once;
+#       FUZZ_KEEP_GOING=1 goes on after a finding (libFuzzer -fork=1
+#       -ignore_crashes=1), to look past a known open one, and counts them.
 #   scripts/fuzz.sh regression [BUILD_DIR]
 #       run each harness once over its seed corpus and over the saved
 #       reproducers tests/fuzz/crashes/NAME-*; non-zero when any of them
@@ -107,15 +109,18 @@ run_target() { # run_target NAME: fuzz one target, write its summary line to $wo
   rm -rf "$w"
   mkdir -p "$w/corpus" "$w/artifacts"
   cp -r "$top/tests/fuzz/corpus/$t/." "$w/corpus/"
-  local rc=0
+  local rc=0 more=()
+  if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then more=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
   (cd "$w" && "$(harness "$dir" "$t")" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$w/artifacts/" corpus > "$w/log" 2>&1) || rc=$?
+      -print_final_stats=1 -artifact_prefix="$w/artifacts/" "${more[@]}" corpus > "$w/log" 2>&1) || rc=$?
   local execs ncorp
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$w/log" | grep -o '[0-9]*$' | tail -1)
   [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$w/log" | tail -1 | tr -d '#')
   ncorp=$(find "$w/corpus" -type f | wc -l)
-  local art
+  local art nart
   art=$(find "$w/artifacts" -type f | head -1)
+  nart=$(find "$w/artifacts" -type f | wc -l)
+  if [ "$nart" -gt 1 ]; then art="$art and $((nart - 1)) more in $w/artifacts"; fi
   if [ $rc = 0 ] && [ -z "$art" ]; then
     printf 'ok     %-7s %10s execs in %ss, corpus %s files\n' "$t" "${execs:-?}" "$secs" "$ncorp" > "$w/result"
   else

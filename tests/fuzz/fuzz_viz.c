@@ -12,8 +12,10 @@
  *   - a loaded model: rows own contiguous event ranges covering every event,
  *     events are sorted by start time in their row and end no earlier than
  *     they start, flows point at existing rows, names resolve;
- *   - window/lod/busy/hit/deps/search/event_args and the view (fit, zoom,
- *     pan, hit) stay in range: indices valid or -1, fractions in [0, 1]. */
+ *   - window/lod/busy/hit/deps/search/event_args, counter tracks (samples
+ *     inside [vmin, vmax], LOD max >= min) and the view (fit, zoom, pan,
+ *     hit, counter tracks) stay in range: indices valid or -1, fractions in
+ *     [0, 1]. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,6 +98,23 @@ static void check_model(const AscVizModel *m)
         }
     }
 
+    /* counter tracks: sample ranges, values inside [vmin, vmax], LOD */
+    for (uint32_t c = 0; c < asc_viz_model_counter_count(m) && c < 16; c++) {
+        AscVizCounterInfo ci = asc_viz_model_counter(m, c);
+        FUZZ_CHECK(ci.proc < nproc && ci.process != NULL && ci.name != NULL, "a counter without process or name");
+        FUZZ_CHECK(ci.count >= 1 && !(ci.vmax < ci.vmin), "a counter without samples or with vmax < vmin");
+        for (uint32_t i = ci.first; i < ci.first + ci.count && i < ci.first + 64; i++) {
+            double t, val;
+            asc_viz_model_counter_sample(m, i, &t, &val);
+            FUZZ_CHECK(!(val < ci.vmin) && !(val > ci.vmax), "a counter sample outside [vmin, vmax]");
+        }
+        double w1 = t1 > t0 ? t1 : t0 + 1.0;
+        (void)asc_viz_model_counter_value(m, c, (t0 + w1) / 2);
+        float lo[8], hi[8], last[8];
+        asc_viz_model_counter_lod(m, c, t0, w1, 8, lo, hi, last);
+        for (int k = 0; k < 8; k++) FUZZ_CHECK(!(hi[k] < lo[k]), "counter LOD max below min");
+    }
+
     AscVizSearch s;
     memset(&s, 0, sizeof s);
     if (asc_viz_search_run(&s, m, "v") == 0) {
@@ -121,6 +140,11 @@ static void check_model(const AscVizModel *m)
                 int row = asc_viz_view_row_at(&v, y);
                 FUZZ_CHECK(row >= -1 && row < (int)nrows, "row_at out of range");
             }
+        asc_viz_view_show_counters(&v, true);
+        for (int y = 0; y < 400; y += 23) {
+            int c = asc_viz_view_counter_at(&v, y);
+            FUZZ_CHECK(c >= -1 && c < (int)asc_viz_model_counter_count(m), "counter_at out of range");
+        }
         asc_viz_view_zoom(&v, 1e-9, 0);
         asc_viz_view_zoom(&v, 1e12, 799);
         asc_viz_view_free(&v);
