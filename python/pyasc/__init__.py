@@ -10,6 +10,7 @@ from .language.api import range, static_range, property  # noqa: F401,A004
 from .language import dtype as _dtype
 from .runtime.jit import jit, JITFunction, LaunchResult  # noqa: F401
 from .compiler.errors import CompileError, KernelFault, LaunchError  # noqa: F401
+from .runtime.launch import KernelRace  # noqa: F401
 from . import runtime, lib  # noqa: F401
 from .lib import runtime as _rt  # noqa: F401  (so asc.lib.runtime is importable as an attribute)
 
