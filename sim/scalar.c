@@ -457,7 +457,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         }
 
         /* run ahead only while no other agent has an earlier event */
-        if (t > sim->now && (t >= horizon || t > sim->limit)) return sleep_until(sim, c, t);
+        if (t > sim->now && (t >= horizon || t >= sim->limit)) return sleep_until(sim, c, t);
         sim->now = t;
 
         /* fetch */

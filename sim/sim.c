@@ -444,7 +444,7 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
     uint32_t agent;
     uint64_t cycle;
     while (asc_heap_peek(&sim->heap, &agent, &cycle)) {
-        if (cycle > sim->limit) {
+        if (cycle >= sim->limit) { /* work at cycle N would run past a limit of N cycles */
             sim->now = sim->limit;
             return ASC_SIM_LIMIT;
         }

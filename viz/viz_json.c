@@ -741,6 +741,16 @@ static int parse_counter(JR *r, AscVizModel *m, const EvFields *f, const char *o
 }
 
 /* event = '{' { key ':' value } '}', then dispatched on "ph" */
+/* A JSON number as int64, saturating: a double outside the int64 range (or
+ * NaN) must not be cast directly (undefined behaviour; found by fuzz_viz). */
+static int64_t num_to_i64(double v)
+{
+    if (!(v == v)) return 0;
+    if (v >= 9.2e18) return INT64_MAX;
+    if (v <= -9.2e18) return INT64_MIN;
+    return (int64_t)v;
+}
+
 static int parse_event(JR *r, AscVizModel *m)
 {
     const char *obj = r->p;
@@ -930,14 +940,14 @@ static int parse_event(JR *r, AscVizModel *m)
         uint32_t label = (pname || tname) ? intern_val(m, &f.a_name) : 0;
         if (label == VIZ_NONE) return oom(r);
         if (pname) m->procs[proc].label = label;
-        if (psort) { m->procs[proc].sort = (int64_t)f.a_sort.num; m->procs[proc].has_sort = true; }
+        if (psort) { m->procs[proc].sort = num_to_i64(f.a_sort.num); m->procs[proc].has_sort = true; }
         if (tname || tsort) {
             uint32_t tid = intern_val(m, &f.tid);
             if (tid == VIZ_NONE) return oom(r);
             uint32_t lane = lane_get(m, proc, tid);
             if (lane == VIZ_NONE) return oom(r);
             if (tname) m->lanes[lane].label = label;
-            else { m->lanes[lane].sort = (int64_t)f.a_sort.num; m->lanes[lane].has_sort = true; }
+            else { m->lanes[lane].sort = num_to_i64(f.a_sort.num); m->lanes[lane].has_sort = true; }
         }
         return 0;
     }
@@ -1098,9 +1108,9 @@ int viz_event_args(const AscVizModel *m, const AscVizEvent *e, AscVizEventArgs *
                 unescape(v.s, v.n, dst, cap);
                 continue;
             }
-            if (key_is(ak, akn, "bytes") && v.type == VT_NUM) { out->bytes = (int64_t)v.num; continue; }
+            if (key_is(ak, akn, "bytes") && v.type == VT_NUM) { out->bytes = num_to_i64(v.num); continue; }
             if (key_is(ak, akn, "bank_conflict_beats") && v.type == VT_NUM) {
-                out->bank_conflict_beats = (int64_t)v.num;
+                out->bank_conflict_beats = num_to_i64(v.num);
                 continue;
             }
             if (key_is(ak, akn, "start_cycle") || key_is(ak, akn, "end_cycle")) continue;

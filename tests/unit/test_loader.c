@@ -979,8 +979,8 @@ START_TEST(disasm_text)
     static const char *const head[] = {
         "k.bin: asc kernel binary, format version 1, target teach\n",
         "  1 .text         PROGBITS  0x00000040  0x00000030  0x0000000000000000\n",
-        "  2 both (mix)\n      AIC program: entry 0x0020, size 0x10 (4 instructions)\n"
-        "      AIV program: entry 0x0018, size 0x8 (2 instructions)\n      arg x0  out              gm u64\n",
+        ("  2 both (mix)\n      AIC program: entry 0x0020, size 0x10 (4 instructions)\n"
+         "      AIV program: entry 0x0018, size 0x8 (2 instructions)\n      arg x0  out              gm u64\n"),
         "      uses l1 49380 bytes\n",
     };
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
