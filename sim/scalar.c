@@ -248,8 +248,29 @@ bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
     return xfail(ctx, ASC_FAULT_ILLEGAL, "opcode %u is not an instruction", q->in.op);
 }
 
-/* ---- the scalar unit -------------------------------------------------------- */
+/* ---- the scalar unit -------------------------------------------------------- *
+ *
+ * The scalar unit is one agent of the event heap (sim_internal.h), but it
+ * does not return to the event loop after every instruction: a loop of ALU
+ * instructions would then cost a heap operation each.  Instead it runs ahead
+ * in its own local time `t` (cycles) for as long as that is safe, and the
+ * rule is: S may execute an instruction at t only while t stays below the
+ * next event of every other agent (`horizon`) and below the run's cycle
+ * limit.  Nothing else can act before the horizon, so nothing S reads (a
+ * flag, a queue slot, a counter) can change behind its back, and the trace
+ * still comes out in (cycle, core, pipe) order.  An instruction at t ==
+ * sim->now is always allowed: that is the event the loop handed to us.
+ *
+ * Stalls are states (AscScalarState).  A stalled unit sleeps in the heap,
+ * either until a known cycle (a flag becomes visible, the last completion of
+ * a drain lands) or at ASC_NEVER until someone wakes it (asc_wake_scalar: a
+ * flag set, a queue pop, a cross-core set, the last core reaching
+ * sync_all).  When it runs again it re-checks its condition first: a wake
+ * is a hint, not a promise. */
 
+/* Account one executed instruction of S (per-pc and pipe statistics, in
+ * cycles) and hand it to the observer.  start..end is the time S spent on
+ * it, `stall` of which it was blocked for the reason `why` (AscStall). */
 static void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t start, uint64_t end, uint64_t stall,
                         uint8_t why)
 {
@@ -295,6 +316,7 @@ static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
     if (!asc_config_insn_legal(&sim->cfg, c->kind, (AscOp)in->op))
         return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
                             "'%s' is not available on a %s core of target %s", ii->mnemonic, kind, sim->cfg.name);
+    /* the pipes the instruction names (flag pairs, bar, set_cross_core) */
     uint8_t pipes[2] = {0, 0};
     unsigned np = 0;
     if (in->op == ASC_OP_SET_FLAG || in->op == ASC_OP_WAIT_FLAG) {
@@ -325,7 +347,9 @@ static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
     return true;
 }
 
-/* Issue `in` into `pipe`'s queue at t; false when the queue is full. */
+/* Issue `in` into `pipe`'s queue at t; false when the queue is full.  The
+ * operands are captured now (docs/timing.md §Scalar): later scalar
+ * instructions may overwrite the registers before the pipe starts it. */
 static bool issue(AscSim *sim, AscCore *c, const AscInsn *in, uint8_t pipe, uint64_t t)
 {
     AscQEntry e;
@@ -335,234 +359,310 @@ static bool issue(AscSim *sim, AscCore *c, const AscInsn *in, uint8_t pipe, uint
     return asc_pipe_push(sim, c, pipe, &e);
 }
 
-static void sleep_until(AscSim *sim, AscCore *c, uint64_t t)
+/* Park the scalar unit in the heap until cycle t (ASC_NEVER: until woken).
+ * Always false ("not running"), so a stall check reads `return sleep_until(..)`. */
+static bool sleep_until(AscSim *sim, AscCore *c, uint64_t t)
 {
     c->stime = t;
     asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), t);
+    return false;
 }
 
-static void sync_all_arrive(AscSim *sim, AscCore *c, uint64_t t)
+/* Enter stall `s` at cycle t; the stall's cycles are counted from t. */
+static void stall_on(AscCore *c, AscScalarState s, uint64_t t)
 {
-    c->sstate = ASC_SS_SYNC_ALL;
+    c->sstate = s;
     c->swait_since = t;
-    c->sync_gen = sim->sync_gen;
-    if (++sim->sync_arrived < sim->ncores - sim->finished) return;
+}
+
+/* The instruction at the scalar unit's pc (the one a stall is about). */
+static const AscInsn *cur_insn(const AscCore *c)
+{
+    return &c->prog->insn[(c->pc - c->prog->entry) / 4];
+}
+
+/* The stalled instruction at pc is released at *t: it took `stall` cycles
+ * blocked for `why`, then costs lat.sync; S moves past it and runs. */
+static void finish_stalled(AscSim *sim, AscCore *c, uint64_t *t, uint64_t stall, uint8_t why)
+{
+    emit_scalar(sim, c, cur_insn(c), c->swait_since, *t + sim->lat_sync, stall, stall ? why : ASC_STALL_NONE);
+    *t += sim->lat_sync;
+    c->pc += 4;
+    c->sstate = ASC_SS_RUN;
+}
+
+/* Every core that has not ended waits at sync_all: release them all at t
+ * and open the next generation (a core compares its sync_gen to see it). */
+static void release_sync_all(AscSim *sim, uint64_t t)
+{
     sim->sync_arrived = 0;
     sim->sync_gen++;
     for (uint32_t i = 0; i < sim->ncores; i++)
         if (sim->cores[i].sstate == ASC_SS_SYNC_ALL) asc_wake_scalar(sim, &sim->cores[i], t);
 }
 
+static void sync_all_arrive(AscSim *sim, AscCore *c, uint64_t t)
+{
+    stall_on(c, ASC_SS_SYNC_ALL, t);
+    c->sync_gen = sim->sync_gen;
+    if (++sim->sync_arrived < sim->ncores - sim->finished) return;
+    release_sync_all(sim, t);
+}
+
+/* ---- leaving a stall: each returns true when S runs again at *t ---------- */
+
+static bool resolve_wait_flag(AscSim *sim, AscCore *c, uint64_t *t)
+{
+    AscFlag *f = &c->flags[c->swait_src][ASC_PIPE_S][c->swait_event];
+    if (!f->set) return sleep_until(sim, c, ASC_NEVER);
+    /* a set flag is seen flag_release cycles after its set (the handoff) */
+    uint64_t visible = f->set_cycle + sim->release;
+    if (visible > *t) return sleep_until(sim, c, visible);
+    f->set = false; /* a wait consumes the flag */
+    if (c->race) asc_race_flag_wait(c, c->swait_src, ASC_PIPE_S, c->swait_event);
+    if (sim->obs.on_flag) {
+        AscSimFlagEvent fe = {.core = c->index, .src = c->swait_src, .dst = ASC_PIPE_S,
+                              .event = c->swait_event, .set_cycle = f->set_cycle, .set_pc = f->set_pc,
+                              .wait_start_cycle = c->swait_since, .release_cycle = *t, .wait_pc = c->pc};
+        sim->obs.on_flag(sim->obs.ud, &fe);
+    }
+    uint64_t stall = *t - c->swait_since;
+    AscPipeStats *ss = &c->pipes[ASC_PIPE_S].stats;
+    ss->flag_wait_cycles += stall;
+    ss->flag_wait_by[c->swait_src][c->swait_event] += stall;
+    finish_stalled(sim, c, t, stall, ASC_STALL_FLAG);
+    return true;
+}
+
+/* wait_flag_dev: the counter is set by other cores; take one set. */
+static bool resolve_xwait(AscSim *sim, AscCore *c, uint64_t *t)
+{
+    if (!c->xcnt[c->swait_xid]) return sleep_until(sim, c, ASC_NEVER);
+    c->xcnt[c->swait_xid]--;
+    if (c->race) asc_race_xwait(c, c->swait_xid);
+    uint64_t stall = *t - c->swait_since;
+    c->pipes[ASC_PIPE_S].stats.xcore_cycles += stall;
+    finish_stalled(sim, c, t, stall, ASC_STALL_XCORE);
+    return true;
+}
+
+static bool resolve_sync_all(AscSim *sim, AscCore *c, uint64_t *t)
+{
+    if (sim->sync_gen == c->sync_gen) return sleep_until(sim, c, ASC_NEVER);
+    uint64_t stall = *t - c->swait_since;
+    c->pipes[ASC_PIPE_S].stats.sync_all_cycles += stall;
+    finish_stalled(sim, c, t, stall, ASC_STALL_SYNC_ALL);
+    return true;
+}
+
+/* The core ends at t.  It no longer counts for sync_all, so its end may
+ * complete a sync_all the others already wait on. */
+static bool end_core(AscSim *sim, AscCore *c, uint64_t t, uint64_t stall)
+{
+    emit_scalar(sim, c, cur_insn(c), c->swait_since, t, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
+    c->sstate = ASC_SS_DONE;
+    c->end_cycle = t;
+    sim->finished++;
+    if (sim->sync_arrived && sim->sync_arrived >= sim->ncores - sim->finished) release_sync_all(sim, t);
+    return sleep_until(sim, c, ASC_NEVER);
+}
+
+/* bar all, end and sync_all first drain the core: every pipe idle and the
+ * last completion landed.  Then bar all goes on, end stops the core and
+ * sync_all waits for the other cores. */
+static bool resolve_drain(AscSim *sim, AscCore *c, uint64_t *t)
+{
+    uint64_t when;
+    if (!drained(c, &when)) return sleep_until(sim, c, ASC_NEVER);
+    if (when > *t) return sleep_until(sim, c, when);
+    if (c->race) asc_race_drain(c);
+    uint64_t stall = *t - c->swait_since;
+    AscPipeStats *ss = &c->pipes[ASC_PIPE_S].stats;
+    ss->drain_cycles += stall;
+    if (c->sdrain_next == 1) return end_core(sim, c, *t, stall);
+    if (c->sdrain_next == 2) {
+        /* sync_all: the drain counts as sync_all time, from the same start */
+        ss->drain_cycles -= stall;
+        uint64_t since = c->swait_since;
+        sync_all_arrive(sim, c, *t);
+        c->swait_since = since;
+        return resolve_sync_all(sim, c, t);
+    }
+    finish_stalled(sim, c, t, stall, ASC_STALL_DRAIN);
+    return true;
+}
+
+/* A queue-full stall: the pipe's pop woke us; retry the dispatch at *t. */
+static bool resolve_qfull(AscCore *c, uint64_t t)
+{
+    c->pipes[ASC_PIPE_S].stats.queue_full_cycles += t - c->swait_since;
+    c->sstate = ASC_SS_RUN;
+    return true;
+}
+
+/* S is stalled: true when it can run again at *t (which may have advanced
+ * by the released instruction's cost), false when it went back to sleep. */
+static bool resolve_stall(AscSim *sim, AscCore *c, uint64_t *t)
+{
+    switch (c->sstate) {
+    case ASC_SS_RUN: return true;
+    case ASC_SS_DONE: return false;
+    case ASC_SS_QFULL: return resolve_qfull(c, *t);
+    case ASC_SS_WAIT_FLAG: return resolve_wait_flag(sim, c, t);
+    case ASC_SS_XWAIT: return resolve_xwait(sim, c, t);
+    case ASC_SS_DRAIN: return resolve_drain(sim, c, t);
+    case ASC_SS_SYNC_ALL: return resolve_sync_all(sim, c, t);
+    }
+    return false;
+}
+
+/* ---- one instruction --------------------------------------------------------- */
+
+/* The instruction at pc, or NULL after a bad-pc fault. */
+static const AscInsn *fetch(AscSim *sim, AscCore *c)
+{
+    const AscProg *prog = c->prog;
+    if (c->pc < prog->entry || c->pc >= prog->entry + prog->size || (c->pc & 3)) {
+        asc_sim_fail(sim, ASC_FAULT_BAD_PC, c, ASC_PIPE_S, c->pc, 0,
+                     "pc 0x%04x is outside the program [0x%04x, 0x%04x): control ran off the kernel "
+                     "(a missing 'end' or a bad branch)",
+                     c->pc, prog->entry, prog->entry + prog->size);
+        return NULL;
+    }
+    return &prog->insn[(c->pc - prog->entry) / 4];
+}
+
+/* set_flag S, X or set_cross_core s: S sets it itself, effective at
+ * t + lat.sync (when the instruction completes). */
+static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *t)
+{
+    uint64_t at = *t + sim->lat_sync;
+    if (in->op == ASC_OP_SET_FLAG) {
+        if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, at, c->pc)) return false;
+        if (c->race) asc_race_flag_set(c, ASC_PIPE_S, in->pdst, in->event, 0);
+    } else {
+        if (!asc_xcore_set(sim, c, in->mode, in->xid, at, c->pc, ASC_PIPE_S)) return false;
+        if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
+    }
+    emit_scalar(sim, c, in, *t, at, 0, 0);
+    *t = at;
+    c->pc += 4;
+    return true;
+}
+
+/* A scalar instruction (ALU, SPR, branch, GM load/store, mask mode)
+ * executes here at *t; false after a fault. */
+static bool exec_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *t)
+{
+    c->npc = c->pc + 4;
+    c->scost = 0;
+    c->xfault = ASC_FAULT_ACCESS;
+    c->spr[ASC_SPR_CYCLE] = *t;
+    AscIssued q;
+    asc_capture(c, in, c->pc, &q);
+    if (!asc_dispatch(c, &q, NULL)) {
+        asc_sim_fail(sim, (AscFaultKind)c->xfault, c, ASC_PIPE_S, c->pc, in->op, "%s", c->ctx.fault);
+        return false;
+    }
+    /* scost: a taken branch's or a GM access's extra cycles, set by the exec function */
+    uint64_t cost = (asc_insn_info[in->op].lat == ASC_LAT_MASK ? sim->lat_mask : sim->lat_scalar) + c->scost;
+    if (sim->functional) cost = 1;
+    emit_scalar(sim, c, in, *t, *t + cost, 0, 0);
+    *t += cost;
+    c->pc = c->npc;
+    return true;
+}
+
+/* What one instruction did to the scalar unit's run-ahead loop. */
+typedef enum StepResult {
+    STEP_NEXT,   /* go on at the new t (possibly into a stall state) */
+    STEP_ISSUED, /* went into a pipe queue: the horizon may have moved */
+    STEP_STOP    /* asleep (queue full) or faulted: leave asc_scalar_step */
+} StepResult;
+
+/* Execute `in` at *t on S, enter the stall it starts, or dispatch it into
+ * its pipe's queue.  The synchronisation instructions name their pipe in an
+ * operand; those aimed at S act here. */
+static StepResult step_insn(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *t)
+{
+    uint8_t target; /* pipe whose queue gets the instruction, S = none */
+    switch (in->op) {
+    case ASC_OP_SET_FLAG:
+        if (in->psrc == ASC_PIPE_S) return set_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
+        target = in->psrc;
+        break;
+    case ASC_OP_WAIT_FLAG:
+        if (in->pdst == ASC_PIPE_S) {
+            stall_on(c, ASC_SS_WAIT_FLAG, *t);
+            c->swait_src = in->psrc;
+            c->swait_event = in->event;
+            return STEP_NEXT;
+        }
+        target = in->pdst;
+        break;
+    case ASC_OP_BAR:
+        if (in->pipe == ASC_PIPE_ALL) {
+            stall_on(c, ASC_SS_DRAIN, *t);
+            c->sdrain_next = 0;
+            return STEP_NEXT;
+        }
+        target = in->pipe;
+        break;
+    case ASC_OP_SET_CROSS_CORE:
+        if (in->pipe == ASC_PIPE_S) return set_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
+        target = in->pipe;
+        break;
+    case ASC_OP_WAIT_FLAG_DEV:
+        stall_on(c, ASC_SS_XWAIT, *t);
+        c->swait_xid = in->xid;
+        return STEP_NEXT;
+    case ASC_OP_SYNC_ALL:
+    case ASC_OP_END:
+        stall_on(c, ASC_SS_DRAIN, *t);
+        c->sdrain_next = in->op == ASC_OP_END ? 1 : 2;
+        return STEP_NEXT;
+    default:
+        target = asc_insn_info[in->op].pipe;
+        break;
+    }
+    if (target == ASC_PIPE_S) return exec_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
+    if (!issue(sim, c, in, target, *t)) {
+        /* queue full: undo the fetch and sleep until the pipe takes its
+         * head (start_next in core.c wakes us); the retry re-fetches */
+        c->seq--;
+        sim->insns--;
+        stall_on(c, ASC_SS_QFULL, *t);
+        c->swait_pipe = target;
+        sleep_until(sim, c, ASC_NEVER);
+        return STEP_STOP;
+    }
+    *t += sim->functional ? 1 : sim->lat_scalar; /* a dispatch costs lat.scalar */
+    c->pc += 4;
+    return STEP_ISSUED;
+}
+
+/* The scalar unit's turn at sim->now: leave a stall if it can, then run
+ * ahead under the horizon rule above until it stalls, faults or reaches an
+ * instruction it may not execute yet (then it sleeps until that cycle). */
 void asc_scalar_step(AscSim *sim, AscCore *c)
 {
     uint64_t t = sim->now;
-    AscPipeStats *ss = &c->pipes[ASC_PIPE_S].stats;
-    const AscProg *prog = c->prog;
     uint64_t horizon = asc_heap_min_cycle(&sim->heap); /* next event of any other agent */
-
     for (;;) {
-        /* resolve a stall */
-        switch (c->sstate) {
-        case ASC_SS_RUN: break;
-        case ASC_SS_DONE: return;
-        case ASC_SS_QFULL: {
-            /* retry the dispatch: a pop woke us */
-            ss->queue_full_cycles += t - c->swait_since;
-            c->sstate = ASC_SS_RUN;
-            break;
-        }
-        case ASC_SS_WAIT_FLAG: {
-            AscFlag *f = &c->flags[c->swait_src][ASC_PIPE_S][c->swait_event];
-            if (!f->set) return sleep_until(sim, c, ASC_NEVER);
-            uint64_t visible = f->set_cycle + sim->release;
-            if (visible > t) return sleep_until(sim, c, visible);
-            f->set = false;
-            if (c->race) asc_race_flag_wait(c, c->swait_src, ASC_PIPE_S, c->swait_event);
-            const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
-            if (sim->obs.on_flag) {
-                AscSimFlagEvent fe = {.core = c->index, .src = c->swait_src, .dst = ASC_PIPE_S,
-                                      .event = c->swait_event, .set_cycle = f->set_cycle, .set_pc = f->set_pc,
-                                      .wait_start_cycle = c->swait_since, .release_cycle = t, .wait_pc = c->pc};
-                sim->obs.on_flag(sim->obs.ud, &fe);
-            }
-            uint64_t stall = t - c->swait_since;
-            ss->flag_wait_cycles += stall;
-            ss->flag_wait_by[c->swait_src][c->swait_event] += stall;
-            emit_scalar(sim, c, in, c->swait_since, t + sim->lat_sync, stall, stall ? ASC_STALL_FLAG : ASC_STALL_NONE);
-            t += sim->lat_sync;
-            c->pc += 4;
-            c->sstate = ASC_SS_RUN;
-            break;
-        }
-        case ASC_SS_XWAIT: {
-            if (!c->xcnt[c->swait_xid]) return sleep_until(sim, c, ASC_NEVER);
-            c->xcnt[c->swait_xid]--;
-            if (c->race) asc_race_xwait(c, c->swait_xid);
-            uint64_t stall = t - c->swait_since;
-            ss->xcore_cycles += stall;
-            emit_scalar(sim, c, &prog->insn[(c->pc - prog->entry) / 4], c->swait_since, t + sim->lat_sync, stall,
-                        stall ? ASC_STALL_XCORE : ASC_STALL_NONE);
-            t += sim->lat_sync;
-            c->pc += 4;
-            c->sstate = ASC_SS_RUN;
-            break;
-        }
-        case ASC_SS_DRAIN: {
-            uint64_t when;
-            if (!drained(c, &when)) return sleep_until(sim, c, ASC_NEVER);
-            if (when > t) return sleep_until(sim, c, when);
-            if (c->race) asc_race_drain(c);
-            uint64_t stall = t - c->swait_since;
-            ss->drain_cycles += stall;
-            const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
-            if (c->sdrain_next == 1) { /* end */
-                emit_scalar(sim, c, in, c->swait_since, t, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
-                c->sstate = ASC_SS_DONE;
-                c->end_cycle = t;
-                sim->finished++;
-                /* a core that ends may complete a sync_all the others wait on */
-                if (sim->sync_arrived && sim->sync_arrived >= sim->ncores - sim->finished) {
-                    sim->sync_arrived = 0;
-                    sim->sync_gen++;
-                    for (uint32_t i = 0; i < sim->ncores; i++)
-                        if (sim->cores[i].sstate == ASC_SS_SYNC_ALL) asc_wake_scalar(sim, &sim->cores[i], t);
-                }
-                return sleep_until(sim, c, ASC_NEVER);
-            }
-            if (c->sdrain_next == 2) {
-                /* sync_all: the drain counts as sync_all time too */
-                ss->drain_cycles -= stall;
-                uint64_t since = c->swait_since;
-                sync_all_arrive(sim, c, t);
-                c->swait_since = since;
-                continue;
-            }
-            emit_scalar(sim, c, in, c->swait_since, t + sim->lat_sync, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
-            t += sim->lat_sync;
-            c->pc += 4;
-            c->sstate = ASC_SS_RUN;
-            break;
-        }
-        case ASC_SS_SYNC_ALL: {
-            if (sim->sync_gen == c->sync_gen) return sleep_until(sim, c, ASC_NEVER);
-            uint64_t stall = t - c->swait_since;
-            ss->sync_all_cycles += stall;
-            emit_scalar(sim, c, &prog->insn[(c->pc - prog->entry) / 4], c->swait_since, t + sim->lat_sync, stall,
-                        stall ? ASC_STALL_SYNC_ALL : ASC_STALL_NONE);
-            t += sim->lat_sync;
-            c->pc += 4;
-            c->sstate = ASC_SS_RUN;
-            break;
-        }
-        }
-
-        /* run ahead only while no other agent has an earlier event */
-        if (t > sim->now && (t >= horizon || t >= sim->limit)) return sleep_until(sim, c, t);
-        sim->now = t;
-
-        /* fetch */
-        if (c->pc < prog->entry || c->pc >= prog->entry + prog->size || (c->pc & 3)) {
-            asc_sim_fail(sim, ASC_FAULT_BAD_PC, c, ASC_PIPE_S, c->pc, 0,
-                         "pc 0x%04x is outside the program [0x%04x, 0x%04x): control ran off the kernel "
-                         "(a missing 'end' or a bad branch)",
-                         c->pc, prog->entry, prog->entry + prog->size);
+        if (!resolve_stall(sim, c, &t)) return;
+        if (t > sim->now && (t >= horizon || t >= sim->limit)) {
+            sleep_until(sim, c, t);
             return;
         }
-        const AscInsn *in = &prog->insn[(c->pc - prog->entry) / 4];
-        const AscInsnInfo *ii = &asc_insn_info[in->op];
-        if (!check_legal(sim, c, in)) return;
+        sim->now = t;
+        const AscInsn *in = fetch(sim, c);
+        if (!in || !check_legal(sim, c, in)) return;
         c->seq++;
         sim->insns++;
-
-        uint8_t target; /* pipe whose queue gets the instruction, S = none */
-        switch (in->op) {
-        case ASC_OP_SET_FLAG:
-            if (in->psrc == ASC_PIPE_S) {
-                if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, t + sim->lat_sync, c->pc)) return;
-                if (c->race) asc_race_flag_set(c, ASC_PIPE_S, in->pdst, in->event, 0);
-                emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
-                t += sim->lat_sync;
-                c->pc += 4;
-                continue;
-            }
-            target = in->psrc;
-            break;
-        case ASC_OP_WAIT_FLAG:
-            if (in->pdst == ASC_PIPE_S) {
-                c->sstate = ASC_SS_WAIT_FLAG;
-                c->swait_src = in->psrc;
-                c->swait_event = in->event;
-                c->swait_since = t;
-                continue;
-            }
-            target = in->pdst;
-            break;
-        case ASC_OP_BAR:
-            if (in->pipe == ASC_PIPE_ALL) {
-                c->sstate = ASC_SS_DRAIN;
-                c->sdrain_next = 0;
-                c->swait_since = t;
-                continue;
-            }
-            target = in->pipe;
-            break;
-        case ASC_OP_SET_CROSS_CORE:
-            if (in->pipe == ASC_PIPE_S) {
-                if (!asc_xcore_set(sim, c, in->mode, in->xid, t + sim->lat_sync, c->pc, ASC_PIPE_S)) return;
-                if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
-                emit_scalar(sim, c, in, t, t + sim->lat_sync, 0, 0);
-                t += sim->lat_sync;
-                c->pc += 4;
-                continue;
-            }
-            target = in->pipe;
-            break;
-        case ASC_OP_WAIT_FLAG_DEV:
-            c->sstate = ASC_SS_XWAIT;
-            c->swait_xid = in->xid;
-            c->swait_since = t;
-            continue;
-        case ASC_OP_SYNC_ALL:
-        case ASC_OP_END:
-            c->sstate = ASC_SS_DRAIN;
-            c->sdrain_next = in->op == ASC_OP_END ? 1 : 2;
-            c->swait_since = t;
-            continue;
-        default:
-            target = ii->pipe;
-            break;
+        switch (step_insn(sim, c, in, &t)) {
+        case STEP_NEXT: break;
+        case STEP_ISSUED: horizon = asc_heap_min_cycle(&sim->heap); break; /* the push may wake a pipe */
+        case STEP_STOP: return;
         }
-
-        if (target == ASC_PIPE_S) {
-            /* executes here */
-            c->npc = c->pc + 4;
-            c->scost = 0;
-            c->xfault = ASC_FAULT_ACCESS;
-            c->spr[ASC_SPR_CYCLE] = t;
-            AscIssued q;
-            asc_capture(c, in, c->pc, &q);
-            if (!asc_dispatch(c, &q, NULL)) {
-                asc_sim_fail(sim, (AscFaultKind)c->xfault, c, ASC_PIPE_S, c->pc, in->op, "%s", c->ctx.fault);
-                return;
-            }
-            uint64_t cost = (ii->lat == ASC_LAT_MASK ? sim->lat_mask : sim->lat_scalar) + c->scost;
-            if (sim->functional) cost = 1;
-            emit_scalar(sim, c, in, t, t + cost, 0, 0);
-            t += cost;
-            c->pc = c->npc;
-            continue;
-        }
-        /* dispatch into the pipe's queue */
-        if (!issue(sim, c, in, target, t)) {
-            c->seq--;
-            sim->insns--;
-            c->sstate = ASC_SS_QFULL;
-            c->swait_pipe = target;
-            c->swait_since = t;
-            return sleep_until(sim, c, ASC_NEVER);
-        }
-        t += sim->functional ? 1 : sim->lat_scalar;
-        c->pc += 4;
-        horizon = asc_heap_min_cycle(&sim->heap);
     }
 }
