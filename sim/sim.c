@@ -21,6 +21,7 @@
 
 #include "sim_internal.h"
 
+/* A launch error (SIM_LAUNCH) with a printf message; d may be NULL. */
 static void setup_err(AscDiags *d, const char *fmt, ...)
 {
     char buf[400];
@@ -31,6 +32,7 @@ static void setup_err(AscDiags *d, const char *fmt, ...)
     if (d) asc_diag(d, ASC_DIAG_SIM_LAUNCH, (AscLoc){0}, buf);
 }
 
+/* Decode program [entry, entry + size) of .text (byte offsets) into p. */
 static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, AscDiags *d)
 {
     const AscImage *img = sim->img;
@@ -53,6 +55,8 @@ static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, 
     return true;
 }
 
+/* Allocate local buffer b of core c: `size` bytes, accesses aligned to
+ * `align` bytes (checked by the exec functions). */
 static bool mem_alloc(AscSim *sim, AscCore *c, AscBuf b, int64_t size, int64_t align)
 {
     AscMem *m = &c->ctx.mem[b];
@@ -62,6 +66,11 @@ static bool mem_alloc(AscSim *sim, AscCore *c, AscBuf b, int64_t size, int64_t a
     return m->data != NULL;
 }
 
+/* Core `index` of the launch: a core of `kind` running program `part`, as
+ * block block_idx of block_num, in AI core `ai_core` as its sub-th vector
+ * core of sub_num.  Only the buffers and pipes its kind has are created
+ * (docs/timing.md §Memories): an AIV has UB, an AIC L1/L0A/L0B/L0C, a
+ * coupled core all of them.  The pipe queues hold queue_depth entries. */
 static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind, AscPart part, uint32_t block_idx,
                       uint32_t block_num, uint32_t ai_core, uint32_t sub, uint32_t sub_num)
 {
@@ -88,7 +97,7 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
         AscPipeUnit *p = &c->pipes[i];
         p->id = (uint8_t)i;
         p->xfer = -1;
-        if (i == ASC_PIPE_S) {
+        if (i == ASC_PIPE_S) { /* the scalar unit has no queue: it fetches */
             p->present = true;
             continue;
         }
@@ -111,19 +120,11 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     return !sim->check_races || asc_race_core_init(sim, c);
 }
 
-AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
+/* Copy the desc and cache the scalar and sync latencies (cycles) the hot
+ * paths read.  A functional run has no timing, but every instruction still
+ * takes one cycle so that the trace keeps program order. */
+static void init_from_desc(AscSim *sim, const AscSimDesc *desc)
 {
-    if (!desc || !desc->cfg || !desc->image) {
-        setup_err(d, "asc_sim_new needs a config and an image");
-        return NULL;
-    }
-    AscAlloc alloc = asc_alloc_resolve(&desc->alloc);
-    AscSim *sim = asc_calloc(&alloc, 1, sizeof *sim);
-    if (!sim) {
-        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
-        return NULL;
-    }
-    sim->alloc = alloc;
     sim->cfg = *desc->cfg;
     sim->img = desc->image;
     sim->obs = desc->observer;
@@ -143,86 +144,160 @@ AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
         sim->lat_scalar = sim->lat_sync = sim->lat_mask = 1;
         sim->lat_branch = sim->lat_load = sim->lat_store = sim->release = 0;
     }
+}
 
+/* Pick the kernel to launch (desc->kernel, or the image's only/first one);
+ * a wrong name lists the kernels there are. */
+static bool find_kernel(AscSim *sim, const AscSimDesc *desc, AscDiags *d)
+{
     sim->kernel = asc_image_kernel(desc->image, desc->kernel);
-    if (!sim->kernel) {
-        if (desc->kernel) {
-            char names[256] = "";
-            for (uint32_t i = 0; i < desc->image->nkernels; i++) {
-                if (i) strncat(names, ", ", sizeof names - strlen(names) - 1);
-                strncat(names, desc->image->kernels[i].name, sizeof names - strlen(names) - 1);
-            }
-            setup_err(d, "no kernel '%s' in the binary: kernels are %s", desc->kernel, names[0] ? names : "(none)");
-        } else {
-            setup_err(d, "the binary contains no kernel");
+    if (sim->kernel) return true;
+    if (desc->kernel) {
+        char names[256] = "";
+        for (uint32_t i = 0; i < desc->image->nkernels; i++) {
+            if (i) strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, desc->image->kernels[i].name, sizeof names - strlen(names) - 1);
         }
-        goto fail;
+        setup_err(d, "no kernel '%s' in the binary: kernels are %s", desc->kernel, names[0] ? names : "(none)");
+    } else {
+        setup_err(d, "the binary contains no kernel");
     }
+    return false;
+}
+
+/* The launch shape (see the top of this file). */
+typedef struct Launch {
+    bool split;       /* split target: separate AIC and AIV cores */
+    uint32_t aiv;     /* AIVs per AI core (1 on a coupled target) */
+    uint32_t n;       /* blocks */
+    AscPart main_part;
+} Launch;
+
+/* Can the target launch `blocks` cores of this kernel's kind? */
+static bool check_launch(const AscSim *sim, Launch *l, AscDiags *d)
+{
+    const int64_t *v = sim->cfg.v;
     const AscKernelInfo *k = sim->kernel;
-    bool split = v[ASC_KEY_SPLIT] != 0;
-    uint32_t aiv = split ? (uint32_t)v[ASC_KEY_AIV_PER_CORE] : 1, ai = (uint32_t)v[ASC_KEY_AI_CORES];
-    uint32_t n = sim->blocks, maxn = ai;
-    if (split && k->kind == ASC_KERNEL_AIV) maxn = ai * aiv;
-    if (!split && k->kind == ASC_KERNEL_MIX) {
+    l->split = v[ASC_KEY_SPLIT] != 0;
+    l->aiv = l->split ? (uint32_t)v[ASC_KEY_AIV_PER_CORE] : 1;
+    l->n = sim->blocks;
+    l->main_part = k->kind == ASC_KERNEL_AIC ? ASC_PART_AIC : ASC_PART_AIV;
+    uint32_t ai = (uint32_t)v[ASC_KEY_AI_CORES], maxn = ai;
+    if (l->split && k->kind == ASC_KERNEL_AIV) maxn = ai * l->aiv;
+    if (!l->split && k->kind == ASC_KERNEL_MIX) {
         setup_err(d, "kernel '%s' is a mix kernel (AIC + AIV programs): it needs a split target (split = 1), and "
                      "target %s is coupled", k->name, sim->cfg.name);
-        goto fail;
+        return false;
     }
-    if (n > maxn) {
-        setup_err(d, "--blocks %u is too many: target %s has %u %s for an %s kernel", n, sim->cfg.name, maxn,
-                  !split ? "coupled cores" : k->kind == ASC_KERNEL_AIV ? "vector cores (ai_cores * aiv_per_core)"
-                                           : k->kind == ASC_KERNEL_AIC ? "cube cores" : "AI cores",
+    if (l->n > maxn) {
+        setup_err(d, "--blocks %u is too many: target %s has %u %s for an %s kernel", l->n, sim->cfg.name, maxn,
+                  !l->split ? "coupled cores" : k->kind == ASC_KERNEL_AIV ? "vector cores (ai_cores * aiv_per_core)"
+                                              : k->kind == ASC_KERNEL_AIC ? "cube cores" : "AI cores",
                   asc_kernel_kind_name(k->kind));
-        goto fail;
+        return false;
     }
+    return true;
+}
+
+/* Decode every program of the kernel once, so the scalar unit never
+ * decodes while running.  *oom: the failure was out of memory. */
+static bool decode_programs(AscSim *sim, const Launch *l, bool *oom, AscDiags *d)
+{
+    const AscKernelInfo *k = sim->kernel;
     for (unsigned part = 0; part < ASC_PART_COUNT; part++) {
         if (!k->size[part]) continue;
-        if (!decode_prog(sim, &sim->progs[part], k->entry[part], k->size[part], d)) goto fail_oom;
+        if (!decode_prog(sim, &sim->progs[part], k->entry[part], k->size[part], d)) {
+            *oom = true; /* decode_prog's own errors are named; else it ran out of memory */
+            return false;
+        }
     }
-    AscPart main_part = k->kind == ASC_KERNEL_AIC ? ASC_PART_AIC : ASC_PART_AIV;
-    if (!k->size[main_part] || (k->kind == ASC_KERNEL_MIX && !k->size[ASC_PART_AIC])) {
-        setup_err(d, "kernel '%s' has no %s program", k->name, main_part == ASC_PART_AIC ? "AIC" : "AIV");
-        goto fail;
+    if (!k->size[l->main_part] || (k->kind == ASC_KERNEL_MIX && !k->size[ASC_PART_AIC])) {
+        setup_err(d, "kernel '%s' has no %s program", k->name, l->main_part == ASC_PART_AIC ? "AIC" : "AIV");
+        return false;
     }
+    return true;
+}
 
-    sim->gm = asc_gm_new(&sim->alloc, (uint64_t)v[ASC_KEY_GM_BYTES]);
-    if (!sim->gm) goto fail_oom;
-    if (desc->image->rodata_size &&
-        !asc_gm_write(sim->gm, ASC_GM_RODATA_BASE, desc->image->rodata, desc->image->rodata_size)) {
-        setup_err(d, ".rodata (%u bytes) does not fit in GM at 0x%llx", desc->image->rodata_size,
+/* GM of gm_bytes (pages allocated on first touch, gm.c) with .rodata at
+ * its fixed base.  *oom: the failure was out of memory. */
+static bool init_gm(AscSim *sim, bool *oom, AscDiags *d)
+{
+    sim->gm = asc_gm_new(&sim->alloc, (uint64_t)sim->cfg.v[ASC_KEY_GM_BYTES]);
+    if (!sim->gm) {
+        *oom = true;
+        return false;
+    }
+    const AscImage *img = sim->img;
+    if (img->rodata_size && !asc_gm_write(sim->gm, ASC_GM_RODATA_BASE, img->rodata, img->rodata_size)) {
+        setup_err(d, ".rodata (%u bytes) does not fit in GM at 0x%llx", img->rodata_size,
                   (unsigned long long)ASC_GM_RODATA_BASE);
-        goto fail;
+        return false;
     }
+    return true;
+}
 
-    sim->ncores = k->kind == ASC_KERNEL_MIX ? n * (1 + aiv) : n;
+/* Create the cores in launch order: block i of a mix kernel is one AIC
+ * followed by its `aiv` AIVs, so core indices (and with them agent ids and
+ * the heap's tie-break) follow the AI core. */
+static bool init_cores(AscSim *sim, const Launch *l)
+{
+    uint32_t n = l->n, aiv = l->aiv;
+    bool mix = sim->kernel->kind == ASC_KERNEL_MIX;
+    sim->ncores = mix ? n * (1 + aiv) : n;
     sim->cores = asc_calloc(&sim->alloc, sim->ncores, sizeof *sim->cores);
-    if (!sim->cores) goto fail_oom;
+    if (!sim->cores) return false;
     for (uint32_t i = 0, ci = 0; i < n; i++) {
         bool ok = true;
-        if (k->kind == ASC_KERNEL_MIX) {
+        if (mix) {
             ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIC, ASC_PART_AIC, i, n, i, 0, aiv);
             ci++;
             for (uint32_t j = 0; ok && j < aiv; j++, ci++)
                 ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIV, ASC_PART_AIV, i * aiv + j, n * aiv, i, j, aiv);
-        } else if (!split) {
-            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_COUPLED, main_part, i, n, i, 0, 1);
+        } else if (!l->split) {
+            ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_COUPLED, l->main_part, i, n, i, 0, 1);
             ci++;
-        } else if (k->kind == ASC_KERNEL_AIV) {
+        } else if (sim->kernel->kind == ASC_KERNEL_AIV) {
             ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIV, ASC_PART_AIV, i, n, i / aiv, i % aiv, aiv);
             ci++;
         } else {
             ok = core_init(sim, &sim->cores[ci], ci, ASC_CORE_AIC, ASC_PART_AIC, i, n, i, 0, aiv);
             ci++;
         }
-        if (!ok) goto fail_oom;
+        if (!ok) return false;
     }
-    if (!asc_heap_init(&sim->heap, sim->ncores * ASC_AGENTS_PER_CORE, &sim->alloc)) goto fail_oom;
-    if (!asc_hbm_init(&sim->hbm, sim->ncores * 3, &sim->alloc)) goto fail_oom; /* MTE2, MTE3, FIX */
+    return true;
+}
+
+/* Everything the run needs is allocated here (STYLE §6): programs, GM,
+ * cores with their buffers and queues, the heap (one slot per agent) and
+ * the HBM table (at most 3 GM transfers per core: MTE2, MTE3, FIX). */
+AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
+{
+    if (!desc || !desc->cfg || !desc->image) {
+        setup_err(d, "asc_sim_new needs a config and an image");
+        return NULL;
+    }
+    AscAlloc alloc = asc_alloc_resolve(&desc->alloc);
+    AscSim *sim = asc_calloc(&alloc, 1, sizeof *sim);
+    if (!sim) {
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return NULL;
+    }
+    sim->alloc = alloc;
+    init_from_desc(sim, desc);
+    Launch l;
+    bool oom = false;
+    if (!find_kernel(sim, desc, d) || !check_launch(sim, &l, d) || !decode_programs(sim, &l, &oom, d) ||
+        !init_gm(sim, &oom, d))
+        goto fail;
+    oom = true; /* from here on, every failure is out of memory */
+    if (!init_cores(sim, &l)) goto fail;
+    if (!asc_heap_init(&sim->heap, sim->ncores * ASC_AGENTS_PER_CORE, &sim->alloc)) goto fail;
+    if (!asc_hbm_init(&sim->hbm, sim->ncores * 3, &sim->alloc)) goto fail;
     return sim;
 
-fail_oom:
-    if (d && !asc_diags_has_errors(d)) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
 fail:
+    if (oom && d && !asc_diags_has_errors(d)) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
     asc_sim_free(sim);
     return NULL;
 }
@@ -254,6 +329,9 @@ const AscSimFault *asc_sim_fault(const AscSim *sim) { return sim->faulted ? &sim
 
 /* ---- GM and arguments ------------------------------------------------------ */
 
+/* Arguments are placed one after another from ASC_GM_ARG_BASE, each
+ * aligned to ASC_GM_ARG_ALIGN bytes (a zero-byte argument still gets its
+ * own address); there is no free: a sim serves one launch. */
 bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
 {
     uint64_t a = sim->gm_next, size = asc_gm_size(sim->gm);
@@ -281,6 +359,8 @@ void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value)
 
 /* ---- faults ------------------------------------------------------------------ */
 
+/* Record the run's fault; always false, so callers write `return
+ * asc_sim_fail(..)`.  op 0: take the opcode from the program at pc. */
 bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,
                   const char *fmt, ...)
 {
@@ -364,6 +444,7 @@ int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size)
                     asc_fault_kind_name(f->kind), f->msg);
 }
 
+/* Name one blocked unit in a deadlock fault (at most ASC_SIM_MAX_BLOCKED). */
 static void add_blocked(AscSimFault *f, const AscCore *c, uint8_t pipe, uint32_t pc, const char *fmt, ...)
 {
     if (f->nblocked == ASC_SIM_MAX_BLOCKED) return;
@@ -416,20 +497,36 @@ static void deadlock(AscSim *sim)
                         asc_pipe_name(in->psrc), asc_pipe_name(in->pdst), in->event);
         }
     }
-    if (f->nblocked) {
+    if (f->nblocked) { /* the fault points at the first blocked unit */
         f->core = f->blocked[0].core;
         f->pipe = f->blocked[0].pipe;
         f->pc = f->blocked[0].pc;
     }
 }
 
-/* ---- the event loop ----------------------------------------------------------- */
-
+/* ---- the event loop ----------------------------------------------------------- *
+ *
+ * Why an event loop and not a cycle-by-cycle loop: most units are idle or
+ * busy for many cycles at a time (a 64 KB transfer, a long wait_flag), so
+ * stepping every unit every cycle would spend nearly all host time asking
+ * "anything to do?".  Each agent (a core's scalar unit, or one of its pipes)
+ * instead keeps one heap key, the next cycle at which it can change state,
+ * and the loop only visits agents at those cycles.
+ *
+ * Why the heap orders by (cycle, agent): two agents acting at the same
+ * cycle must act in the same order on every machine and every run (STYLE
+ * §7), and agent = core * ASC_AGENTS_PER_CORE + pipe puts the scalar unit
+ * (pipe S = 0) of a core before its pipes, and core 0 before core 1.
+ *
+ * An agent's key is removed before it acts: the agent sets it again (or
+ * leaves it at ASC_NEVER until another agent wakes it).  asc_sim_run may
+ * be called again after ASC_SIM_LIMIT: the heap holds exactly where every
+ * agent stopped. */
 AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
 {
     if (sim->faulted) return ASC_SIM_FAULT;
     if (sim->started && sim->finished == sim->ncores) return ASC_SIM_DONE;
-    if (!sim->started) {
+    if (!sim->started) { /* the first call launches: every scalar unit at launch_cycles */
         sim->started = true;
         uint64_t launch = (uint64_t)sim->cfg.v[ASC_KEY_LAUNCH_CYCLES];
         if (sim->functional) launch = 0;
@@ -456,8 +553,10 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
         else asc_pipe_step(sim, c, &c->pipes[pipe]);
         if (sim->faulted) return ASC_SIM_FAULT;
     }
+    /* The heap is empty: either every core ended, or every unfinished one
+     * waits for something no agent will ever do. */
     if (sim->finished == sim->ncores) {
-        uint64_t end = 0;
+        uint64_t end = 0; /* the kernel's time is its last core's end, not the last event */
         for (uint32_t i = 0; i < sim->ncores; i++)
             if (sim->cores[i].end_cycle > end) end = sim->cores[i].end_cycle;
         sim->now = end;
@@ -467,7 +566,10 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
     return ASC_SIM_FAULT;
 }
 
-/* ---- observer ------------------------------------------------------------------ */
+/* ---- observer ------------------------------------------------------------------ *
+ * One instruction's event for the observer (trace.c, pyasc): cycles of
+ * issue, start, end of occupancy and completion; the flag fields only when
+ * it stalled on a flag. */
 
 void asc_emit_insn(AscSim *sim, AscCore *c, const AscPipeUnit *p, const AscQEntry *e, const AscExecStats *st,
                    uint64_t start, uint64_t end, uint64_t done, uint64_t stall_cycles, uint8_t stall, uint8_t fsrc,
