@@ -1,18 +1,11 @@
-/* asc_sim_main.c -- asc-sim, the thin CLI over libasc's simulator.
- *
- *   asc-sim run kernel.bin [--kernel NAME] [--blocks N] [--target NAME |
- *       --config F.json] [--set key=value]... --arg NAME=in.npy |
- *       NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ... [--trace trace.json]
- *       [--report-dir DIR] [--json] [--functional] [--max-cycles N]
- *       [--check-races]
- *   asc-sim targets
- *   asc-sim config [--target NAME | --config F.json] [--set key=value]...
- *
- * Parses flags, calls the library, prints diagnostics, the fault or the
- * report, and picks the exit code: 0 success, 1 user error, kernel fault or
- * (with --check-races) a race (no output .npy is written then; after a race
- * the trace, --report-dir and the report are still written, to look at it),
- * 2 internal error (out of memory). */
+/* asc_sim_main.c -- asc-sim, the thin CLI over libasc's simulator: `run` a
+ * kernel binary, list the built-in `targets`, print a resolved `config`
+ * (flags: `usage` below).  It parses flags, calls the library (profiles,
+ * --arg binding, .npy files, reports, traces all live there), prints
+ * diagnostics, the fault or the report, and picks the exit code: 0 success,
+ * 1 user error, kernel fault or (with --check-races) a race (no output .npy
+ * is written then; after a race the trace, --report-dir and the report are
+ * still written, to look at it), 2 internal error (out of memory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +24,11 @@ static const char usage[] =
 
 typedef struct Opts {
     const char *bin, *kernel, *target, *config, *trace, *report_dir;
-    const char *sets[64];
+    const char *sets[64]; /* --set, applied in order */
     unsigned nsets, nargs, blocks;
-    AscRunArg args[ASC_MAX_ARGS + 1];
+    AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
     bool json, functional, check_races;
-    unsigned long long max_cycles;
+    unsigned long long max_cycles; /* 0: no limit */
 } Opts;
 
 static int fail(AscDiags *d, int code)
@@ -45,21 +38,21 @@ static int fail(AscDiags *d, int code)
     return code;
 }
 
+/* Print and free a text the library allocated; NULL was out of memory. */
+static int put_text(char *text, AscDiags *d)
+{
+    if (!text) return fail(d, 2);
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+/* 2 when the library ran out of memory, else 1 (the user's input). */
 static int code_of(const AscDiags *d)
 {
     for (uint32_t i = 0; i < d->count; i++)
         if (d->items[i].id == ASC_DIAG_OOM) return 2;
     return d->oom ? 2 : 1;
-}
-
-/* Resolve the profile: --config file, else --target, else `fallback`. */
-static bool load_config(AscConfig *cfg, const Opts *o, const char *fallback, AscDiags *d)
-{
-    bool ok;
-    if (o->config) ok = asc_config_read_file(cfg, o->config, d);
-    else ok = asc_config_builtin(cfg, o->target ? o->target : fallback, d);
-    for (unsigned i = 0; ok && i < o->nsets; i++) ok = asc_config_set(cfg, o->sets[i], d);
-    return ok && asc_config_check(cfg, d);
 }
 
 static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
@@ -90,9 +83,9 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
                 return false;
             }
             o->sets[o->nsets++] = v;
-        }
-        else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
+        } else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
             unsigned long long n = strtoull(v, &end, 10);
+            /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright */
             if (*end || !*v || v[0] == '-' || (!strcmp(a, "--blocks") && (n == 0 || n > 65536))) {
                 fprintf(stderr, "asc-sim: %s takes a positive integer, got '%s'\n", a, v);
                 return false;
@@ -136,43 +129,34 @@ static int cmd_run(Opts *o, AscDiags *d)
     AscTrace *tr = NULL;
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
                        .functional = o->functional, .check_races = o->check_races};
-    if (!load_config(&cfg, o, img.target[0] ? img.target : ASC_DEFAULT_TARGET, d)) goto out;
+    /* the target the binary was assembled for, unless --target / --config say otherwise */
+    const char *target = o->target ? o->target : img.target[0] ? img.target : ASC_DEFAULT_TARGET;
+    if (!asc_config_load(&cfg, o->config, target, o->sets, o->nsets, d)) goto out;
     if (o->trace && !(tr = asc_trace_open(o->trace, NULL, &desc.observer, d))) goto out;
     if (!(sim = asc_sim_new(&desc, d))) goto out;
     if (tr) asc_trace_bind(tr, sim);
     if (!asc_sim_bind_args(sim, o->args, o->nargs, d)) goto out;
     AscSimStatus st = asc_sim_run(sim, o->max_cycles);
-    if (st == ASC_SIM_FAULT) {
-        static char msg[1 << 14];
-        asc_sim_fault_format(sim, msg, sizeof msg);
+    if (st != ASC_SIM_DONE) {
+        static char msg[1 << 14]; /* a deadlock names every blocked unit */
+        asc_sim_status_format(sim, st, o->max_cycles, msg, sizeof msg);
         fprintf(stderr, "asc-sim: error: %s\n", msg);
-        rc = asc_sim_fault(sim)->kind == ASC_FAULT_INTERNAL ? 2 : 1;
-        goto out;
-    }
-    if (st == ASC_SIM_LIMIT) {
-        fprintf(stderr, "asc-sim: error: --max-cycles %llu exceeded: the kernel was still running at cycle %llu\n",
-                o->max_cycles, (unsigned long long)asc_sim_cycles(sim));
+        if (st == ASC_SIM_FAULT && asc_sim_fault(sim)->kind == ASC_FAULT_INTERNAL) rc = 2;
         goto out;
     }
     /* races are errors: the numbers may be right here and wrong on hardware */
     bool racy = o->check_races && asc_sim_races_diag(sim, d) > 0;
     if (!racy && !asc_sim_write_outputs(sim, o->args, o->nargs, d)) goto out;
-    if (tr) {
-        AscTrace *t = tr;
-        tr = NULL;
-        if (!asc_trace_close(t, true, d)) goto out;
-    }
+    bool traced = !tr || asc_trace_close(tr, true, d); /* closed either way: not again at `out` */
+    tr = NULL;
+    if (!traced) goto out;
     if (o->report_dir && !asc_sim_report_dir(sim, o->report_dir, d)) goto out;
     char *rep = o->json ? asc_sim_report_json(sim) : asc_sim_report_text(sim);
-    if (!rep) {
-        rc = 2;
-        goto out;
-    }
-    fputs(rep, stdout);
+    if (rep) fputs(rep, stdout);
+    rc = !rep ? 2 : racy ? 1 : 0;
     free(rep);
-    rc = racy ? 1 : 0;
 out:
-    if (tr) asc_trace_close(tr, false, NULL);
+    if (tr) asc_trace_close(tr, false, NULL); /* a failed run leaves no trace file */
     asc_sim_free(sim);
     asc_image_free(&img);
     if (rc && d->count) rc = code_of(d) == 2 ? 2 : rc;
@@ -185,8 +169,7 @@ int main(int argc, char **argv)
 {
     AscDiags d;
     asc_diags_init(&d, NULL);
-    Opts o;
-    memset(&o, 0, sizeof o);
+    Opts o = {.blocks = 0}; /* every other field zero too */
     const char *cmd = argc > 1 ? argv[1] : NULL;
     if (!cmd || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage, cmd ? stdout : stderr);
@@ -200,28 +183,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "asc-sim: unknown command '%s'\n%s", cmd, usage);
         return 1;
     }
-    for (int i = 2; i < argc; i++)
+    for (int i = 2; i < argc; i++) /* --help anywhere wins over any error in the other flags */
         if (!strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
             return 0;
         }
     if (!parse(argc, argv, &o, &d)) return fail(&d, 1);
-    if (!strcmp(cmd, "targets")) {
-        for (const char *const *n = asc_config_builtin_names(); *n; n++) {
-            AscConfig c;
-            if (!asc_config_builtin(&c, *n, &d)) return fail(&d, 2);
-            printf("%-12s %s%s\n", *n, c.description, strcmp(*n, ASC_DEFAULT_TARGET) ? "" : " (default)");
-        }
-        return 0;
-    }
+    if (!strcmp(cmd, "targets")) return put_text(asc_config_targets_text(NULL, &d), &d);
     if (!strcmp(cmd, "config")) {
         AscConfig c;
-        if (!load_config(&c, &o, ASC_DEFAULT_TARGET, &d)) return fail(&d, 1);
-        char *json = asc_config_to_json(&c, NULL);
-        if (!json) return fail(&d, 2);
-        fputs(json, stdout);
-        free(json);
-        return 0;
+        if (!asc_config_load(&c, o.config, o.target ? o.target : ASC_DEFAULT_TARGET, o.sets, o.nsets, &d))
+            return fail(&d, 1);
+        return put_text(asc_config_to_json(&c, NULL), &d);
     }
     return cmd_run(&o, &d);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A built-in profile: configs/<name>.json as bytes (sim/CMakeLists.txt). */
 typedef struct {
     const char *name;
     const char *json;
@@ -20,12 +21,15 @@ typedef struct {
 } AscBuiltinProfile;
 extern const AscBuiltinProfile asc_builtin_profiles[]; /* generated: config_builtin.c */
 
+/* One row per key of asc_config.def: name, range [lo, hi], default, meaning.
+ * Indexed by AscConfigKey, so cfg->v[ASC_KEY_X] needs no lookup at run time. */
 const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 #define ASC_KEY(id, key, lo, hi, def, what) [ASC_KEY_##id] = {key, lo, hi, def, what},
 #include "asc_config.def"
 #undef ASC_KEY
 };
 
+/* Keep these two in step with ASC_PROFILES in sim/CMakeLists.txt. */
 const char *const *asc_config_builtin_names(void)
 {
     static const char *const names[] = {"ascend910b", "ascend910", "teach", NULL};
@@ -34,12 +38,37 @@ const char *const *asc_config_builtin_names(void)
 
 const char *asc_config_builtin_list(void) { return "ascend910b, ascend910, teach"; }
 
+char *asc_config_targets_text(const AscAlloc *alloc, AscDiags *d)
+{
+    size_t cap = 0, n = 0;
+    /* a line: the name padded to 12, a space, the description, " (default)\n" */
+    for (const char *const *p = asc_config_builtin_names(); *p; p++)
+        cap += 12 + strlen(*p) + 1 + sizeof ((AscConfig *)0)->description + 11;
+    char *buf = asc_malloc(alloc, cap + 1);
+    if (!buf) return NULL;
+    buf[0] = 0;
+    for (const char *const *p = asc_config_builtin_names(); *p; p++) {
+        AscConfig c;
+        if (!asc_config_builtin(&c, *p, d)) {
+            asc_free(alloc, buf);
+            return NULL;
+        }
+        n += (size_t)snprintf(buf + n, cap + 1 - n, "%-12s %s%s\n", *p, c.description,
+                              strcmp(*p, ASC_DEFAULT_TARGET) ? "" : " (default)");
+    }
+    return buf;
+}
+
+/* A profile names only the keys it changes: every other key keeps the
+ * table's default, so adding a key never breaks an older profile file. */
 static void set_defaults(AscConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     for (int k = 0; k < ASC_KEY_COUNT; k++) cfg->v[k] = asc_config_keys[k].def;
 }
 
+/* Index of key[0..len) in the table, -1 if none.  A linear scan: there are
+ * a few dozen keys and lookups happen only while loading. */
 static int key_lookup(const char *key, size_t len)
 {
     for (int k = 0; k < ASC_KEY_COUNT; k++)
@@ -47,12 +76,16 @@ static int key_lookup(const char *key, size_t len)
     return -1;
 }
 
+/* A location naming the profile (file path or built-in name) only: cJSON
+ * keeps no line numbers for values. */
 static AscLoc origin_loc(const char *origin)
 {
     AscLoc l = {origin, 0, 0, 0};
     return l;
 }
 
+/* Store JSON number `value` (spelled `text` in messages) into key k.  Every
+ * key is an integer: 1.5 is out of range like 1e30 is. */
 static bool set_key(AscConfig *cfg, int k, double value, const char *text, const char *origin, AscDiags *d)
 {
     const AscConfigKeyInfo *ki = &asc_config_keys[k];
@@ -65,12 +98,15 @@ static bool set_key(AscConfig *cfg, int k, double value, const char *text, const
     return true;
 }
 
+/* profile := { "version": 1, ["name": str,] ["description": str,] ("key": int,)* }
+ * Errors are collected, not stopped at: one run names every bad key. */
 bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d)
 {
     set_defaults(cfg);
     const char *at = NULL; /* not cJSON_GetErrorPtr(): that is cJSON's global */
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &at, false);
     if (!root) {
+        /* turn cJSON's error pointer into line:col for the caret */
         AscLoc loc = origin_loc(origin);
         loc.line = 1, loc.col = 1, loc.len = 1;
         for (const char *q = json; at && at >= json && at <= json + len && q < at; q++) {
@@ -86,6 +122,7 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
         cJSON_Delete(root);
         return false;
     }
+    /* STYLE §8: a version mismatch says which side to upgrade */
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
         asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config has no \"version\" number (this build reads version 1)");
@@ -103,6 +140,8 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
     }
     for (const cJSON *it = root->child; it; it = it->next) {
         const char *key = it->string;
+        /* cJSON keeps both copies of a repeated key; which one wins would be
+         * an accident, so it is an error (quadratic, but profiles are short) */
         for (const cJSON *prev = root->child; prev != it; prev = prev->next)
             if (!strcmp(prev->string, key)) {
                 char msg[200];
@@ -143,7 +182,7 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
         ok &= set_key(cfg, k, it->valuedouble, txt, origin, d);
     }
     cJSON_Delete(root);
-    if (!cfg->name[0]) snprintf(cfg->name, sizeof cfg->name, "custom");
+    if (!cfg->name[0]) snprintf(cfg->name, sizeof cfg->name, "custom"); /* messages say "target custom" */
     return ok && asc_config_check(cfg, d);
 }
 
@@ -173,6 +212,8 @@ bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d)
     return ok;
 }
 
+/* Built-ins go through the same parser as files, so a bad built-in profile
+ * fails the same way (and test_config checks they all load). */
 bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d)
 {
     for (const AscBuiltinProfile *p = asc_builtin_profiles; p->name; p++)
@@ -182,7 +223,9 @@ bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d)
     return false;
 }
 
-/* value := integer [k|K|m|M|g|G]   (binary multiples: 64k = 65536) */
+/* assignment := key "=" value
+ * value      := integer [k|K|m|M|g|G]   (binary multiples: 64k = 65536;
+ *               the integer is decimal, 0x hex or 0 octal, as strtoll) */
 bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
 {
     AscLoc none = {0};
@@ -209,6 +252,7 @@ bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
     else if (end && (*end == 'm' || *end == 'M')) mul = 1024 * 1024, end++;
     else if (end && (*end == 'g' || *end == 'G')) mul = 1024LL * 1024 * 1024, end++;
     const AscConfigKeyInfo *ki = &asc_config_keys[k];
+    /* empty, trailing junk, or n * mul would overflow int64 */
     if (!*v || errno || !end || *end || (n != 0 && (n > INT64_MAX / mul || n < INT64_MIN / mul))) {
         asc_diag(d, ASC_DIAG_CONFIG_RANGE, none, ki->key, (long long)ki->lo, (long long)ki->hi, v);
         return false;
@@ -224,6 +268,10 @@ bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
 
 static bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/* Rules between keys (single-key ranges are checked on load): the UB bank
+ * model of ubbank.c needs power-of-two groups and bank-group bits below the
+ * layer bits; alignments are masks, so powers of two; .rodata is placed at
+ * a fixed GM address, so GM must reach it.  Every broken rule is reported. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d)
 {
     AscLoc loc = {cfg->name, 0, 0, 0};
@@ -262,6 +310,9 @@ bool asc_config_check(const AscConfig *cfg, AscDiags *d)
     return ok;
 }
 
+/* The output is itself a valid profile (asc-sim config > my.json).  The
+ * buffer is sized up front: at most 96 bytes per key line and every
+ * description character escaped. */
 char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc)
 {
     size_t cap = 256 + 96 * ASC_KEY_COUNT + sizeof cfg->description * 2;
@@ -282,6 +333,14 @@ char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc)
     return buf;
 }
 
+bool asc_config_load(AscConfig *cfg, const char *path, const char *target, const char *const *sets, unsigned nsets,
+                     AscDiags *d)
+{
+    bool ok = path ? asc_config_read_file(cfg, path, d) : asc_config_builtin(cfg, target, d);
+    for (unsigned i = 0; ok && i < nsets; i++) ok = asc_config_set(cfg, sets[i], d);
+    return ok && asc_config_check(cfg, d);
+}
+
 /* ---- questions about the target --------------------------------------- */
 
 const char *asc_core_kind_name(AscCoreKind core)
@@ -294,6 +353,8 @@ const char *asc_core_kind_name(AscCoreKind core)
     return "?";
 }
 
+/* Pipes per core kind: an AIV is S + V + its two GM movers, an AIC the
+ * cube side (M, MTE1, FIX), a coupled core (arch 1001) both but no FIX. */
 bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe)
 {
     (void)cfg;
@@ -344,6 +405,9 @@ bool asc_config_sync_legal(const AscConfig *cfg, AscCoreKind core, AscPipe src, 
     return false;
 }
 
+/* An instruction is legal on a core when its pipe exists there and its
+ * K_AIV / K_AIC flag (asc_isa.def) allows the kind; DYN-pipe instructions
+ * (flags, bar) name their pipes in operands, checked by the scalar unit. */
 bool asc_config_insn_legal(const AscConfig *cfg, AscCoreKind core, AscOp op)
 {
     if (op <= ASC_OP_INVALID || op >= ASC_OP_COUNT) return false;

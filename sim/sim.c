@@ -444,6 +444,16 @@ int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size)
                     asc_fault_kind_name(f->kind), f->msg);
 }
 
+int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size)
+{
+    if (st == ASC_SIM_FAULT) return asc_sim_fault_format(sim, buf, size);
+    if (st == ASC_SIM_LIMIT)
+        return snprintf(buf, size, "--max-cycles %llu exceeded: the kernel was still running at cycle %llu",
+                        (unsigned long long)max_cycles, (unsigned long long)sim->now);
+    if (size) buf[0] = 0;
+    return 0;
+}
+
 /* Name one blocked unit in a deadlock fault (at most ASC_SIM_MAX_BLOCKED). */
 static void add_blocked(AscSimFault *f, const AscCore *c, uint8_t pipe, uint32_t pc, const char *fmt, ...)
 {

@@ -46,6 +46,10 @@ extern const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT];
 const char *const *asc_config_builtin_names(void);
 /* "ascend910b, ascend910, teach" for messages. */
 const char *asc_config_builtin_list(void);
+/* One line per built-in profile, "<name padded to 12> <description>", the
+ * default marked " (default)" (asc-sim targets); allocated with `alloc`.
+ * NULL when out of memory or a built-in fails to load (then see d). */
+char *asc_config_targets_text(const AscAlloc *alloc, AscDiags *d);
 
 /* Load a built-in profile by name / a profile from JSON text.  `origin`
  * names the text in diagnostics (a path).  Errors: UNKNOWN_TARGET,
@@ -59,6 +63,12 @@ bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d);
+/* Resolve a profile as the CLIs do (STYLE §8, one function): the file
+ * `path` if not NULL, else built-in `target`; then sets[0..nsets) applied
+ * in order ("key=value", later wins); then asc_config_check.  Stops at the
+ * first failing step.  `path` is kept in diagnostics, as in read_file. */
+bool asc_config_load(AscConfig *cfg, const char *path, const char *target, const char *const *sets, unsigned nsets,
+                     AscDiags *d);
 /* The resolved profile as JSON with keys in table order (deterministic);
  * allocated with `alloc`. */
 char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc);

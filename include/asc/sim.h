@@ -177,6 +177,11 @@ const char *asc_sim_core_name(const AscSim *sim, uint32_t core, char *buf, size_
  *   core0.veccore0 pipe v pc 0x0040 `vadd.f16 x1, x2, x3, x4` (k.s:12) at cycle 812: <msg>
  * Same text for the same run.  Returns the length needed (snprintf rule). */
 int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size);
+/* Why a run did not finish, as asc-sim says it: the fault text above after
+ * ASC_SIM_FAULT; "--max-cycles N exceeded: the kernel was still running at
+ * cycle C" after ASC_SIM_LIMIT (N = max_cycles); "" after ASC_SIM_DONE.
+ * Returns the length needed (snprintf rule). */
+int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size);
 /* "k.s:12" for a pc, or "" when the image has no line for it. */
 const char *asc_sim_source(const AscSim *sim, uint32_t pc, char *buf, size_t size);
 
