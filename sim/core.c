@@ -53,11 +53,16 @@ uint64_t asc_lat_cycles(const AscSim *sim, unsigned lat)
     }
 }
 
+/* Idle for a drain: nothing queued, nothing running, no set still to
+ * take effect (a pending set is work the drain must wait for). */
 bool asc_pipe_idle(const AscPipeUnit *p)
 {
     return p->qcount == 0 && p->state == ASC_PS_IDLE && p->pcount == 0;
 }
 
+/* Put the pipe's heap key at its next action: the end of its current
+ * state, or the first pending set if that comes earlier (a set fires while
+ * the pipe is busy with later instructions).  Never in the past. */
 void asc_pipe_reschedule(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
     uint64_t t = ASC_NEVER;
@@ -74,12 +79,16 @@ void asc_pipe_reschedule(AscSim *sim, AscCore *c, AscPipeUnit *p)
     asc_heap_set(&sim->heap, asc_agent(c, p->id), t);
 }
 
+/* Wake c's scalar unit at `cycle` (not before now).  It re-checks what it
+ * waits for, so waking it early or twice is harmless. */
 void asc_wake_scalar(AscSim *sim, AscCore *c, uint64_t cycle)
 {
     c->stime = max64(cycle, sim->now);
     asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), c->stime);
 }
 
+/* Append to pipe's queue (a ring of qcap = queue_depth entries); false when
+ * full, and the scalar unit stalls (queue-full) until start_next pops. */
 bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e)
 {
     AscPipeUnit *p = &c->pipes[pipe];
@@ -106,6 +115,9 @@ bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev,
     f->set = true;
     f->set_cycle = cycle;
     f->set_pc = pc;
+    /* Flag release timing: the waiter sees the flag flag_release_cycles
+     * after the set (the handoff measured in the MSOP CAModel dump; default
+     * 1, 0 in a functional run), so it is woken for that cycle, not the set's. */
     uint64_t visible = cycle + sim->release;
     if (dst == ASC_PIPE_S) {
         if (c->sstate == ASC_SS_WAIT_FLAG && c->swait_src == src && c->swait_event == ev) asc_wake_scalar(sim, c, visible);
@@ -162,6 +174,9 @@ bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t 
 
 /* ---- one pipe ------------------------------------------------------------- */
 
+/* Queue a set (flag or cross-core) that takes effect at s->cycle, after the
+ * pipe's earlier instructions complete.  Sets of one pipe are pushed in
+ * nondecreasing cycle order (done_cycle only grows), so a ring suffices. */
 static bool push_pending(AscSim *sim, AscCore *c, AscPipeUnit *p, const AscPendingSet *s)
 {
     if (p->pcount == ASC_PENDING_CAP)
@@ -175,6 +190,7 @@ static bool push_pending(AscSim *sim, AscCore *c, AscPipeUnit *p, const AscPendi
     return true;
 }
 
+/* Apply every pending set due by now, in order. */
 static bool fire_pending(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
     while (p->pcount && p->pend[p->phead].cycle <= sim->now) {
@@ -353,6 +369,9 @@ static void start_transfer(AscSim *sim, AscCore *c, AscPipeUnit *p)
     }
 }
 
+/* The pipe's turn at sim->now: fire due sets, then advance its state
+ * machine as far as it goes at this cycle (an instruction that ends now lets
+ * the next one start now), and reschedule it for its next action. */
 void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
 {
     uint64_t now = sim->now;

@@ -50,6 +50,9 @@ static bool arg_err(AscDiags *d, const char *fmt, ...)
     return false;
 }
 
+/* The numpy dtype strings accepted: '<' little-endian, '|' byte order not
+ * applicable (1-byte types and void).  bf16_ok: the file may feed a bf16
+ * argument, since numpy has no bf16 of its own. */
 typedef struct Descr {
     const char *text;
     uint8_t dtype;
@@ -63,6 +66,8 @@ static const Descr descrs[] = {
     {"|V2", ASC_DT_BF16, true},
 };
 
+/* The descr written for dtype: the first row of the table with it, and
+ * '<u2' for bf16 (readable everywhere, unlike '|V2'). */
 const char *asc_npy_descr(unsigned dtype)
 {
     if (dtype == ASC_DT_BF16) return "<u2";
@@ -76,7 +81,7 @@ const char *asc_npy_descr(unsigned dtype)
  * key   := 'str' | "str"
  * value := 'str' | True | False | "(" (int ",")* int? ")" */
 typedef struct P {
-    const char *s, *e;
+    const char *s, *e; /* the unread rest of the header, [s, e) */
 } P;
 
 static void ws(P *p)
@@ -84,6 +89,7 @@ static void ws(P *p)
     while (p->s < p->e && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n')) p->s++;
 }
 
+/* Consume character c (after blanks) if it is next. */
 static bool lit(P *p, char c)
 {
     ws(p);
@@ -94,6 +100,8 @@ static bool lit(P *p, char c)
     return false;
 }
 
+/* str := 'chars' | "chars"  (no escapes: numpy writes none in a header);
+ * copied into out, truncated to size - 1. */
 static bool str(P *p, char *out, size_t size)
 {
     ws(p);
@@ -129,6 +137,7 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
                    AscDiags *d)
 {
     memset(out, 0, sizeof *out);
+    /* magic (6 bytes), major, minor, header length (u16 in 1.0, u32 later) */
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
         return npy_err(d, "%s: not a .npy file (it must start with \\x93NUMPY)", origin);
     unsigned major = buf[6];
@@ -190,6 +199,7 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
     if (fortran)
         return npy_err(d, "%s: fortran_order is True: only C-order arrays are supported (use np.ascontiguousarray)",
                        origin);
+    /* the header is well formed: now the rules of what we accept */
     const Descr *ds = NULL;
     for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
         if (!strcmp(descrs[i].text, descr)) ds = &descrs[i];
@@ -207,6 +217,8 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
         count *= out->shape[i];
     }
     out->count = count;
+    /* exactly the bytes the shape needs: a short file is truncated, a long
+     * one is not what the header says -- both are refused */
     uint64_t size = asc_dtype_size(ds->dtype);
     size_t dstart = hstart + hlen;
     if (count > (UINT64_MAX / size) || count * size != len - dstart)
@@ -221,6 +233,9 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
     return true;
 }
 
+/* Read a whole file into memory allocated with alloc (*len bytes).  The
+ * buffer doubles from 64 KB: a pipe or a file whose size changes while it
+ * is read works too, as no size is asked up front. */
 static uint8_t *slurp(const char *path, size_t *len, const AscAlloc *alloc, AscDiags *d)
 {
     FILE *f = fopen(path, "rb");
@@ -278,12 +293,13 @@ bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *
         sl += (size_t)snprintf(shape + sl, sizeof shape - sl, "%llu,%s", (unsigned long long)a->shape[i],
                                i + 1 < a->ndim ? " " : "");
     if (a->ndim > 1) shape[--sl] = 0; /* numpy writes (4,) but (2, 3) */
+    /* the dict as numpy itself writes it, so files compare equal to numpy's */
     char hdr[512];
     int hl = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
     /* pad with spaces and a newline so data starts at a multiple of 64 */
     size_t pre = 10, total = pre + (size_t)hl + 1;
     size_t padded = (total + 63) / 64 * 64;
-    bool v2 = padded - pre > 65535;
+    bool v2 = padded - pre > 65535; /* the header length no longer fits a u16 */
     if (v2) pre = 12, total = pre + (size_t)hl + 1, padded = (total + 63) / 64 * 64;
     size_t dbytes = a->count * asc_dtype_size(a->dtype);
     uint8_t *b = asc_malloc(alloc, padded + dbytes);
@@ -354,6 +370,9 @@ static bool parse_shape(const char *s, size_t n, uint64_t *shape, uint32_t *ndim
     return *ndim > 0;
 }
 
+/* arg := NAME "=" ( "@" path ":" shape ":" dtype    an output, written after the run
+ *                  | path ending in ".npy"            an input file
+ *                  | value )                          an int or float argument */
 bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
 {
     memset(a, 0, sizeof *a);
@@ -404,9 +423,12 @@ static const char *dtype_label(unsigned dt)
     return asc_dtype_name(dt) ? asc_dtype_name(dt) : "?";
 }
 
+/* Bind in the kernel's argument order, so GM placement (and with it every
+ * address in a trace) depends on the kernel, not on the order of --arg. */
 bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
 {
     const AscKernelInfo *k = sim->kernel;
+    /* "x, y, z, n" for the messages */
     char list[ASC_MAX_ARGS * (ASC_NAME_MAX + 2)] = "";
     for (uint32_t i = 0; i < k->nargs; i++) {
         if (i) strcat(list, ", ");
@@ -430,6 +452,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         if (!a)
             return arg_err(d, "kernel '%s' takes %u arguments (%s): argument '%s' is missing (got %u)", k->name,
                            k->nargs, list, ai->name, nargs);
+        /* a gm pointer: place the tensor in GM, pass its address */
         if (ai->kind == ASC_ARG_GM) {
             if (a->how == ASC_RUN_ARG_VALUE)
                 return arg_err(d, "argument '%s' is a gm pointer to %s: give a .npy file (%s=%s.npy) or an output "
@@ -457,6 +480,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
                 for (uint32_t s = 0; s < a->ndim; s++) count *= a->shape[s];
                 bytes = count * asc_dtype_size(a->dtype);
             }
+            /* outputs are placed too (GM starts zeroed), only not filled */
             if (!asc_sim_gm_place(sim, bytes, &addr)) {
                 asc_npy_free(&arr, &sim->alloc);
                 return arg_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
@@ -482,6 +506,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
             asc_sim_set_arg(sim, i, (uint64_t)v);
         } else {
+            /* a float argument travels as its f32 bits in the x register */
             float f = strtof(a->value, &end);
             if (*end || errno) return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
             uint32_t bits;
@@ -525,6 +550,7 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDia
     return ok;
 }
 
+/* Index of the kernel argument `name`, UINT32_MAX if none. */
 static uint32_t arg_index(const AscKernelInfo *k, const char *name)
 {
     for (uint32_t i = 0; i < k->nargs; i++)

@@ -26,6 +26,9 @@
 
 #include "sim_internal.h"
 
+/* A growing text buffer on the sim's allocator.  Out of memory is sticky
+ * (every later bput does nothing) and reported once, by bdone's NULL, so
+ * the report writers need no error check after each line. */
 typedef struct Buf {
     const AscAlloc *a;
     char *p;
@@ -33,6 +36,8 @@ typedef struct Buf {
     bool oom;
 } Buf;
 
+/* printf onto b: format into the free space; when it does not fit, grow
+ * (doubling, at least 4 KB) and format again. */
 static void bput(Buf *b, const char *fmt, ...)
 {
     if (b->oom) return;
@@ -60,6 +65,7 @@ static void bput(Buf *b, const char *fmt, ...)
     }
 }
 
+/* The finished text (never NULL unless out of memory: an empty report is ""). */
 static char *bdone(Buf *b)
 {
     if (b->oom) {
@@ -91,6 +97,7 @@ static const char *const buf_names[ASC_BUF_COUNT] = {"GM", "UB", "L1", "L0A", "L
 static const uint8_t lanes[] = {ASC_PIPE_S, ASC_PIPE_MTE1, ASC_PIPE_M, ASC_PIPE_FIX, ASC_PIPE_MTE2, ASC_PIPE_V, ASC_PIPE_MTE3};
 #define NLANES (sizeof lanes / sizeof lanes[0])
 
+/* Every stall cycle of a unit (the scalar-only kinds are 0 on a pipe). */
 static uint64_t stalls(const AscPipeStats *s)
 {
     return s->flag_wait_cycles + s->barrier_cycles + s->queue_full_cycles + s->xcore_cycles + s->sync_all_cycles +
@@ -109,6 +116,8 @@ typedef struct Sum {
     uint64_t cube_cores, vec_cores;
 } Sum;
 
+/* Sum the per-core counters; flag waits are kept both by (src, dst, id),
+ * for the table, and by (dst, src), for the bound sentence. */
 static void summarise(const AscSim *sim, Sum *s)
 {
     memset(s, 0, sizeof *s);
@@ -144,6 +153,7 @@ static void summarise(const AscSim *sim, Sum *s)
     }
 }
 
+/* Bytes in and out of GM over every path: what went through HBM. */
 static uint64_t gm_bytes(const Sum *s)
 {
     uint64_t g = 0;
@@ -192,6 +202,8 @@ static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t si
                  pct(a, wmax, s->total * s->have[wd]), asc_pipe_lane(ws), asc_pipe_lane(wd));
 }
 
+/* Peak rates of the launch (per cycle, all cores): cube flops, vector
+ * source bytes, HBM bytes; see the definitions at the top. */
 static void roofline(const AscSim *sim, const Sum *s, uint64_t *cube_peak, uint64_t *vec_peak, uint64_t *hbm_peak)
 {
     const int64_t *v = sim->cfg.v;
@@ -423,6 +435,8 @@ typedef struct LineKey {
     uint32_t file, line, idx;
 } LineKey;
 
+/* (file, line) order for code_exe.csv; idx (the pc) breaks ties so qsort,
+ * which is not stable, still gives one order. */
 static int cmp_line(const void *a, const void *b)
 {
     const LineKey *x = a, *y = b;
@@ -431,6 +445,8 @@ static int cmp_line(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Write a whole file through path.tmp and a rename, so a reader never sees
+ * half a report. */
 static bool write_text(const char *path, const char *text, AscDiags *d)
 {
     char tmp[1200];

@@ -11,8 +11,10 @@
 
 #include "sim_internal.h"
 
-#define NOT_IN UINT32_MAX
+#define NOT_IN UINT32_MAX /* pos[] of an agent that is not scheduled */
 
+/* Room for every agent at once (each is in the heap at most once), so
+ * asc_heap_set never grows anything while the simulator runs. */
 bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a)
 {
     memset(h, 0, sizeof *h);
@@ -39,12 +41,15 @@ static bool less(const AscHeap *h, uint32_t x, uint32_t y)
     return h->key[x] < h->key[y] || (h->key[x] == h->key[y] && x < y);
 }
 
+/* Place agent at slot i, keeping pos[] the inverse of a[]. */
 static void put(AscHeap *h, uint32_t i, uint32_t agent)
 {
     h->a[i] = agent;
     h->pos[agent] = i;
 }
 
+/* Move the agent at slot i towards the root while it is less than its
+ * parent; the classic hole-moving form, one put per level. */
 static void sift_up(AscHeap *h, uint32_t i)
 {
     uint32_t ag = h->a[i];
@@ -72,10 +77,13 @@ static void sift_down(AscHeap *h, uint32_t i)
     put(h, i, ag);
 }
 
+/* Schedule, move or (ASC_NEVER) remove an agent.  Agents reschedule
+ * themselves on every step, so this is the one hot operation of the loop. */
 void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle)
 {
     uint32_t i = h->pos[agent];
     if (cycle == ASC_NEVER) {
+        /* fill the hole with the last agent; it may belong above or below */
         if (i == NOT_IN) return;
         h->pos[agent] = NOT_IN;
         h->n--;
@@ -91,7 +99,7 @@ void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle)
         i = h->n++;
         put(h, i, agent);
         sift_up(h, i);
-    } else {
+    } else { /* the key moved either way: one of the two sifts is a no-op */
         sift_up(h, i);
         sift_down(h, h->pos[agent]);
     }
