@@ -319,29 +319,23 @@ static int64_t scalar_i(uint64_t v, AscDtype dt)
     }
 }
 
-static bool cmp_f(float a, float b, unsigned cond)
+/* Does comparison `cond` hold, given the outcome as three facts (a < b,
+ * a == b, a > b)?  One table for floats and integers: with a NaN operand
+ * all three are false, so only NE holds, as IEEE 754 wants. */
+static bool cond_holds(bool lt, bool eq, bool gt, unsigned cond)
 {
     switch (cond) {
-    case ASC_COND_EQ: return a == b;
-    case ASC_COND_NE: return a != b;
-    case ASC_COND_LT: return a < b;
-    case ASC_COND_GT: return a > b;
-    case ASC_COND_GE: return a >= b;
-    default: return a <= b;
+    case ASC_COND_EQ: return eq;
+    case ASC_COND_NE: return !eq;
+    case ASC_COND_LT: return lt;
+    case ASC_COND_GT: return gt;
+    case ASC_COND_GE: return gt || eq;
+    default: return lt || eq; /* LE */
     }
 }
 
-static bool cmp_i(int64_t a, int64_t b, unsigned cond)
-{
-    switch (cond) {
-    case ASC_COND_EQ: return a == b;
-    case ASC_COND_NE: return a != b;
-    case ASC_COND_LT: return a < b;
-    case ASC_COND_GT: return a > b;
-    case ASC_COND_GE: return a >= b;
-    default: return a <= b;
-    }
-}
+static bool cmp_f(float a, float b, unsigned cond) { return cond_holds(a < b, a == b, a > b, cond); }
+static bool cmp_i(int64_t a, int64_t b, unsigned cond) { return cond_holds(a < b, a == b, a > b, cond); }
 
 /* Elementwise families on all lanes (inactive lanes compute garbage that
  * is never stored). */

@@ -337,6 +337,19 @@ static FlowSlot *slot(AscTrace *t, uint32_t core, uint8_t src, uint8_t dst, uint
     return &t->slots[((core * ASC_PIPE_COUNT + src) * ASC_PIPE_COUNT + dst) * ASC_MAX_EVENTS + ev];
 }
 
+/* A flow arrow's id for one end (`mine`: 1 the set "s", 2 the release "t")
+ * of the pair in slot s.  Either end may be reported first: the first one
+ * takes a new id and marks the slot, the second one reuses it and frees it. */
+static uint64_t flow_id(AscTrace *t, FlowSlot *s, uint8_t mine)
+{
+    if (s->state == 3 - mine) {
+        s->state = 0;
+        return s->id;
+    }
+    s->state = mine;
+    return s->id = t->flows++;
+}
+
 static void on_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscTrace *t = ud;
@@ -352,13 +365,7 @@ static void on_insn(void *ud, const AscSimInsnEvent *e)
     FlowSlot *s = slot(t, e->core, in->psrc, in->pdst, in->event);
     TEv fs = {.cycle = e->end_cycle > e->start_cycle ? e->end_cycle - 1 : e->start_cycle, .pid = ev.pid,
               .lane = ev.lane, .kind = TK_FLOW_S};
-    if (s->state == 2) { /* released before its set was reported (0-latency configs) */
-        fs.u.flow.id = s->id;
-        s->state = 0;
-    } else {
-        fs.u.flow.id = s->id = t->flows++;
-        s->state = 1;
-    }
+    fs.u.flow.id = flow_id(t, s, 1); /* the release may come first (0-latency configs) */
     fs.u.flow.src = in->psrc;
     fs.u.flow.dst = in->pdst;
     push(t, &fs);
@@ -371,13 +378,7 @@ static void on_flag(void *ud, const AscSimFlagEvent *e)
     FlowSlot *s = slot(t, e->core, e->src, e->dst, e->event);
     TEv ft = {.cycle = e->release_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->dst),
               .kind = TK_FLOW_T};
-    if (s->state == 1) {
-        ft.u.flow.id = s->id;
-        s->state = 0;
-    } else {
-        ft.u.flow.id = s->id = t->flows++;
-        s->state = 2;
-    }
+    ft.u.flow.id = flow_id(t, s, 2);
     ft.u.flow.src = e->src;
     ft.u.flow.dst = e->dst;
     push(t, &ft);
