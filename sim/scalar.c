@@ -381,14 +381,16 @@ static const AscInsn *cur_insn(const AscCore *c)
     return &c->prog->insn[(c->pc - c->prog->entry) / 4];
 }
 
-/* The stalled instruction at pc is released at *t: it took `stall` cycles
- * blocked for `why`, then costs lat.sync; S moves past it and runs. */
-static void finish_stalled(AscSim *sim, AscCore *c, uint64_t *t, uint64_t stall, uint8_t why)
+/* The stalled instruction at pc is released at t: it took `stall` cycles
+ * blocked for `why`, then costs lat.sync; S moves past it and runs.
+ * Returns S's new time.  (t goes by value here and in set_on_scalar: a
+ * pointer into the run-ahead loop would keep t out of a register.) */
+static uint64_t finish_stalled(AscSim *sim, AscCore *c, uint64_t t, uint64_t stall, uint8_t why)
 {
-    emit_scalar(sim, c, cur_insn(c), c->swait_since, *t + sim->lat_sync, stall, stall ? why : ASC_STALL_NONE);
-    *t += sim->lat_sync;
+    emit_scalar(sim, c, cur_insn(c), c->swait_since, t + sim->lat_sync, stall, stall ? why : ASC_STALL_NONE);
     c->pc += 4;
     c->sstate = ASC_SS_RUN;
+    return t + sim->lat_sync;
 }
 
 /* Every core that has not ended waits at sync_all: release them all at t
@@ -430,7 +432,7 @@ static bool resolve_wait_flag(AscSim *sim, AscCore *c, uint64_t *t)
     AscPipeStats *ss = &c->pipes[ASC_PIPE_S].stats;
     ss->flag_wait_cycles += stall;
     ss->flag_wait_by[c->swait_src][c->swait_event] += stall;
-    finish_stalled(sim, c, t, stall, ASC_STALL_FLAG);
+    *t = finish_stalled(sim, c, *t, stall, ASC_STALL_FLAG);
     return true;
 }
 
@@ -442,7 +444,7 @@ static bool resolve_xwait(AscSim *sim, AscCore *c, uint64_t *t)
     if (c->race) asc_race_xwait(c, c->swait_xid);
     uint64_t stall = *t - c->swait_since;
     c->pipes[ASC_PIPE_S].stats.xcore_cycles += stall;
-    finish_stalled(sim, c, t, stall, ASC_STALL_XCORE);
+    *t = finish_stalled(sim, c, *t, stall, ASC_STALL_XCORE);
     return true;
 }
 
@@ -451,7 +453,7 @@ static bool resolve_sync_all(AscSim *sim, AscCore *c, uint64_t *t)
     if (sim->sync_gen == c->sync_gen) return sleep_until(sim, c, ASC_NEVER);
     uint64_t stall = *t - c->swait_since;
     c->pipes[ASC_PIPE_S].stats.sync_all_cycles += stall;
-    finish_stalled(sim, c, t, stall, ASC_STALL_SYNC_ALL);
+    *t = finish_stalled(sim, c, *t, stall, ASC_STALL_SYNC_ALL);
     return true;
 }
 
@@ -488,7 +490,7 @@ static bool resolve_drain(AscSim *sim, AscCore *c, uint64_t *t)
         c->swait_since = since;
         return resolve_sync_all(sim, c, t);
     }
-    finish_stalled(sim, c, t, stall, ASC_STALL_DRAIN);
+    *t = finish_stalled(sim, c, *t, stall, ASC_STALL_DRAIN);
     return true;
 }
 
@@ -532,11 +534,11 @@ static const AscInsn *fetch(AscSim *sim, AscCore *c)
     return &prog->insn[(c->pc - prog->entry) / 4];
 }
 
-/* set_flag S, X or set_cross_core s: S sets it itself, effective at
- * t + lat.sync (when the instruction completes). */
-static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *t)
+/* set_flag S, X or set_cross_core s at t: S sets it itself, effective at
+ * t + lat.sync (when the instruction completes); false after a fault. */
+static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t t)
 {
-    uint64_t at = *t + sim->lat_sync;
+    uint64_t at = t + sim->lat_sync;
     if (in->op == ASC_OP_SET_FLAG) {
         if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, at, c->pc)) return false;
         if (c->race) asc_race_flag_set(c, ASC_PIPE_S, in->pdst, in->event, 0);
@@ -544,8 +546,7 @@ static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *
         if (!asc_xcore_set(sim, c, in->mode, in->xid, at, c->pc, ASC_PIPE_S)) return false;
         if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
     }
-    emit_scalar(sim, c, in, *t, at, 0, 0);
-    *t = at;
+    emit_scalar(sim, c, in, t, at, 0, 0);
     c->pc += 4;
     return true;
 }
@@ -573,83 +574,29 @@ static bool exec_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t 
     return true;
 }
 
-/* What one instruction did to the scalar unit's run-ahead loop. */
-typedef enum StepResult {
-    STEP_NEXT,   /* go on at the new t (possibly into a stall state) */
-    STEP_ISSUED, /* went into a pipe queue: the horizon may have moved */
-    STEP_STOP    /* asleep (queue full) or faulted: leave asc_scalar_step */
-} StepResult;
-
-/* Execute `in` at *t on S, enter the stall it starts, or dispatch it into
- * its pipe's queue.  The synchronisation instructions name their pipe in an
- * operand; those aimed at S act here. */
-static StepResult step_insn(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t *t)
+/* The queue of `pipe` is full: undo the fetch and sleep until the pipe
+ * takes its head (start_next in core.c wakes us); the retry re-fetches. */
+static void queue_full(AscSim *sim, AscCore *c, uint8_t pipe, uint64_t t)
 {
-    uint8_t target; /* pipe whose queue gets the instruction, S = none */
-    switch (in->op) {
-    case ASC_OP_SET_FLAG:
-        if (in->psrc == ASC_PIPE_S) return set_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
-        target = in->psrc;
-        break;
-    case ASC_OP_WAIT_FLAG:
-        if (in->pdst == ASC_PIPE_S) {
-            stall_on(c, ASC_SS_WAIT_FLAG, *t);
-            c->swait_src = in->psrc;
-            c->swait_event = in->event;
-            return STEP_NEXT;
-        }
-        target = in->pdst;
-        break;
-    case ASC_OP_BAR:
-        if (in->pipe == ASC_PIPE_ALL) {
-            stall_on(c, ASC_SS_DRAIN, *t);
-            c->sdrain_next = 0;
-            return STEP_NEXT;
-        }
-        target = in->pipe;
-        break;
-    case ASC_OP_SET_CROSS_CORE:
-        if (in->pipe == ASC_PIPE_S) return set_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
-        target = in->pipe;
-        break;
-    case ASC_OP_WAIT_FLAG_DEV:
-        stall_on(c, ASC_SS_XWAIT, *t);
-        c->swait_xid = in->xid;
-        return STEP_NEXT;
-    case ASC_OP_SYNC_ALL:
-    case ASC_OP_END:
-        stall_on(c, ASC_SS_DRAIN, *t);
-        c->sdrain_next = in->op == ASC_OP_END ? 1 : 2;
-        return STEP_NEXT;
-    default:
-        target = asc_insn_info[in->op].pipe;
-        break;
-    }
-    if (target == ASC_PIPE_S) return exec_on_scalar(sim, c, in, t) ? STEP_NEXT : STEP_STOP;
-    if (!issue(sim, c, in, target, *t)) {
-        /* queue full: undo the fetch and sleep until the pipe takes its
-         * head (start_next in core.c wakes us); the retry re-fetches */
-        c->seq--;
-        sim->insns--;
-        stall_on(c, ASC_SS_QFULL, *t);
-        c->swait_pipe = target;
-        sleep_until(sim, c, ASC_NEVER);
-        return STEP_STOP;
-    }
-    *t += sim->functional ? 1 : sim->lat_scalar; /* a dispatch costs lat.scalar */
-    c->pc += 4;
-    return STEP_ISSUED;
+    c->seq--;
+    sim->insns--;
+    stall_on(c, ASC_SS_QFULL, t);
+    c->swait_pipe = pipe;
+    sleep_until(sim, c, ASC_NEVER);
 }
 
 /* The scalar unit's turn at sim->now: leave a stall if it can, then run
  * ahead under the horizon rule above until it stalls, faults or reaches an
- * instruction it may not execute yet (then it sleeps until that cycle). */
+ * instruction it may not execute yet (then it sleeps until that cycle).
+ * Each instruction either executes here, enters a stall (the waits and
+ * drains aimed at S), or is dispatched into its pipe's queue; the
+ * synchronisation instructions name their pipe in an operand. */
 void asc_scalar_step(AscSim *sim, AscCore *c)
 {
     uint64_t t = sim->now;
     uint64_t horizon = asc_heap_min_cycle(&sim->heap); /* next event of any other agent */
     for (;;) {
-        if (!resolve_stall(sim, c, &t)) return;
+        if (c->sstate != ASC_SS_RUN && !resolve_stall(sim, c, &t)) return;
         if (t > sim->now && (t >= horizon || t >= sim->limit)) {
             sleep_until(sim, c, t);
             return;
@@ -659,10 +606,54 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         if (!in || !check_legal(sim, c, in)) return;
         c->seq++;
         sim->insns++;
-        switch (step_insn(sim, c, in, &t)) {
-        case STEP_NEXT: break;
-        case STEP_ISSUED: horizon = asc_heap_min_cycle(&sim->heap); break; /* the push may wake a pipe */
-        case STEP_STOP: return;
+
+        uint8_t target; /* pipe whose queue gets the instruction, S = none */
+        switch (in->op) {
+        case ASC_OP_SET_FLAG:
+        case ASC_OP_SET_CROSS_CORE:
+            target = in->op == ASC_OP_SET_FLAG ? in->psrc : in->pipe;
+            if (target == ASC_PIPE_S) { /* S sets it itself */
+                if (!set_on_scalar(sim, c, in, t)) return;
+                t += sim->lat_sync;
+                continue;
+            }
+            break;
+        case ASC_OP_WAIT_FLAG:
+            if (in->pdst == ASC_PIPE_S) {
+                stall_on(c, ASC_SS_WAIT_FLAG, t);
+                c->swait_src = in->psrc;
+                c->swait_event = in->event;
+                continue;
+            }
+            target = in->pdst;
+            break;
+        case ASC_OP_BAR:
+            if (in->pipe == ASC_PIPE_ALL) {
+                stall_on(c, ASC_SS_DRAIN, t);
+                c->sdrain_next = 0;
+                continue;
+            }
+            target = in->pipe;
+            break;
+        case ASC_OP_WAIT_FLAG_DEV:
+            stall_on(c, ASC_SS_XWAIT, t);
+            c->swait_xid = in->xid;
+            continue;
+        case ASC_OP_SYNC_ALL:
+        case ASC_OP_END:
+            stall_on(c, ASC_SS_DRAIN, t);
+            c->sdrain_next = in->op == ASC_OP_END ? 1 : 2;
+            continue;
+        default: target = asc_insn_info[in->op].pipe; break;
         }
+
+        if (target == ASC_PIPE_S) {
+            if (!exec_on_scalar(sim, c, in, &t)) return;
+            continue;
+        }
+        if (!issue(sim, c, in, target, t)) return queue_full(sim, c, target, t);
+        t += sim->functional ? 1 : sim->lat_scalar; /* a dispatch costs lat.scalar */
+        c->pc += 4;
+        horizon = asc_heap_min_cycle(&sim->heap); /* the push may have woken the pipe */
     }
 }
