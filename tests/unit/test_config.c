@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "asc/config.h"
+#include "check_main.h"
 
 static bool has_diag(const AscDiags *d, AscDiagId id, const char *needle)
 {
@@ -165,9 +166,5 @@ int main(void)
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, legality);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

@@ -11,6 +11,7 @@
 
 #include "../../sim/exec_internal.h"
 #include "exec_ref.h"
+#include "check_main.h"
 
 typedef struct Env {
     AscConfig cfg;
@@ -575,9 +576,5 @@ int main(void)
     tcase_add_test(tc, mmad_faults);
     tcase_add_test(tc, gm_lazy);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

@@ -15,6 +15,7 @@
 
 #include "../../sim/exec_internal.h"
 #include "exec_ref.h"
+#include "check_main.h"
 
 typedef struct Env {
     AscConfig cfg;
@@ -703,9 +704,5 @@ int main(void)
     tcase_add_test(tc, bank_examples);
     tcase_add_test(tc, vector_faults);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

@@ -6,6 +6,7 @@
 
 #include "../../sim/exec_internal.h"
 #include "exec_ref.h"
+#include "check_main.h"
 
 static float bits_f(uint32_t u)
 {
@@ -169,9 +170,5 @@ int main(void)
     tcase_add_test(tc, narrow_fast_path);
     tcase_add_test(tc, other_roundings);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "asc/isa.h"
+#include "check_main.h"
 
 START_TEST(opcodes_and_mnemonics_unique)
 {
@@ -286,9 +287,5 @@ int main(void)
     tcase_add_test(tc, config_register_layouts);
     tcase_add_test(tc, generated_docs_current);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

@@ -19,6 +19,7 @@
 
 #include "asc/image.h"
 #include "asc/isa.h"
+#include "check_main.h"
 
 /* ---- a counting allocator that can fail its N-th call ------------------- */
 
@@ -1028,9 +1029,5 @@ int main(void)
     tcase_add_test(tc, file_roundtrip_and_errors);
     tcase_add_test(tc, disasm_text);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

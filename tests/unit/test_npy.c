@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "asc/sim.h"
+#include "check_main.h"
 
 static bool has(const AscDiags *d, const char *needle)
 {
@@ -206,9 +207,5 @@ int main(void)
     tcase_add_test(tc, header_ends_inside_a_number);
     tcase_add_test(tc, run_arg_forms);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(s);
 }

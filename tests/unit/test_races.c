@@ -18,6 +18,7 @@
 
 #include "asc/asm.h"
 #include "asc/sim.h"
+#include "check_main.h"
 
 typedef struct Run {
     AscConfig cfg;
@@ -503,9 +504,5 @@ Suite *races_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(races_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(races_suite());
 }

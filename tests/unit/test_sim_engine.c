@@ -11,6 +11,7 @@
 
 #include "asc/asm.h"
 #include "asc/sim.h"
+#include "check_main.h"
 
 typedef struct Run {
     AscConfig cfg;
@@ -701,9 +702,5 @@ Suite *sim_engine_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(sim_engine_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(sim_engine_suite());
 }

@@ -17,6 +17,7 @@
 
 #include "asc/asm.h"
 #include "asc/sim.h"
+#include "check_main.h"
 
 #define MAXEV 4096
 typedef struct Run {
@@ -402,9 +403,5 @@ Suite *sim_timing_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(sim_timing_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(sim_timing_suite());
 }

@@ -19,6 +19,7 @@
 
 #include "asc/asm.h"
 #include "asc/sim.h"
+#include "check_main.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -623,9 +624,5 @@ Suite *trace_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(trace_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(trace_suite());
 }

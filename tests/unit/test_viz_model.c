@@ -4,6 +4,7 @@
  * the asc-sim/msOpProf layout (clock 1000 MHz so cycles = ts * 1000),
  * chrome_array.json a generic Chrome trace (array form, int pids, B/E). */
 #include "asc/viz.h"
+#include "check_main.h"
 
 #include <check.h>
 #include <math.h>
@@ -864,9 +865,5 @@ static Suite *viz_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(viz_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(viz_suite());
 }

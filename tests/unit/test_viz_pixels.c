@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "asc/viz.h"
+#include "check_main.h"
 
 #define W 1600
 #define H 900
@@ -153,9 +154,5 @@ Suite *viz_pixels_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(viz_pixels_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return asc_check_run(viz_pixels_suite());
 }
