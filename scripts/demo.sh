@@ -24,7 +24,7 @@ echo "== asc-objdump -h $out/vadd_double.bin"
 "$b/loader/asc-objdump" -h "$out/vadd_double.bin"
 echo
 echo "== asc-objdump -d -l (first 24 lines)"
-"$b/loader/asc-objdump" -d -l "$out/vadd_double.bin" | head -24
+"$b/loader/asc-objdump" -d -l "$out/vadd_double.bin" | sed -n 1,24p
 
 if [ -x "$b/sim/asc-sim" ] && asc_find_python; then
   echo

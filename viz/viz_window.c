@@ -421,6 +421,15 @@ int asc_viz_run(const AscVizModel *m, const AscVizRunDesc *desc, AscVizError *er
         if (script) fclose(script);
         return run_err(err, "cannot open a window: %s (use --png for headless rendering)", SDL_GetError());
     }
+    /* With no display SDL falls back to its offscreen or dummy driver: an
+     * interactive viewer would then run forever in a window nobody sees.
+     * A script may still drive such a window (its screenshots are real). */
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (!script && drv && (!strcmp(drv, "offscreen") || !strcmp(drv, "dummy"))) {
+        SDL_Quit();
+        return run_err(err, "cannot open a window: no display (SDL video driver '%s'); set DISPLAY, or use "
+                            "--png for headless rendering", drv);
+    }
     VizApp *a = calloc(1, sizeof *a);
     int rc = -1;
     if (!a) { run_err(err, "out of memory"); goto out; }

@@ -54,11 +54,14 @@ class LaunchResult:
     def __init__(self, kernel, cycles, mhz, report, trace=None, insns=0, report_json=None):
         self.kernel, self.cycles, self.report, self.trace, self.insns = kernel, cycles, report, trace, insns
         self.microseconds = cycles / mhz if mhz else 0.0
+        self._mhz = mhz
         self.report_json = report_json
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""
-        return f"LaunchResult({self.kernel}: {self.cycles} cycles, {self.microseconds:.3f} us{t})"
+        # microseconds to 3 decimals rounded down, in integers, exactly as asc-sim prints them
+        ns = int(self.cycles * 1000 // self._mhz) if self._mhz else 0
+        return f"LaunchResult({self.kernel}: {self.cycles} cycles, {ns // 1000}.{ns % 1000:03d} us{t})"
 
 
 class JITFunction:
