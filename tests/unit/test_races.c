@@ -19,6 +19,7 @@
 #include "asc/asm.h"
 #include "asc/sim.h"
 #include "check_main.h"
+#include "sim_fixture.h"
 
 typedef struct Run {
     AscConfig cfg;
@@ -33,18 +34,8 @@ static void make(Run *r, const char *target, const char *src, const char *const 
 {
     memset(r, 0, sizeof *r);
     asc_diags_init(&r->d, NULL);
-    ck_assert(asc_config_builtin(&r->cfg, target, &r->d));
-    for (; sets && *sets; sets++) ck_assert_msg(asc_config_set(&r->cfg, *sets, &r->d), "%s", *sets);
-    AscAsmDesc ad = {.target = target};
-    AscAsm *as = asc_asm_new(&ad);
-    asc_image_init(&r->img, NULL);
-    bool ok = asc_asm_string(as, "k.s", src, strlen(src), &r->img);
-    if (!ok) {
-        AscDiags *ed = asc_asm_diags(as);
-        ck_abort_msg("assembly failed: %s (line %u)", ed->count ? ed->items[0].msg : "?",
-                     ed->count ? ed->items[0].loc.line : 0);
-    }
-    asc_asm_free(as);
+    asc_test_profile(&r->cfg, &r->d, target, sets);
+    asc_test_assemble(&r->img, target, "k.s", src);
     AscSimDesc sd = {.cfg = &r->cfg, .image = &r->img, .check_races = check, .functional = functional};
     r->sim = asc_sim_new(&sd, &r->d);
 }

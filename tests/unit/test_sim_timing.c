@@ -18,6 +18,7 @@
 #include "asc/asm.h"
 #include "asc/sim.h"
 #include "check_main.h"
+#include "sim_fixture.h"
 
 #define MAXEV 4096
 typedef struct Run {
@@ -40,17 +41,8 @@ static Run *make(const char *target, const char *src, uint32_t blocks, const cha
 {
     Run *r = calloc(1, sizeof *r);
     asc_diags_init(&r->d, NULL);
-    ck_assert(asc_config_builtin(&r->cfg, target, &r->d));
-    for (; sets && *sets; sets++) ck_assert_msg(asc_config_set(&r->cfg, *sets, &r->d), "%s", *sets);
-    AscAsmDesc ad = {.target = target};
-    AscAsm *as = asc_asm_new(&ad);
-    asc_image_init(&r->img, NULL);
-    if (!asc_asm_string(as, "t.s", src, strlen(src), &r->img)) {
-        AscDiags *ed = asc_asm_diags(as);
-        ck_abort_msg("assembly failed: %s (line %u)", ed->count ? ed->items[0].msg : "?",
-                     ed->count ? ed->items[0].loc.line : 0);
-    }
-    asc_asm_free(as);
+    asc_test_profile(&r->cfg, &r->d, target, sets);
+    asc_test_assemble(&r->img, target, "t.s", src);
     AscSimDesc sd = {.cfg = &r->cfg, .image = &r->img, .blocks = blocks,
                      .observer = {.ud = r, .on_insn = on_insn}};
     r->sim = asc_sim_new(&sd, &r->d);
