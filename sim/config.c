@@ -19,7 +19,11 @@ typedef struct {
     const char *json;
     size_t len;
 } AscBuiltinProfile;
-extern const AscBuiltinProfile asc_builtin_profiles[]; /* generated: config_builtin.c */
+/* Generated into config_builtin.c from ASC_PROFILES in sim/CMakeLists.txt,
+ * the one list of built-in profiles. */
+extern const AscBuiltinProfile asc_builtin_profiles[];
+extern const char *const asc_builtin_profile_names[];
+extern const char asc_builtin_profile_list[];
 
 /* One row per key of asc_config.def: name, range [lo, hi], default, meaning.
  * Indexed by AscConfigKey, so cfg->v[ASC_KEY_X] needs no lookup at run time. */
@@ -30,13 +34,9 @@ const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 };
 
 /* Keep these two in step with ASC_PROFILES in sim/CMakeLists.txt. */
-const char *const *asc_config_builtin_names(void)
-{
-    static const char *const names[] = {"ascend910b", "ascend910", "teach", NULL};
-    return names;
-}
+const char *const *asc_config_builtin_names(void) { return asc_builtin_profile_names; }
 
-const char *asc_config_builtin_list(void) { return "ascend910b, ascend910, teach"; }
+const char *asc_config_builtin_list(void) { return asc_builtin_profile_list; }
 
 char *asc_config_targets_text(const AscAlloc *alloc, AscDiags *d)
 {
