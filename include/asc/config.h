@@ -2,7 +2,7 @@
  *
  * Profiles are the JSON files in configs/, compiled into libasc so no file
  * is needed at run time; `--config F.json` reads another one and `--set
- * key=value` overrides any key.  Keys, ranges and defaults: sim/asc_config.def.
+ * key=value` overrides any key.  Keys, ranges and defaults: target/asc_config.def.
  * A profile file carries "version": ASC_CONFIG_VERSION; a mismatch names
  * which side to upgrade.  Resolution is one function: defaults, then the
  * profile's values, then overrides, then cross-key checks. */
@@ -14,11 +14,11 @@
 #include <stdint.h>
 
 #include "asc/diag.h"
-#include "asc/image.h"
 #include "asc/isa.h"
 
 #define ASC_CONFIG_VERSION 1
 #define ASC_DEFAULT_TARGET "ascend910b"
+#define ASC_TARGET_NAME_MAX 32 /* profile names, with the NUL */
 
 typedef enum AscConfigKey {
 #define ASC_KEY(id, key, lo, hi, def, what) ASC_KEY_##id,

@@ -25,12 +25,11 @@
 #include <stdint.h>
 
 #include "asc/alloc.h"
+#include "asc/config.h" /* ASC_TARGET_NAME_MAX */
 #include "asc/diag.h"
+#include "asc/isa.h"    /* ASC_MAX_ARGS, ASC_GM_RODATA_BASE */
 
-#define ASC_MAX_ARGS 16          /* arguments arrive in x0..x15 */
 #define ASC_NAME_MAX 64          /* kernel and argument names, with the NUL */
-#define ASC_TARGET_NAME_MAX 32
-#define ASC_GM_RODATA_BASE 0x10000ull /* GM address of .rodata byte 0 */
 #define ASC_ELF_MACHINE 0x4153   /* 'AS': not a registered machine, so no tool mistakes it */
 #define ASC_BINARY_VERSION 1     /* file format version, in e_flags; a mismatch names the side to upgrade */
 

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A built-in profile: configs/<name>.json as bytes (sim/CMakeLists.txt). */
+/* A built-in profile: configs/<name>.json as bytes (target/CMakeLists.txt). */
 typedef struct {
     const char *name;
     const char *json;
     size_t len;
 } AscBuiltinProfile;
-/* Generated into config_builtin.c from ASC_PROFILES in sim/CMakeLists.txt,
+/* Generated into config_builtin.c from ASC_PROFILES in target/CMakeLists.txt,
  * the one list of built-in profiles. */
 extern const AscBuiltinProfile asc_builtin_profiles[];
 extern const char *const asc_builtin_profile_names[];
@@ -33,7 +33,7 @@ const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 #undef ASC_KEY
 };
 
-/* Keep these two in step with ASC_PROFILES in sim/CMakeLists.txt. */
+/* Keep these two in step with ASC_PROFILES in target/CMakeLists.txt. */
 const char *const *asc_config_builtin_names(void) { return asc_builtin_profile_names; }
 
 const char *asc_config_builtin_list(void) { return asc_builtin_profile_list; }
