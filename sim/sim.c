@@ -614,3 +614,103 @@ uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core)
 {
     return core < sim->ncores ? sim->cores[core].end_cycle : 0;
 }
+
+/* ---- inspection (asc/sim.h): what run/ reads ------------------------------- */
+
+_Static_assert(ASC_PIPE_COUNT <= ASC_AGENTS_PER_CORE, "an agent id per pipe");
+
+const AscImage *asc_sim_image(const AscSim *sim) { return sim->img; }
+const AscAlloc *asc_sim_alloc(const AscSim *sim) { return &sim->alloc; }
+uint32_t asc_sim_blocks(const AscSim *sim) { return sim->blocks; }
+bool asc_sim_functional(const AscSim *sim) { return sim->functional; }
+bool asc_sim_checks_races(const AscSim *sim) { return sim->check_races; }
+uint64_t asc_sim_arg(const AscSim *sim, uint32_t i) { return i < ASC_MAX_ARGS ? sim->args[i] : 0; }
+
+bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    *out = (AscSimCoreInfo){.kind = c->kind,
+                            .ai_core = c->ai_core,
+                            .sub = c->sub,
+                            .block_idx = c->spr[ASC_SPR_BLOCK_IDX],
+                            .end_cycle = c->end_cycle,
+                            .entry = c->prog->entry,
+                            .size = c->prog->size};
+    return true;
+}
+
+bool asc_sim_has_pipe(const AscSim *sim, uint32_t core, uint8_t pipe)
+{
+    return core < sim->ncores && pipe < ASC_PIPE_COUNT && sim->cores[core].pipes[pipe].present;
+}
+
+bool asc_sim_core_stats(const AscSim *sim, uint32_t core, AscSimCoreStats *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    memcpy(out->bytes, c->bytes, sizeof out->bytes);
+    out->cube_flops = c->cube_flops;
+    out->vec_flops = c->vec_flops;
+    out->vec_bytes = c->vec_bytes;
+    out->conflict_beats = c->conflict_beats;
+    return true;
+}
+
+/* index of pc in core's program, or UINT32_MAX */
+static uint32_t pc_index(const AscSim *sim, uint32_t core, uint32_t pc)
+{
+    if (core >= sim->ncores) return UINT32_MAX;
+    const AscProg *p = sim->cores[core].prog;
+    if (pc < p->entry || pc - p->entry >= p->size || (pc - p->entry) % 4) return UINT32_MAX;
+    return (pc - p->entry) / 4;
+}
+
+const AscInsn *asc_sim_insn_at(const AscSim *sim, uint32_t core, uint32_t pc)
+{
+    uint32_t i = pc_index(sim, core, pc);
+    return i == UINT32_MAX ? NULL : &sim->cores[core].prog->insn[i];
+}
+
+bool asc_sim_pc_stats(const AscSim *sim, uint32_t core, uint32_t pc, AscSimPcStats *out)
+{
+    uint32_t i = pc_index(sim, core, pc);
+    if (i == UINT32_MAX) {
+        *out = (AscSimPcStats){0};
+        return false;
+    }
+    *out = sim->cores[core].pcs[i];
+    return true;
+}
+
+bool asc_sim_scalar_wait(const AscSim *sim, uint32_t core, AscSimScalarWait *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    uint8_t k;
+    switch (c->sstate) {
+    case ASC_SS_QFULL: k = ASC_STALL_QUEUE_FULL; break;
+    case ASC_SS_WAIT_FLAG: k = ASC_STALL_FLAG; break;
+    case ASC_SS_XWAIT: k = ASC_STALL_XCORE; break;
+    case ASC_SS_DRAIN: k = ASC_STALL_DRAIN; break;
+    case ASC_SS_SYNC_ALL: k = ASC_STALL_SYNC_ALL; break;
+    default: return false;
+    }
+    *out = (AscSimScalarWait){.stall = k, .pipe = c->swait_pipe, .pc = c->pc, .since = c->swait_since};
+    return true;
+}
+
+uint64_t asc_sim_watermark(const AscSim *sim)
+{
+    uint64_t w = sim->now;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscSimScalarWait sw;
+        if (asc_sim_scalar_wait(sim, i, &sw) && sw.since < w) w = sw.since;
+        const AscCore *c = &sim->cores[i];
+        for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) {
+            const AscPipeUnit *u = &c->pipes[p];
+            if (u->present && u->state != ASC_PS_IDLE && u->start_cycle < w) w = u->start_cycle;
+        }
+    }
+    return w;
+}

@@ -33,6 +33,14 @@ const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 #undef ASC_KEY
 };
 
+const AscBufInfo asc_buf_info[ASC_BUF_COUNT] = {
+#define ASC_BUF(id, name, size_key, align_key) [ASC_BUF_##id] = {name, ASC_KEY_##size_key, ASC_KEY_##align_key},
+#include "asc_buf.def"
+#undef ASC_BUF
+};
+
+const char *asc_buf_name(unsigned buf) { return buf < ASC_BUF_COUNT ? asc_buf_info[buf].name : "?"; }
+
 /* Keep these two in step with ASC_PROFILES in target/CMakeLists.txt. */
 const char *const *asc_config_builtin_names(void) { return asc_builtin_profile_names; }
 

@@ -27,6 +27,21 @@ typedef enum AscConfigKey {
     ASC_KEY_COUNT
 } AscConfigKey;
 
+/* GM and the local buffers (target/asc_buf.def): id, name, config keys of
+ * size and alignment (align_key ASC_KEY_COUNT: none). */
+typedef enum AscBuf {
+#define ASC_BUF(id, name, size_key, align_key) ASC_BUF_##id,
+#include "asc_buf.def"
+#undef ASC_BUF
+    ASC_BUF_COUNT
+} AscBuf;
+typedef struct AscBufInfo {
+    const char *name;            /* "UB" */
+    AscConfigKey size_key, align_key;
+} AscBufInfo;
+extern const AscBufInfo asc_buf_info[ASC_BUF_COUNT];
+const char *asc_buf_name(unsigned buf); /* "UB"; "?" out of range */
+
 typedef enum AscCoreKind { ASC_CORE_AIV = 0, ASC_CORE_AIC = 1, ASC_CORE_COUPLED = 2 } AscCoreKind;
 
 typedef struct AscConfig {

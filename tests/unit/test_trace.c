@@ -1,5 +1,5 @@
-/* test_trace.c -- the trace writer (sim/trace.c) and the --report-dir CSVs
- * (sim/report.c) on the shipped kernels.
+/* test_trace.c -- the trace writer (run/trace.c) and the --report-dir CSVs
+ * (run/report.c) on the shipped kernels.
  *
  * Structural test of the double-buffered vadd trace (issue 4 acceptance):
  * valid JSON (cJSON), msOpProf top-level keys and otherData, every X event
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "asc/asm.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "check_main.h"
 
 /* ---- helpers --------------------------------------------------------------- */
