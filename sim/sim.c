@@ -66,6 +66,15 @@ static bool mem_alloc(AscSim *sim, AscCore *c, AscBuf b, int64_t size, int64_t a
     return m->data != NULL;
 }
 
+/* Buffer b of core c, sized and aligned by its keys (target/asc_buf.def). */
+static bool buf_alloc(AscSim *sim, AscCore *c, AscBuf b)
+{
+    const int64_t *v = sim->cfg.v;
+    const AscBufInfo *bi = &asc_buf_info[b];
+    int64_t bytes = v[bi->size_key] - (bi->reserved_key < ASC_KEY_COUNT ? v[bi->reserved_key] : 0);
+    return mem_alloc(sim, c, b, bytes, v[bi->align_key]);
+}
+
 /* Core `index` of the launch: a core of `kind` running program `part`, as
  * block block_idx of block_num, in AI core `ai_core` as its sub-th vector
  * core of sub_num.  Only the buffers and pipes its kind has are created
@@ -86,12 +95,9 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->ctx.gm = sim->gm;
     c->ctx.no_bank_cost = sim->functional;
     bool vec = kind != ASC_CORE_AIC, cube = kind != ASC_CORE_AIV;
-    if (vec && !mem_alloc(sim, c, ASC_BUF_UB, v[ASC_KEY_UB_BYTES] - v[ASC_KEY_UB_RESERVED_BYTES], v[ASC_KEY_UB_ALIGN]))
-        return false;
-    if (cube && (!mem_alloc(sim, c, ASC_BUF_L1, v[ASC_KEY_L1_BYTES], v[ASC_KEY_L1_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0A, v[ASC_KEY_L0A_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0B, v[ASC_KEY_L0B_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0C, v[ASC_KEY_L0C_BYTES], v[ASC_KEY_L0C_ALIGN])))
+    if (vec && !buf_alloc(sim, c, ASC_BUF_UB)) return false;
+    if (cube && (!buf_alloc(sim, c, ASC_BUF_L1) || !buf_alloc(sim, c, ASC_BUF_L0A) || !buf_alloc(sim, c, ASC_BUF_L0B) ||
+                 !buf_alloc(sim, c, ASC_BUF_L0C)))
         return false;
     for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
         AscPipeUnit *p = &c->pipes[i];

@@ -34,7 +34,8 @@ const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 };
 
 const AscBufInfo asc_buf_info[ASC_BUF_COUNT] = {
-#define ASC_BUF(id, name, size_key, align_key) [ASC_BUF_##id] = {name, ASC_KEY_##size_key, ASC_KEY_##align_key},
+#define ASC_BUF(id, name, size_key, reserved_key, align_key) \
+    [ASC_BUF_##id] = {name, ASC_KEY_##size_key, ASC_KEY_##reserved_key, ASC_KEY_##align_key},
 #include "asc_buf.def"
 #undef ASC_BUF
 };
@@ -428,3 +429,23 @@ bool asc_config_insn_legal(const AscConfig *cfg, AscCoreKind core, AscOp op)
     }
     return false;
 }
+
+/* ---- reading by key name (asc/config.h; pyasc via ctypes) ------------------ */
+
+size_t asc_config_size(void) { return sizeof(AscConfig); }
+unsigned asc_config_key_count(void) { return ASC_KEY_COUNT; }
+const char *asc_config_key_name(unsigned i) { return i < ASC_KEY_COUNT ? asc_config_keys[i].key : NULL; }
+int asc_config_key_index(const char *key) { return key ? key_lookup(key, strlen(key)) : -1; }
+
+bool asc_config_get(const AscConfig *cfg, const char *key, int64_t *out, AscDiags *d)
+{
+    int k = asc_config_key_index(key);
+    if (k < 0) {
+        if (d) asc_diag(d, ASC_DIAG_CONFIG_KEY, (AscLoc){0}, key ? key : "(null)");
+        return false;
+    }
+    *out = cfg->v[k];
+    return true;
+}
+
+const char *asc_config_name(const AscConfig *cfg) { return cfg->name; }

@@ -28,16 +28,16 @@ typedef enum AscConfigKey {
 } AscConfigKey;
 
 /* GM and the local buffers (target/asc_buf.def): id, name, config keys of
- * size and alignment (align_key ASC_KEY_COUNT: none). */
+ * size, reserved top and alignment (ASC_KEY_COUNT: no such key). */
 typedef enum AscBuf {
-#define ASC_BUF(id, name, size_key, align_key) ASC_BUF_##id,
+#define ASC_BUF(id, name, size_key, reserved_key, align_key) ASC_BUF_##id,
 #include "asc_buf.def"
 #undef ASC_BUF
     ASC_BUF_COUNT
 } AscBuf;
 typedef struct AscBufInfo {
     const char *name;            /* "UB" */
-    AscConfigKey size_key, align_key;
+    AscConfigKey size_key, reserved_key, align_key;
 } AscBufInfo;
 extern const AscBufInfo asc_buf_info[ASC_BUF_COUNT];
 const char *asc_buf_name(unsigned buf); /* "UB"; "?" out of range */
@@ -87,6 +87,20 @@ bool asc_config_load(AscConfig *cfg, const char *path, const char *target, const
 /* The resolved profile as JSON with keys in table order (deterministic);
  * allocated with `alloc`. */
 char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc);
+
+/* Reading a profile by key name (for callers that do not compile against
+ * this header: pyasc through ctypes).  Load it with asc_config_load into a
+ * buffer of asc_config_size() bytes; keys are those of
+ * target/asc_config.def, in table order. */
+size_t asc_config_size(void);             /* sizeof (AscConfig) */
+unsigned asc_config_key_count(void);      /* ASC_KEY_COUNT */
+const char *asc_config_key_name(unsigned i); /* "ub_bytes"; NULL when i >= the count */
+/* The key's index, or -1 when there is no such key. */
+int asc_config_key_index(const char *key);
+/* *out = the value of `key`; false + CONFIG_KEY diagnostic (when d) if
+ * there is no such key. */
+bool asc_config_get(const AscConfig *cfg, const char *key, int64_t *out, AscDiags *d);
+const char *asc_config_name(const AscConfig *cfg); /* "ascend910b" */
 
 /* Questions the assembler and the loader ask of a target. */
 bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe);
