@@ -5,7 +5,7 @@
  * chrome://tracing and MindStudio Insight read what it writes.
  * docs/traces.md documents every field.
  *
- * Layout (ARCHITECTURE §6; msOpProf core_timeline_visualizer, reference §4.2):
+ * Layout (docs/traces.md; msOpProf core_timeline_visualizer, docs/sources.md §Trace format):
  *   {"schemaVersion":2,"displayTimeUnit":"ns","profilingType":"op",
  *    "otherData":{"tool":"asc-sim","clock_mhz":M,"target":"T",
  *                 "total_cycles":N,"reorder_overflows":K},
@@ -28,7 +28,7 @@
  *   end exactly.  The exact cycles are in args.
  *
  * Streaming and order.  The engine reports an instruction when its pipe
- * occupancy ends, i.e. in (end cycle, core, pipe) order, while STYLE §7 wants
+ * occupancy ends, i.e. in (end cycle, core, pipe) order, while docs/internals.md §Conventions wants
  * the file in start order.  Events wait in a min-heap (the reorder window)
  * and are written once no later report can sort before them: the watermark
  * W = min(now, start of every instruction still running or waiting on a pipe,

@@ -274,7 +274,7 @@ static bool init_cores(AscSim *sim, const Launch *l)
     return true;
 }
 
-/* Everything the run needs is allocated here (STYLE §6): programs, GM,
+/* Everything the run needs is allocated here (docs/internals.md §Conventions): programs, GM,
  * cores with their buffers and queues, the heap (one slot per agent) and
  * the HBM table (at most 3 GM transfers per core: MTE2, MTE3, FIX). */
 AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
@@ -530,8 +530,8 @@ static void deadlock(AscSim *sim)
  * and the loop only visits agents at those cycles.
  *
  * Why the heap orders by (cycle, agent): two agents acting at the same
- * cycle must act in the same order on every machine and every run (STYLE
- * §7), and agent = core * ASC_AGENTS_PER_CORE + pipe puts the scalar unit
+ * cycle must act in the same order on every machine and every run (docs/internals.md
+ * §Conventions), and agent = core * ASC_AGENTS_PER_CORE + pipe puts the scalar unit
  * (pipe S = 0) of a core before its pipes, and core 0 before core 1.
  *
  * An agent's key is removed before it acts: the agent sets it again (or

@@ -131,7 +131,7 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
         cJSON_Delete(root);
         return false;
     }
-    /* STYLE §8: a version mismatch says which side to upgrade */
+    /* docs/internals.md §Conventions: a version mismatch says which side to upgrade */
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
         asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config has no \"version\" number (this build reads version 1)");

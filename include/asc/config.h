@@ -78,7 +78,7 @@ bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d);
-/* Resolve a profile as the CLIs do (STYLE §8, one function): the file
+/* Resolve a profile as the CLIs do (docs/internals.md §Conventions: one function): the file
  * `path` if not NULL, else built-in `target`; then sets[0..nsets) applied
  * in order ("key=value", later wins); then asc_config_check.  Stops at the
  * first failing step.  `path` is kept in diagnostics, as in read_file. */

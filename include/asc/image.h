@@ -6,7 +6,7 @@
  * instruction word, and names the failed check in a BAD_BINARY diagnostic
  * ("bad kernel binary: .text size 6 is not a multiple of 4").
  *
- * File layout (ARCHITECTURE §4; docs/binary.md has every byte):
+ * File layout (docs/binary.md has every byte):
  *   ELF64 LE, e_machine EM_NONE-free value ASC_ELF_MACHINE, ET_EXEC
  *   .text          instruction words (pc = byte offset into .text)
  *   .rodata        read-only data, placed in GM at ASC_GM_RODATA_BASE
