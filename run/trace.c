@@ -97,6 +97,7 @@ struct AscTrace {
     FlowSlot *slots;    /* [core][src][dst][event] */
     uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
     int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
+    unsigned *pids;     /* [core]: its process id (core_pid), computed at bind */
     int64_t hbm_last;
     bool oom;
 };
@@ -331,7 +332,7 @@ static void on_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    TEv ev = {.cycle = e->start_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->pipe),
+    TEv ev = {.cycle = e->start_cycle, .pid = t->pids[e->core], .lane = (uint8_t)lane_tid(e->pipe),
               .kind = TK_INSN};
     ev.u.x = *e;
     push(t, &ev);
@@ -352,7 +353,7 @@ static void on_flag(void *ud, const AscSimFlagEvent *e)
     AscTrace *t = ud;
     if (!t->sim) return;
     FlowSlot *s = slot(t, e->core, e->src, e->dst, e->event);
-    TEv ft = {.cycle = e->release_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->dst),
+    TEv ft = {.cycle = e->release_cycle, .pid = t->pids[e->core], .lane = (uint8_t)lane_tid(e->dst),
               .kind = TK_FLOW_T};
     ft.u.flow.id = flow_id(t, s, 2);
     ft.u.flow.src = e->src;
@@ -379,7 +380,7 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
     if (asc_sim_scalar_wait(t->sim, core, &w) && w.stall == ASC_STALL_QUEUE_FULL && w.pipe == pipe &&
         cycle > w.since && t->qfull_done[core] != w.since + 1) {
         t->qfull_done[core] = w.since + 1;
-        TEv q = {.cycle = w.since, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(ASC_PIPE_S),
+        TEv q = {.cycle = w.since, .pid = t->pids[core], .lane = (uint8_t)lane_tid(ASC_PIPE_S),
                  .kind = TK_QFULL};
         q.u.x = (AscSimInsnEvent){.core = core, .pipe = ASC_PIPE_S, .op = asc_sim_insn_at(t->sim, core, w.pc)->op,
                                   .pc = w.pc, .start_cycle = w.since, .end_cycle = cycle, .done_cycle = cycle,
@@ -390,7 +391,7 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
     int64_t *last = &t->qlast[core * ASC_PIPE_COUNT + pipe];
     if (*last == value) return;
     *last = value;
-    TEv ev = {.cycle = cycle, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(pipe), .kind = TK_QUEUE};
+    TEv ev = {.cycle = cycle, .pid = t->pids[core], .lane = (uint8_t)lane_tid(pipe), .kind = TK_QUEUE};
     ev.u.ctr.value = value;
     ev.u.ctr.pipe = pipe;
     push(t, &ev);
@@ -430,11 +431,13 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     t->slots = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT * ASC_PIPE_COUNT * ASC_MAX_EVENTS, sizeof *t->slots);
     t->qfull_done = asc_calloc(&t->alloc, nc, sizeof *t->qfull_done);
     t->qlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->qlast);
-    if (!t->slots || !t->qfull_done || !t->qlast) {
+    t->pids = asc_calloc(&t->alloc, nc ? nc : 1, sizeof *t->pids);
+    if (!t->slots || !t->qfull_done || !t->qlast || !t->pids) {
         t->oom = true; /* reported on close; the callbacks stay off */
         return;
     }
     for (size_t i = 0; i < (size_t)nc * ASC_PIPE_COUNT; i++) t->qlast[i] = -1;
+    for (uint32_t i = 0; i < nc; i++) t->pids[i] = core_pid(sim, i);
     t->sim = sim;
     t->mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     if (!t->mhz) t->mhz = 1;
@@ -451,7 +454,7 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":0}}");
     char name[48];
     for (uint32_t i = 0; i < nc; i++) {
-        unsigned pid = core_pid(sim, i);
+        unsigned pid = t->pids[i];
         fprintf(f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", pid,
                 asc_sim_core_name(sim, i, name, sizeof name));
         fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}", pid,
@@ -495,6 +498,7 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     asc_free(&a, t->slots);
     asc_free(&a, t->qfull_done);
     asc_free(&a, t->qlast);
+    asc_free(&a, t->pids);
     asc_free(&a, t);
     return ok || !keep;
 }
