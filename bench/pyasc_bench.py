@@ -3,7 +3,7 @@ double-buffered assembly (kernels/asm/vadd_double.s) on the same size, and the c
 LocalTensorAuto vadd whose flags insert_sync places (kernels/pyasc/vadd_auto.py).
 
 Run: PYTHONPATH=python /usr/bin/python3 bench/pyasc_bench.py [--n ELEMENTS] [--blocks N]
-Goals (issue 5): cold compile < 200 ms, cached < 5 ms, cycles ratio pyasc / assembly <= 1.1.
+Goals (bench/README.md §pyasc): cold compile < 200 ms, cached < 5 ms, cycles ratio pyasc / assembly <= 1.1.
 """
 import argparse
 import importlib.util

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asc/image.h"
 #include "asc/isa.h"
 
 static void json_str(FILE *f, const char *s)

@@ -8,7 +8,7 @@
  *  - the library prints nothing itself: every piece of text goes to the
  *    caller's AscTextFn, and source lines come from the caller's
  *    AscSourceLineFn (this file never opens a file);
- *  - the disassembly is the one canonical form (STYLE §7): asc-as assembles
+ *  - the disassembly is the one canonical form (docs/internals.md §Conventions): asc-as assembles
  *    it back to the same .text bytes (tests/cli/test_roundtrip.sh): the
  *    .target, then for each program in .text order its kernel's directives
  *    (.kernel, .arg, .uses, .aic/.aiv), then one instruction per line with

@@ -14,8 +14,7 @@
 
 const char *asc_exec_buf_name(AscBuf buf)
 {
-    static const char *const names[ASC_BUF_COUNT] = {"GM", "UB", "L1", "L0A", "L0B", "L0C"};
-    return (unsigned)buf < ASC_BUF_COUNT ? names[buf] : "?";
+    return asc_buf_name(buf);
 }
 
 bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)

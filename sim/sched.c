@@ -4,7 +4,7 @@
  * Users: sim.c (run loop), core.c / scalar.c / hbm.c (reschedule agents).
  * Invariants: a binary min-heap on (cycle, agent id); agent ids are
  * core * ASC_AGENTS_PER_CORE + pipe, so equal cycles resolve by core, then
- * pipe -- the deterministic tie-break of STYLE §7.  pos[] lets any agent be
+ * pipe -- the deterministic tie-break of docs/internals.md §Conventions.  pos[] lets any agent be
  * moved in O(log n) when its next cycle changes; nothing allocates after
  * asc_heap_init. */
 #include <string.h>

@@ -66,6 +66,15 @@ static bool mem_alloc(AscSim *sim, AscCore *c, AscBuf b, int64_t size, int64_t a
     return m->data != NULL;
 }
 
+/* Buffer b of core c, sized and aligned by its keys (target/asc_buf.def). */
+static bool buf_alloc(AscSim *sim, AscCore *c, AscBuf b)
+{
+    const int64_t *v = sim->cfg.v;
+    const AscBufInfo *bi = &asc_buf_info[b];
+    int64_t bytes = v[bi->size_key] - (bi->reserved_key < ASC_KEY_COUNT ? v[bi->reserved_key] : 0);
+    return mem_alloc(sim, c, b, bytes, v[bi->align_key]);
+}
+
 /* Core `index` of the launch: a core of `kind` running program `part`, as
  * block block_idx of block_num, in AI core `ai_core` as its sub-th vector
  * core of sub_num.  Only the buffers and pipes its kind has are created
@@ -86,12 +95,9 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->ctx.gm = sim->gm;
     c->ctx.no_bank_cost = sim->functional;
     bool vec = kind != ASC_CORE_AIC, cube = kind != ASC_CORE_AIV;
-    if (vec && !mem_alloc(sim, c, ASC_BUF_UB, v[ASC_KEY_UB_BYTES] - v[ASC_KEY_UB_RESERVED_BYTES], v[ASC_KEY_UB_ALIGN]))
-        return false;
-    if (cube && (!mem_alloc(sim, c, ASC_BUF_L1, v[ASC_KEY_L1_BYTES], v[ASC_KEY_L1_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0A, v[ASC_KEY_L0A_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0B, v[ASC_KEY_L0B_BYTES], v[ASC_KEY_L0AB_ALIGN]) ||
-                 !mem_alloc(sim, c, ASC_BUF_L0C, v[ASC_KEY_L0C_BYTES], v[ASC_KEY_L0C_ALIGN])))
+    if (vec && !buf_alloc(sim, c, ASC_BUF_UB)) return false;
+    if (cube && (!buf_alloc(sim, c, ASC_BUF_L1) || !buf_alloc(sim, c, ASC_BUF_L0A) || !buf_alloc(sim, c, ASC_BUF_L0B) ||
+                 !buf_alloc(sim, c, ASC_BUF_L0C)))
         return false;
     for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
         AscPipeUnit *p = &c->pipes[i];
@@ -268,7 +274,7 @@ static bool init_cores(AscSim *sim, const Launch *l)
     return true;
 }
 
-/* Everything the run needs is allocated here (STYLE §6): programs, GM,
+/* Everything the run needs is allocated here (docs/internals.md §Conventions): programs, GM,
  * cores with their buffers and queues, the heap (one slot per agent) and
  * the HBM table (at most 3 GM transfers per core: MTE2, MTE3, FIX). */
 AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
@@ -524,8 +530,8 @@ static void deadlock(AscSim *sim)
  * and the loop only visits agents at those cycles.
  *
  * Why the heap orders by (cycle, agent): two agents acting at the same
- * cycle must act in the same order on every machine and every run (STYLE
- * §7), and agent = core * ASC_AGENTS_PER_CORE + pipe puts the scalar unit
+ * cycle must act in the same order on every machine and every run (docs/internals.md
+ * §Conventions), and agent = core * ASC_AGENTS_PER_CORE + pipe puts the scalar unit
  * (pipe S = 0) of a core before its pipes, and core 0 before core 1.
  *
  * An agent's key is removed before it acts: the agent sets it again (or
@@ -613,4 +619,104 @@ bool asc_sim_pipe_stats(const AscSim *sim, uint32_t core, uint8_t pipe, AscSimPi
 uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core)
 {
     return core < sim->ncores ? sim->cores[core].end_cycle : 0;
+}
+
+/* ---- inspection (asc/sim.h): what run/ reads ------------------------------- */
+
+_Static_assert(ASC_PIPE_COUNT <= ASC_AGENTS_PER_CORE, "an agent id per pipe");
+
+const AscImage *asc_sim_image(const AscSim *sim) { return sim->img; }
+const AscAlloc *asc_sim_alloc(const AscSim *sim) { return &sim->alloc; }
+uint32_t asc_sim_blocks(const AscSim *sim) { return sim->blocks; }
+bool asc_sim_functional(const AscSim *sim) { return sim->functional; }
+bool asc_sim_checks_races(const AscSim *sim) { return sim->check_races; }
+uint64_t asc_sim_arg(const AscSim *sim, uint32_t i) { return i < ASC_MAX_ARGS ? sim->args[i] : 0; }
+
+bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    *out = (AscSimCoreInfo){.kind = c->kind,
+                            .ai_core = c->ai_core,
+                            .sub = c->sub,
+                            .block_idx = c->spr[ASC_SPR_BLOCK_IDX],
+                            .end_cycle = c->end_cycle,
+                            .entry = c->prog->entry,
+                            .size = c->prog->size};
+    return true;
+}
+
+bool asc_sim_has_pipe(const AscSim *sim, uint32_t core, uint8_t pipe)
+{
+    return core < sim->ncores && pipe < ASC_PIPE_COUNT && sim->cores[core].pipes[pipe].present;
+}
+
+bool asc_sim_core_stats(const AscSim *sim, uint32_t core, AscSimCoreStats *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    memcpy(out->bytes, c->bytes, sizeof out->bytes);
+    out->cube_flops = c->cube_flops;
+    out->vec_flops = c->vec_flops;
+    out->vec_bytes = c->vec_bytes;
+    out->conflict_beats = c->conflict_beats;
+    return true;
+}
+
+/* index of pc in core's program, or UINT32_MAX */
+static uint32_t pc_index(const AscSim *sim, uint32_t core, uint32_t pc)
+{
+    if (core >= sim->ncores) return UINT32_MAX;
+    const AscProg *p = sim->cores[core].prog;
+    if (pc < p->entry || pc - p->entry >= p->size || (pc - p->entry) % 4) return UINT32_MAX;
+    return (pc - p->entry) / 4;
+}
+
+const AscInsn *asc_sim_insn_at(const AscSim *sim, uint32_t core, uint32_t pc)
+{
+    uint32_t i = pc_index(sim, core, pc);
+    return i == UINT32_MAX ? NULL : &sim->cores[core].prog->insn[i];
+}
+
+bool asc_sim_pc_stats(const AscSim *sim, uint32_t core, uint32_t pc, AscSimPcStats *out)
+{
+    uint32_t i = pc_index(sim, core, pc);
+    if (i == UINT32_MAX) {
+        *out = (AscSimPcStats){0};
+        return false;
+    }
+    *out = sim->cores[core].pcs[i];
+    return true;
+}
+
+bool asc_sim_scalar_wait(const AscSim *sim, uint32_t core, AscSimScalarWait *out)
+{
+    if (core >= sim->ncores) return false;
+    const AscCore *c = &sim->cores[core];
+    uint8_t k;
+    switch (c->sstate) {
+    case ASC_SS_QFULL: k = ASC_STALL_QUEUE_FULL; break;
+    case ASC_SS_WAIT_FLAG: k = ASC_STALL_FLAG; break;
+    case ASC_SS_XWAIT: k = ASC_STALL_XCORE; break;
+    case ASC_SS_DRAIN: k = ASC_STALL_DRAIN; break;
+    case ASC_SS_SYNC_ALL: k = ASC_STALL_SYNC_ALL; break;
+    default: return false;
+    }
+    *out = (AscSimScalarWait){.stall = k, .pipe = c->swait_pipe, .pc = c->pc, .since = c->swait_since};
+    return true;
+}
+
+uint64_t asc_sim_watermark(const AscSim *sim)
+{
+    uint64_t w = sim->now;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscSimScalarWait sw;
+        if (asc_sim_scalar_wait(sim, i, &sw) && sw.since < w) w = sw.since;
+        const AscCore *c = &sim->cores[i];
+        for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) {
+            const AscPipeUnit *u = &c->pipes[p];
+            if (u->present && u->state != ASC_PS_IDLE && u->start_cycle < w) w = u->start_cycle;
+        }
+    }
+    return w;
 }

@@ -33,16 +33,6 @@
 #include "asc/config.h"
 #include "asc/isa.h"
 
-typedef enum AscBuf {
-    ASC_BUF_GM = 0,
-    ASC_BUF_UB,
-    ASC_BUF_L1,
-    ASC_BUF_L0A,
-    ASC_BUF_L0B,
-    ASC_BUF_L0C,
-    ASC_BUF_COUNT
-} AscBuf;
-
 /* A local buffer of one core.  size 0 = the core has no such buffer. */
 typedef struct AscMem {
     uint8_t *data;

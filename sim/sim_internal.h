@@ -1,7 +1,8 @@
 /* sim_internal.h -- the engine's state, shared by sim.c (lifecycle, run
  * loop, faults), sched.c (event heap), hbm.c (shared HBM bandwidth),
  * core.c (pipes, queues, flags), scalar.c (scalar unit, dispatch),
- * report.c and trace.c.  Not installed; nothing outside sim/ includes it.
+ * race.c.  Not installed; nothing outside sim/ includes it (run/ reads the
+ * engine through the inspection functions of asc/sim.h).
  *
  * Invariants:
  *  - Every unit that can act (the scalar unit or a pipe of a core) is an
@@ -23,7 +24,7 @@
 
 #define ASC_AGENTS_PER_CORE 16 /* pipe values 0..10 fit */
 #define ASC_NEVER UINT64_MAX
-#define ASC_MAX_EVENTS 16      /* event_ids key maximum */
+#define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS /* event_ids key maximum */
 #define ASC_XCORE_IDS 16       /* cross-core counters (ids 0..10 used) */
 #define ASC_FP_SHIFT 20        /* fixed-point fraction bits of HBM rates */
 
@@ -139,10 +140,7 @@ typedef enum AscScalarState {
     ASC_SS_DONE
 } AscScalarState;
 
-typedef struct AscPcStats {
-    uint64_t count;
-    uint64_t cycles; /* sum of end - start (occupancy and stalls) */
-} AscPcStats;
+typedef AscSimPcStats AscPcStats;
 
 typedef struct AscCore {
     AscExecCtx ctx;          /* first member: exec functions get &core->ctx */

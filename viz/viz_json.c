@@ -519,7 +519,7 @@ uint32_t viz_cname_rgb(const char *s, size_t n, bool *found)
     return 0;
 }
 
-/* msOpProf's lane colours (reference §4.2), for events without a cname. */
+/* msOpProf's lane colours (docs/sources.md §Trace format), for events without a cname. */
 static const struct { const char *lane, *cname; } lane_cnames[] = {
     {"MTE1", "thread_state_running"},   {"MTE2", "thread_state_iowait"},
     {"MTE3", "rail_response"},          {"SCALAR", "startup"},

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* msOpProf lane order (reference §4.2, utility.cpp getLaneOrderMap) */
+/* msOpProf lane order (docs/sources.md §Trace format, utility.cpp getLaneOrderMap) */
 static const char *const lane_order[] = {"SCALAR", "FLOWCTRL", "MTE1", "CUBE", "FIXP",
                                          "MTE2", "VECTOR", "MTE3", "CACHEMISS", "SCALARLDST",
                                          "ALL", "USERMARK", "EVENT", "SET_FLAG", "WAIT_FLAG"};

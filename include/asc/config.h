@@ -2,7 +2,7 @@
  *
  * Profiles are the JSON files in configs/, compiled into libasc so no file
  * is needed at run time; `--config F.json` reads another one and `--set
- * key=value` overrides any key.  Keys, ranges and defaults: sim/asc_config.def.
+ * key=value` overrides any key.  Keys, ranges and defaults: target/asc_config.def.
  * A profile file carries "version": ASC_CONFIG_VERSION; a mismatch names
  * which side to upgrade.  Resolution is one function: defaults, then the
  * profile's values, then overrides, then cross-key checks. */
@@ -14,11 +14,11 @@
 #include <stdint.h>
 
 #include "asc/diag.h"
-#include "asc/image.h"
 #include "asc/isa.h"
 
 #define ASC_CONFIG_VERSION 1
 #define ASC_DEFAULT_TARGET "ascend910b"
+#define ASC_TARGET_NAME_MAX 32 /* profile names, with the NUL */
 
 typedef enum AscConfigKey {
 #define ASC_KEY(id, key, lo, hi, def, what) ASC_KEY_##id,
@@ -26,6 +26,21 @@ typedef enum AscConfigKey {
 #undef ASC_KEY
     ASC_KEY_COUNT
 } AscConfigKey;
+
+/* GM and the local buffers (target/asc_buf.def): id, name, config keys of
+ * size, reserved top and alignment (ASC_KEY_COUNT: no such key). */
+typedef enum AscBuf {
+#define ASC_BUF(id, name, size_key, reserved_key, align_key) ASC_BUF_##id,
+#include "asc_buf.def"
+#undef ASC_BUF
+    ASC_BUF_COUNT
+} AscBuf;
+typedef struct AscBufInfo {
+    const char *name;            /* "UB" */
+    AscConfigKey size_key, reserved_key, align_key;
+} AscBufInfo;
+extern const AscBufInfo asc_buf_info[ASC_BUF_COUNT];
+const char *asc_buf_name(unsigned buf); /* "UB"; "?" out of range */
 
 typedef enum AscCoreKind { ASC_CORE_AIV = 0, ASC_CORE_AIC = 1, ASC_CORE_COUPLED = 2 } AscCoreKind;
 
@@ -63,7 +78,7 @@ bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d);
-/* Resolve a profile as the CLIs do (STYLE §8, one function): the file
+/* Resolve a profile as the CLIs do (docs/internals.md §Conventions: one function): the file
  * `path` if not NULL, else built-in `target`; then sets[0..nsets) applied
  * in order ("key=value", later wins); then asc_config_check.  Stops at the
  * first failing step.  `path` is kept in diagnostics, as in read_file. */
@@ -72,6 +87,20 @@ bool asc_config_load(AscConfig *cfg, const char *path, const char *target, const
 /* The resolved profile as JSON with keys in table order (deterministic);
  * allocated with `alloc`. */
 char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc);
+
+/* Reading a profile by key name (for callers that do not compile against
+ * this header: pyasc through ctypes).  Load it with asc_config_load into a
+ * buffer of asc_config_size() bytes; keys are those of
+ * target/asc_config.def, in table order. */
+size_t asc_config_size(void);             /* sizeof (AscConfig) */
+unsigned asc_config_key_count(void);      /* ASC_KEY_COUNT */
+const char *asc_config_key_name(unsigned i); /* "ub_bytes"; NULL when i >= the count */
+/* The key's index, or -1 when there is no such key. */
+int asc_config_key_index(const char *key);
+/* *out = the value of `key`; false + CONFIG_KEY diagnostic (when d) if
+ * there is no such key. */
+bool asc_config_get(const AscConfig *cfg, const char *key, int64_t *out, AscDiags *d);
+const char *asc_config_name(const AscConfig *cfg); /* "ascend910b" */
 
 /* Questions the assembler and the loader ask of a target. */
 bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe);

@@ -6,7 +6,7 @@
  * instruction word, and names the failed check in a BAD_BINARY diagnostic
  * ("bad kernel binary: .text size 6 is not a multiple of 4").
  *
- * File layout (ARCHITECTURE §4; docs/binary.md has every byte):
+ * File layout (docs/binary.md has every byte):
  *   ELF64 LE, e_machine EM_NONE-free value ASC_ELF_MACHINE, ET_EXEC
  *   .text          instruction words (pc = byte offset into .text)
  *   .rodata        read-only data, placed in GM at ASC_GM_RODATA_BASE
@@ -25,12 +25,11 @@
 #include <stdint.h>
 
 #include "asc/alloc.h"
+#include "asc/config.h" /* ASC_TARGET_NAME_MAX */
 #include "asc/diag.h"
+#include "asc/isa.h"    /* ASC_MAX_ARGS, ASC_GM_RODATA_BASE */
 
-#define ASC_MAX_ARGS 16          /* arguments arrive in x0..x15 */
 #define ASC_NAME_MAX 64          /* kernel and argument names, with the NUL */
-#define ASC_TARGET_NAME_MAX 32
-#define ASC_GM_RODATA_BASE 0x10000ull /* GM address of .rodata byte 0 */
 #define ASC_ELF_MACHINE 0x4153   /* 'AS': not a registered machine, so no tool mistakes it */
 #define ASC_BINARY_VERSION 1     /* file format version, in e_flags; a mismatch names the side to upgrade */
 

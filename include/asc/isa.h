@@ -125,6 +125,12 @@ enum {
 #define ASC_REG_AT 31      /* assembler temporary, clobbered by named-field forms */
 #define ASC_MAX_FIELDS 5
 
+/* The kernel ABI (docs/isa.md, generated): arguments arrive in registers
+ * x0..x(ASC_MAX_ARGS-1) in .arg order; .rodata sits in GM from
+ * ASC_GM_RODATA_BASE. */
+#define ASC_MAX_ARGS 16          /* arguments arrive in x0..x15 */
+#define ASC_GM_RODATA_BASE 0x10000ull /* GM address of .rodata byte 0 */
+
 typedef struct AscField {
     uint8_t kind; /* AscFieldKind */
     uint8_t lo;   /* lowest bit */

@@ -1,8 +1,9 @@
 /* sim.h -- the AI Core simulator: launch a kernel of an AscImage on N cores,
  * run it cycle-approximately (or functionally), read results, report.
  *
- * Users: asc-sim (sim/asc_sim_main.c), the pyasc runtime (ctypes over
- * libasc.so), tests and benchmarks.
+ * Users: run/ (argument binding, reports, the trace writer: asc/run.h),
+ * asc-sim (run/asc_sim_main.c), the pyasc runtime (ctypes over libasc.so),
+ * tests and benchmarks.
  *
  * Lifetime: asc_sim_new() copies the config and decodes the kernel's
  * programs; the image is borrowed and must outlive the sim (the line table
@@ -66,7 +67,7 @@ typedef struct AscSimInsnEvent {
     uint64_t stall_cycles; /* part of [start, end) spent stalled (see stall) */
     uint8_t stall;         /* AscStall */
     uint8_t flag_src, flag_dst, flag_event; /* the flag of a wait_flag stall */
-    uint8_t src_buf, dst_buf; /* AscBuf of a data movement (sim_exec.h), else 0 */
+    uint8_t src_buf, dst_buf; /* AscBuf of a data movement (asc/config.h), else 0 */
     uint64_t bytes;           /* bytes moved or read */
     uint32_t conflict_beats;  /* UB bank-conflict extra beats (vector) */
     uint64_t hbm_extra_cycles;/* transfer cycles lost to HBM sharing */
@@ -244,6 +245,7 @@ uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d);
 /* Every cycle of a pipe is busy (which includes bank-conflict and HBM extra
  * cycles), stalled (flag, barrier; the scalar unit also queue-full, xcore,
  * sync_all, drain) or idle: idle = total cycles - busy - stalls. */
+#define ASC_SIM_MAX_EVENTS 16 /* event ids per flag pair: the event_ids key's maximum */
 typedef struct AscSimPipeStats {
     uint64_t insns;
     uint64_t busy_cycles;       /* occupied (includes conflict and HBM extra) */
@@ -255,7 +257,7 @@ typedef struct AscSimPipeStats {
     uint64_t xcore_cycles;      /* scalar only */
     uint64_t sync_all_cycles;   /* scalar only */
     uint64_t drain_cycles;      /* scalar only: end / bar all */
-    uint64_t flag_wait_by[11][16]; /* [src pipe][event id], this pipe = dst (ASC_PIPE_COUNT x max event_ids) */
+    uint64_t flag_wait_by[ASC_PIPE_COUNT][ASC_SIM_MAX_EVENTS]; /* [src pipe][event id], this pipe = dst */
     uint64_t last_end_cycle;    /* last cycle this unit did anything */
 } AscSimPipeStats;
 uint32_t asc_sim_ncores(const AscSim *sim);
@@ -263,66 +265,61 @@ uint32_t asc_sim_ncores(const AscSim *sim);
 bool asc_sim_pipe_stats(const AscSim *sim, uint32_t core, uint8_t pipe, AscSimPipeStats *out);
 uint64_t asc_sim_core_end_cycle(const AscSim *sim, uint32_t core);
 
-/* ---- report ----------------------------------------------------------------- */
-/* The summary of a finished (or stopped) run as text or JSON (fixed key
- * order), allocated with the sim's allocator; NULL when out of memory. */
-char *asc_sim_report_text(const AscSim *sim);
-char *asc_sim_report_json(const AscSim *sim);
-/* --report-dir: per core <core>_instr_exe.csv and <core>_code_exe.csv, plus
- * summary.json; the directory is created if missing.  false + IO diagnostic on error. */
-bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d);
+/* ---- inspection: what run/ (reports, traces) reads of a sim ------------------ *
+ * Read-only views of the engine's state; valid between asc_sim_run calls
+ * and, from the observer's callbacks, at the moment of the event. */
+const AscImage *asc_sim_image(const AscSim *sim);
+const AscAlloc *asc_sim_alloc(const AscSim *sim);
+uint32_t asc_sim_blocks(const AscSim *sim);
+bool asc_sim_functional(const AscSim *sim);
+bool asc_sim_checks_races(const AscSim *sim);
+/* The value set with asc_sim_set_arg (0 when never set or i >= ASC_MAX_ARGS). */
+uint64_t asc_sim_arg(const AscSim *sim, uint32_t i);
 
-/* ---- trace (issue 4): a streaming Chrome trace writer on the observer ------ */
-typedef struct AscTrace AscTrace;
-/* Open `path` for writing; returns an observer in *obs to put in the desc.
- * The trace needs the sim for names: call asc_trace_bind after asc_sim_new. */
-AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscDiags *d);
-void asc_trace_bind(AscTrace *t, const AscSim *sim);
-/* Finish the JSON (after the run) and close; false + IO diagnostic on error.
- * The file is written to path.tmp and renamed into place. */
-bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d);
+typedef struct AscSimCoreInfo {
+    AscCoreKind kind;
+    uint32_t ai_core, sub;  /* AI core number; vector index inside it (0 for AIC / coupled) */
+    uint64_t block_idx;
+    uint64_t end_cycle;     /* the core reached `end` and drained (0 before) */
+    uint32_t entry, size;   /* its program: bytes of .text */
+} AscSimCoreInfo;
+/* false when core >= asc_sim_ncores */
+bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out);
+bool asc_sim_has_pipe(const AscSim *sim, uint32_t core, uint8_t pipe);
 
-/* ---- .npy files (NumPy format 1.0 / 2.0, C order, little-endian) ------------ */
-typedef struct AscNpy {
-    uint8_t dtype;        /* AscDtype; bf16 is stored as '<u2' or '|V2' */
-    uint32_t ndim;
-    uint64_t shape[8];
-    uint64_t count;       /* product of shape (1 for ndim 0) */
-    uint8_t *data;        /* count * dtype size bytes, allocated with alloc */
-    bool bf16_ok;         /* the file's dtype can hold bf16 ('<u2' or '|V2') */
-} AscNpy;
+/* What a core moved and computed, over the run so far. */
+typedef struct AscSimCoreStats {
+    uint64_t bytes[ASC_BUF_COUNT][ASC_BUF_COUNT]; /* [src][dst] AscBuf */
+    uint64_t cube_flops, vec_flops;
+    uint64_t vec_bytes;       /* vector source bytes read */
+    uint64_t conflict_beats;  /* UB bank-conflict extra beats */
+} AscSimCoreStats;
+bool asc_sim_core_stats(const AscSim *sim, uint32_t core, AscSimCoreStats *out);
 
-/* Parse a whole .npy file in memory.  Errors name `origin` and the rule. */
-bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
-                   AscDiags *d);
-bool asc_npy_read_file(AscNpy *out, const char *path, const AscAlloc *alloc, AscDiags *d);
-/* Serialise (version 1.0 header, 2.0 when the header needs it); *out allocated. */
-bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc);
-/* Write atomically: path.tmp then rename. */
-bool asc_npy_write_file(const AscNpy *a, const char *path, const AscAlloc *alloc, AscDiags *d);
-void asc_npy_free(AscNpy *a, const AscAlloc *alloc);
-/* numpy descr of a dtype: "<f2", "<f4", "|i1", ...; bf16 -> "<u2". */
-const char *asc_npy_descr(unsigned dtype);
+/* The decoded instruction of a core's program at pc; NULL outside it. */
+const AscInsn *asc_sim_insn_at(const AscSim *sim, uint32_t core, uint32_t pc);
+/* Per-pc totals of a core's program (zero when pc is outside it). */
+typedef struct AscSimPcStats {
+    uint64_t count;
+    uint64_t cycles; /* sum of end - start (occupancy and stalls) */
+} AscSimPcStats;
+bool asc_sim_pc_stats(const AscSim *sim, uint32_t core, uint32_t pc, AscSimPcStats *out);
 
-/* ---- asc-sim run arguments ------------------------------------------------- */
-/* One --arg NAME=... as given on the command line. */
-typedef struct AscRunArg {
-    char name[ASC_NAME_MAX];
-    enum { ASC_RUN_ARG_IN, ASC_RUN_ARG_OUT, ASC_RUN_ARG_VALUE } how;
-    char path[512];          /* IN and OUT */
-    uint64_t shape[8];       /* OUT */
-    uint32_t ndim;           /* OUT */
-    uint8_t dtype;           /* OUT */
-    char value[64];          /* VALUE text */
-} AscRunArg;
+/* The scalar unit's current stall: true when it is stalled, with the
+ * AscStall kind, the cycle it began, the pc it stalls at and, for a full
+ * queue, the pipe whose queue is full. */
+typedef struct AscSimScalarWait {
+    uint8_t stall;   /* AscStall */
+    uint8_t pipe;    /* ASC_STALL_QUEUE_FULL: the full queue's pipe */
+    uint32_t pc;
+    uint64_t since;
+} AscSimScalarWait;
+bool asc_sim_scalar_wait(const AscSim *sim, uint32_t core, AscSimScalarWait *out);
 
-/* Parse "x=x.npy", "z=@z.npy:64,64:f16", "n=4096"; errors name the rule. */
-bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d);
-
-/* Check args against the kernel's .arg list (count, kind, dtype), read the
- * inputs, place every tensor in GM and set x0..x15.  Outputs are zeroed. */
-bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
-/* After ASC_SIM_DONE: write every OUT argument's .npy (atomically). */
-bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+/* The safe flush point of an observer that sorts by start cycle: no event
+ * reported from now on has a start (or cycle) below the returned one =
+ * min(current cycle, start of every instruction still running or waiting on
+ * a pipe, start of every scalar unit's current stall). */
+uint64_t asc_sim_watermark(const AscSim *sim);
 
 #endif

@@ -14,9 +14,9 @@ import ctypes as C
 import glob
 import os
 
-ASC_MAX_ARGS = 16           # include/asc/image.h
+ASC_MAX_ARGS = 16           # include/asc/isa.h
 ASC_NAME_MAX = 64           # include/asc/image.h
-ASC_TARGET_NAME_MAX = 32    # include/asc/image.h
+ASC_TARGET_NAME_MAX = 32    # include/asc/config.h
 ASC_SIM_MAX_BLOCKED = 64    # include/asc/sim.h
 
 
@@ -107,7 +107,7 @@ class AscSimRace(C.Structure):
 
 ASC_SIM_DONE, ASC_SIM_LIMIT, ASC_SIM_FAULT = 0, 1, 2
 ASC_RACE_KINDS = ("RAW", "WAR", "WAW")      # AscRaceKind
-ASC_BUF_NAMES = ("GM", "UB", "L1", "L0A", "L0B", "L0C")   # AscBuf (sim/sim_exec.h)
+ASC_BUF_NAMES = ("GM", "UB", "L1", "L0A", "L0B", "L0C")   # AscBuf (target/asc_buf.def)
 
 
 def _candidates():

@@ -1,5 +1,5 @@
 /* fuzz_npy.c -- libFuzzer harness of the .npy reader (asc_npy_parse) and of
- * the asc-sim --arg parser (asc_run_arg_parse), both in sim/npy.c.
+ * the asc-sim --arg parser (asc_run_arg_parse), both in run/npy.c.
  *
  * Input: the bytes of a .npy file; the same bytes up to the first NUL are
  * also given to asc_run_arg_parse as one --arg text.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asc/sim.h"
+#include "asc/run.h"
 
 #define FUZZ_CHECK(c, msg)                                                                          \
     do {                                                                                            \

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "asc/asm.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "asc/viz.h"
 
 #define FUZZ_CHECK(c, msg)                                                                          \

@@ -42,6 +42,45 @@ START_TEST(builtins_load)
 }
 END_TEST
 
+/* What pyasc reads through ctypes: a profile loaded into an opaque buffer
+ * of asc_config_size() bytes, read back by key name. */
+START_TEST(read_by_name)
+{
+    AscConfig *c = malloc(asc_config_size());
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(asc_config_size(), sizeof *c);
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    const char *sets[] = {"queue_depth=5"};
+    ck_assert(asc_config_load(c, NULL, "teach", sets, 1, &d));
+    ck_assert_str_eq(asc_config_name(c), "teach");
+    ck_assert_uint_eq(asc_config_key_count(), ASC_KEY_COUNT);
+    for (unsigned i = 0; i < asc_config_key_count(); i++) {
+        const char *k = asc_config_key_name(i);
+        ck_assert_ptr_nonnull(k);
+        ck_assert_int_eq(asc_config_key_index(k), (int)i);
+        int64_t v = -1;
+        ck_assert(asc_config_get(c, k, &v, &d));
+        ck_assert_int_eq(v, c->v[i]);
+    }
+    ck_assert_ptr_null(asc_config_key_name(asc_config_key_count()));
+    int64_t v;
+    ck_assert(asc_config_get(c, "ub_bytes", &v, &d));
+    ck_assert_int_eq(v, 131072); /* configs/teach.json, not the default */
+    ck_assert(asc_config_get(c, "queue_depth", &v, &d));
+    ck_assert_int_eq(v, 5);
+    ck_assert_int_eq(d.count, 0);
+    ck_assert(!asc_config_get(c, "no_such_key", &v, &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_KEY, "no_such_key"));
+    ck_assert_int_eq(asc_config_key_index("ub_byte"), -1);
+    ck_assert_str_eq(asc_buf_name(ASC_BUF_L0A), "L0A");
+    ck_assert_str_eq(asc_buf_name(ASC_BUF_COUNT), "?");
+    ck_assert_int_eq(asc_buf_info[ASC_BUF_UB].size_key, ASC_KEY_UB_BYTES);
+    asc_diags_free(&d);
+    free(c);
+}
+END_TEST
+
 START_TEST(set_overrides)
 {
     AscConfig c;
@@ -161,6 +200,7 @@ int main(void)
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, builtins_load);
+    tcase_add_test(tc, read_by_name);
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, json_round_trip);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "check_main.h"
 
 static bool has(const AscDiags *d, const char *needle)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "asc/asm.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "check_main.h"
 #include "sim_fixture.h"
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "asc/asm.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "check_main.h"
 #include "sim_fixture.h"
 

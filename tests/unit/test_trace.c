@@ -1,7 +1,7 @@
-/* test_trace.c -- the trace writer (sim/trace.c) and the --report-dir CSVs
- * (sim/report.c) on the shipped kernels.
+/* test_trace.c -- the trace writer (run/trace.c) and the --report-dir CSVs
+ * (run/report.c) on the shipped kernels.
  *
- * Structural test of the double-buffered vadd trace (issue 4 acceptance):
+ * Structural test of the double-buffered vadd trace (docs/traces.md):
  * valid JSON (cJSON), msOpProf top-level keys and otherData, every X event
  * with pid/tid/ts/dur, every flow start with its end (same id and cat),
  * lanes in msOpProf order, events sorted by (cycle, pid, lane), and the
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "asc/asm.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 #include "check_main.h"
 
 /* ---- helpers --------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* test_viz_pixels.c -- issue 4 acceptance: render the golden traces with
+/* test_viz_pixels.c -- acceptance of the viewer (docs/viewer.md): render the golden traces with
  * `asc-viz TRACE --png OUT --size 1600x900` (SDL_VIDEODRIVER=dummy) and
  * read the pixels back.
  *

@@ -2,7 +2,7 @@
 
 Users: driver (capacity checks, placement), language ops (event id range).  Profiles are read
 from the repository's configs/*.json (the same files libasc compiles in); keys a profile omits
-take the defaults of sim/asc_config.def, repeated here for the handful the compiler needs.
+take the defaults of target/asc_config.def, repeated here for the handful the compiler needs.
 """
 from __future__ import annotations
 

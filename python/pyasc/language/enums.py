@@ -1,5 +1,5 @@
 """Enumerations of the kernel language, with real pyasc's numeric values
-(python/asc/language/core/enums.py upstream; reference/ascend_facts.md §1.4).
+(python/asc/language/core/enums.py upstream; docs/sources.md §pyasc enums).
 
 Users: kernels (`asc.HardEvent.MTE2_V`), the compiler (pipe names of events).  Invariant: the
 numbers never change; the compiler maps them to ISA names through the tables at the bottom.

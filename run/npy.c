@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "asc/run.h"
 
 /* Record diagnostic `id` (NPY: a .npy file; SIM_ARG: an --arg or binding
  * rule) with a printf message; always false, so errors read `return err(..)`. */
@@ -427,7 +427,7 @@ static const char *dtype_label(unsigned dt)
  * address in a trace) depends on the kernel, not on the order of --arg. */
 bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
 {
-    const AscKernelInfo *k = sim->kernel;
+    const AscKernelInfo *k = asc_sim_kernel(sim);
     /* "x, y, z, n" for the messages */
     char list[ASC_MAX_ARGS * (ASC_NAME_MAX + 2)] = "";
     for (uint32_t i = 0; i < k->nargs; i++) {
@@ -462,13 +462,13 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             AscNpy arr;
             memset(&arr, 0, sizeof arr);
             if (a->how == ASC_RUN_ARG_IN) {
-                if (!asc_npy_read_file(&arr, a->path, &sim->alloc, d)) return false;
+                if (!asc_npy_read_file(&arr, a->path, asc_sim_alloc(sim), d)) return false;
                 if (arr.dtype != ai->dtype && !(ai->dtype == ASC_DT_BF16 && arr.bf16_ok)) {
                     arg_err(d, "%s holds %s ('%s') but argument '%s' of kernel '%s' is %s ('%s'%s)", a->path,
                             dtype_label(arr.dtype), asc_npy_descr(arr.dtype), ai->name, k->name,
                             dtype_label(ai->dtype), asc_npy_descr(ai->dtype),
                             ai->dtype == ASC_DT_BF16 ? " or '|V2'" : "");
-                    asc_npy_free(&arr, &sim->alloc);
+                    asc_npy_free(&arr, asc_sim_alloc(sim));
                     return false;
                 }
                 bytes = arr.count * asc_dtype_size(arr.dtype);
@@ -482,15 +482,15 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             }
             /* outputs are placed too (GM starts zeroed), only not filled */
             if (!asc_sim_gm_place(sim, bytes, &addr)) {
-                asc_npy_free(&arr, &sim->alloc);
+                asc_npy_free(&arr, asc_sim_alloc(sim));
                 return arg_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
-                               (unsigned long long)bytes, (long long)sim->cfg.v[ASC_KEY_GM_BYTES]);
+                               (unsigned long long)bytes, (long long)asc_sim_config(sim)->v[ASC_KEY_GM_BYTES]);
             }
             if (a->how == ASC_RUN_ARG_IN && bytes && !asc_sim_gm_write(sim, addr, arr.data, bytes)) {
-                asc_npy_free(&arr, &sim->alloc);
+                asc_npy_free(&arr, asc_sim_alloc(sim));
                 return arg_err(d, "argument '%s': out of host memory backing GM", ai->name);
             }
-            asc_npy_free(&arr, &sim->alloc);
+            asc_npy_free(&arr, asc_sim_alloc(sim));
             asc_sim_set_arg(sim, i, addr);
             continue;
         }
@@ -526,23 +526,23 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDia
         arr.count *= a->shape[s]; /* cannot wrap: parse_shape bounds it */
     }
     uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
-    arr.data = asc_malloc(&sim->alloc, bytes ? bytes : 1);
+    arr.data = asc_malloc(asc_sim_alloc(sim), bytes ? bytes : 1);
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (!arr.data || !asc_sim_gm_read(sim, sim->args[i], arr.data, bytes) ||
-        !asc_npy_write(&arr, &buf, &len, &sim->alloc)) {
-        asc_npy_free(&arr, &sim->alloc);
+    if (!arr.data || !asc_sim_gm_read(sim, asc_sim_arg(sim, i), arr.data, bytes) ||
+        !asc_npy_write(&arr, &buf, &len, asc_sim_alloc(sim))) {
+        asc_npy_free(&arr, asc_sim_alloc(sim));
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return false;
     }
-    asc_npy_free(&arr, &sim->alloc);
+    asc_npy_free(&arr, asc_sim_alloc(sim));
     char tmp[sizeof a->path + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
     FILE *f = fopen(tmp, "wb");
     bool ok = f && fwrite(buf, 1, len, f) == len;
     int err = errno;
     if (f && fclose(f) != 0) ok = false, err = errno;
-    asc_free(&sim->alloc, buf);
+    asc_free(asc_sim_alloc(sim), buf);
     if (!ok) {
         if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
         remove(tmp);
@@ -563,7 +563,7 @@ static uint32_t arg_index(const AscKernelInfo *k, const char *name)
  * of them are complete are they renamed into place. */
 bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
 {
-    const AscKernelInfo *k = sim->kernel;
+    const AscKernelInfo *k = asc_sim_kernel(sim);
     bool ok = true;
     uint32_t j = 0;
     for (; ok && j < nargs; j++) {

@@ -5,7 +5,7 @@
  * chrome://tracing and MindStudio Insight read what it writes.
  * docs/traces.md documents every field.
  *
- * Layout (ARCHITECTURE §6; msOpProf core_timeline_visualizer, reference §4.2):
+ * Layout (docs/traces.md; msOpProf core_timeline_visualizer, docs/sources.md §Trace format):
  *   {"schemaVersion":2,"displayTimeUnit":"ns","profilingType":"op",
  *    "otherData":{"tool":"asc-sim","clock_mhz":M,"target":"T",
  *                 "total_cycles":N,"reorder_overflows":K},
@@ -28,7 +28,7 @@
  *   end exactly.  The exact cycles are in args.
  *
  * Streaming and order.  The engine reports an instruction when its pipe
- * occupancy ends, i.e. in (end cycle, core, pipe) order, while STYLE §7 wants
+ * occupancy ends, i.e. in (end cycle, core, pipe) order, while docs/internals.md §Conventions wants
  * the file in start order.  Events wait in a min-heap (the reorder window)
  * and are written once no later report can sort before them: the watermark
  * W = min(now, start of every instruction still running or waiting on a pipe,
@@ -52,7 +52,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "asc/run.h"
+
+#define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS
 
 enum {
     CHECK_MIN = 1024,      /* events pushed between two watermark scans, at least */
@@ -95,11 +97,12 @@ struct AscTrace {
     FlowSlot *slots;    /* [core][src][dst][event] */
     uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
     int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
+    unsigned *pids;     /* [core]: its process id (core_pid), computed at bind */
     int64_t hbm_last;
     bool oom;
 };
 
-static unsigned lane_tid(unsigned pipe)
+unsigned asc_trace_lane_tid(unsigned pipe)
 {
     switch (pipe) {
     case ASC_PIPE_S: return 1;
@@ -128,10 +131,13 @@ static const char *lane_cname(unsigned pipe)
     }
 }
 
+static unsigned lane_tid(unsigned pipe) { return asc_trace_lane_tid(pipe); }
+
 static unsigned core_pid(const AscSim *sim, uint32_t core)
 {
-    const AscCore *c = &sim->cores[core];
-    return c->kind == ASC_CORE_AIV ? c->ai_core * 3 + 2 + c->sub : c->ai_core * 3 + 1;
+    AscSimCoreInfo c;
+    asc_sim_core_info(sim, core, &c);
+    return c.kind == ASC_CORE_AIV ? c.ai_core * 3 + 2 + c.sub : c.ai_core * 3 + 1;
 }
 
 /* ---- numbers and strings ---------------------------------------------------- */
@@ -206,8 +212,7 @@ static const char *stall_text(char *buf, size_t size, uint8_t stall, uint8_t fsr
 static void write_x(AscTrace *t, const TEv *ev)
 {
     const AscSimInsnEvent *e = &ev->u.x;
-    const AscProg *p = t->sim->cores[e->core].prog;
-    const AscInsn *in = &p->insn[(e->pc - p->entry) / 4];
+    const AscInsn *in = asc_sim_insn_at(t->sim, e->core, e->pc);
     char text[160] = "", src[300], ts[32], du[32], stall[64];
     asc_insn_print(in, text, sizeof text);
     asc_sim_source(t->sim, e->pc, src, sizeof src);
@@ -262,33 +267,6 @@ static void write_ev(AscTrace *t, const TEv *ev)
     }
 }
 
-/* ---- the watermark ------------------------------------------------------------ */
-
-/* No event reported from now on sorts before cycle W (see the header). */
-static uint64_t watermark(const AscTrace *t)
-{
-    const AscSim *sim = t->sim;
-    uint64_t w = sim->now;
-    for (uint32_t i = 0; i < sim->ncores; i++) {
-        const AscCore *c = &sim->cores[i];
-        switch (c->sstate) {
-        case ASC_SS_QFULL:
-        case ASC_SS_WAIT_FLAG:
-        case ASC_SS_XWAIT:
-        case ASC_SS_DRAIN:
-        case ASC_SS_SYNC_ALL:
-            if (c->swait_since < w) w = c->swait_since;
-            break;
-        default: break;
-        }
-        for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) {
-            const AscPipeUnit *u = &c->pipes[p];
-            if (u->present && u->state != ASC_PS_IDLE && u->start_cycle < w) w = u->start_cycle;
-        }
-    }
-    return w;
-}
-
 static void flush_below(AscTrace *t, uint64_t w)
 {
     TEv ev;
@@ -319,7 +297,7 @@ static void push(AscTrace *t, TEv *ev)
     }
     t->heap[i] = *ev;
     if (t->n >= t->next_check) {
-        flush_below(t, watermark(t));
+        flush_below(t, asc_sim_watermark(t->sim)); /* no later report sorts before it */
         while (t->n > MAX_PENDING) { /* pinned watermark: give up strict order for bounded memory */
             TEv e;
             heap_pop(t, &e);
@@ -354,14 +332,13 @@ static void on_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    TEv ev = {.cycle = e->start_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->pipe),
+    TEv ev = {.cycle = e->start_cycle, .pid = t->pids[e->core], .lane = (uint8_t)lane_tid(e->pipe),
               .kind = TK_INSN};
     ev.u.x = *e;
     push(t, &ev);
     if (e->op != ASC_OP_SET_FLAG) return;
     /* the arrow leaves from the SET_FLAG's last cycle (msOpProf: "from the SET end") */
-    const AscProg *p = t->sim->cores[e->core].prog;
-    const AscInsn *in = &p->insn[(e->pc - p->entry) / 4];
+    const AscInsn *in = asc_sim_insn_at(t->sim, e->core, e->pc);
     FlowSlot *s = slot(t, e->core, in->psrc, in->pdst, in->event);
     TEv fs = {.cycle = e->end_cycle > e->start_cycle ? e->end_cycle - 1 : e->start_cycle, .pid = ev.pid,
               .lane = ev.lane, .kind = TK_FLOW_S};
@@ -376,7 +353,7 @@ static void on_flag(void *ud, const AscSimFlagEvent *e)
     AscTrace *t = ud;
     if (!t->sim) return;
     FlowSlot *s = slot(t, e->core, e->src, e->dst, e->event);
-    TEv ft = {.cycle = e->release_cycle, .pid = core_pid(t->sim, e->core), .lane = (uint8_t)lane_tid(e->dst),
+    TEv ft = {.cycle = e->release_cycle, .pid = t->pids[e->core], .lane = (uint8_t)lane_tid(e->dst),
               .kind = TK_FLOW_T};
     ft.u.flow.id = flow_id(t, s, 2);
     ft.u.flow.src = e->src;
@@ -397,24 +374,24 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
         push(t, &ev);
         return;
     }
-    const AscCore *c = &t->sim->cores[core];
     /* A pop that wakes a scalar unit stalled on this full queue: the stall
-     * [swait_since, now) becomes visible as QUEUE_FULL on SCALAR. */
-    if (c->sstate == ASC_SS_QFULL && c->swait_pipe == pipe && cycle > c->swait_since &&
-        t->qfull_done[core] != c->swait_since + 1) {
-        t->qfull_done[core] = c->swait_since + 1;
-        TEv q = {.cycle = c->swait_since, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(ASC_PIPE_S),
+     * [since, now) becomes visible as QUEUE_FULL on SCALAR. */
+    AscSimScalarWait w;
+    if (asc_sim_scalar_wait(t->sim, core, &w) && w.stall == ASC_STALL_QUEUE_FULL && w.pipe == pipe &&
+        cycle > w.since && t->qfull_done[core] != w.since + 1) {
+        t->qfull_done[core] = w.since + 1;
+        TEv q = {.cycle = w.since, .pid = t->pids[core], .lane = (uint8_t)lane_tid(ASC_PIPE_S),
                  .kind = TK_QFULL};
-        q.u.x = (AscSimInsnEvent){.core = core, .pipe = ASC_PIPE_S, .op = c->prog->insn[(c->pc - c->prog->entry) / 4].op,
-                                  .pc = c->pc, .start_cycle = c->swait_since, .end_cycle = cycle, .done_cycle = cycle,
-                                  .stall_cycles = cycle - c->swait_since, .stall = ASC_STALL_QUEUE_FULL,
+        q.u.x = (AscSimInsnEvent){.core = core, .pipe = ASC_PIPE_S, .op = asc_sim_insn_at(t->sim, core, w.pc)->op,
+                                  .pc = w.pc, .start_cycle = w.since, .end_cycle = cycle, .done_cycle = cycle,
+                                  .stall_cycles = cycle - w.since, .stall = ASC_STALL_QUEUE_FULL,
                                   .flag_src = pipe};
         push(t, &q);
     }
     int64_t *last = &t->qlast[core * ASC_PIPE_COUNT + pipe];
     if (*last == value) return;
     *last = value;
-    TEv ev = {.cycle = cycle, .pid = core_pid(t->sim, core), .lane = (uint8_t)lane_tid(pipe), .kind = TK_QUEUE};
+    TEv ev = {.cycle = cycle, .pid = t->pids[core], .lane = (uint8_t)lane_tid(pipe), .kind = TK_QUEUE};
     ev.u.ctr.value = value;
     ev.u.ctr.pipe = pipe;
     push(t, &ev);
@@ -450,23 +427,25 @@ AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver
 
 void asc_trace_bind(AscTrace *t, const AscSim *sim)
 {
-    uint32_t nc = sim->ncores;
+    uint32_t nc = asc_sim_ncores(sim);
     t->slots = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT * ASC_PIPE_COUNT * ASC_MAX_EVENTS, sizeof *t->slots);
     t->qfull_done = asc_calloc(&t->alloc, nc, sizeof *t->qfull_done);
     t->qlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->qlast);
-    if (!t->slots || !t->qfull_done || !t->qlast) {
+    t->pids = asc_calloc(&t->alloc, nc ? nc : 1, sizeof *t->pids);
+    if (!t->slots || !t->qfull_done || !t->qlast || !t->pids) {
         t->oom = true; /* reported on close; the callbacks stay off */
         return;
     }
     for (size_t i = 0; i < (size_t)nc * ASC_PIPE_COUNT; i++) t->qlast[i] = -1;
+    for (uint32_t i = 0; i < nc; i++) t->pids[i] = core_pid(sim, i);
     t->sim = sim;
-    t->mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
+    t->mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     if (!t->mhz) t->mhz = 1;
     FILE *f = t->f;
     fprintf(f, "{\"schemaVersion\":2,\"displayTimeUnit\":\"ns\",\"profilingType\":\"op\",\"otherData\":{\"tool\":"
                "\"asc-sim\",\"clock_mhz\":%llu,\"target\":\"",
             (unsigned long long)t->mhz);
-    put_str(f, sim->cfg.name);
+    put_str(f, asc_sim_config(sim)->name);
     fputs("\",", f);
     t->other_at = ftell(f);
     /* reserved, patched on close */
@@ -475,7 +454,7 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":0}}");
     char name[48];
     for (uint32_t i = 0; i < nc; i++) {
-        unsigned pid = core_pid(sim, i);
+        unsigned pid = t->pids[i];
         fprintf(f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s\"}}", pid,
                 asc_sim_core_name(sim, i, name, sizeof name));
         fprintf(f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"sort_index\":%u}}", pid,
@@ -483,7 +462,7 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
         /* lanes in tid (= msOpProf sort index) order */
         for (unsigned tid = 1; tid < 16 + ASC_PIPE_COUNT; tid++)
             for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-                if (!sim->cores[i].pipes[p].present || lane_tid(p) != tid) continue;
+                if (!asc_sim_has_pipe(sim, i, (uint8_t)p) || lane_tid(p) != tid) continue;
                 fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
                         pid, tid, asc_pipe_lane(p));
                 fprintf(f,
@@ -519,6 +498,7 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     asc_free(&a, t->slots);
     asc_free(&a, t->qfull_done);
     asc_free(&a, t->qlast);
+    asc_free(&a, t->pids);
     asc_free(&a, t);
     return ok || !keep;
 }

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A built-in profile: configs/<name>.json as bytes (sim/CMakeLists.txt). */
+/* A built-in profile: configs/<name>.json as bytes (target/CMakeLists.txt). */
 typedef struct {
     const char *name;
     const char *json;
     size_t len;
 } AscBuiltinProfile;
-/* Generated into config_builtin.c from ASC_PROFILES in sim/CMakeLists.txt,
+/* Generated into config_builtin.c from ASC_PROFILES in target/CMakeLists.txt,
  * the one list of built-in profiles. */
 extern const AscBuiltinProfile asc_builtin_profiles[];
 extern const char *const asc_builtin_profile_names[];
@@ -33,7 +33,16 @@ const AscConfigKeyInfo asc_config_keys[ASC_KEY_COUNT] = {
 #undef ASC_KEY
 };
 
-/* Keep these two in step with ASC_PROFILES in sim/CMakeLists.txt. */
+const AscBufInfo asc_buf_info[ASC_BUF_COUNT] = {
+#define ASC_BUF(id, name, size_key, reserved_key, align_key) \
+    [ASC_BUF_##id] = {name, ASC_KEY_##size_key, ASC_KEY_##reserved_key, ASC_KEY_##align_key},
+#include "asc_buf.def"
+#undef ASC_BUF
+};
+
+const char *asc_buf_name(unsigned buf) { return buf < ASC_BUF_COUNT ? asc_buf_info[buf].name : "?"; }
+
+/* Keep these two in step with ASC_PROFILES in target/CMakeLists.txt. */
 const char *const *asc_config_builtin_names(void) { return asc_builtin_profile_names; }
 
 const char *asc_config_builtin_list(void) { return asc_builtin_profile_list; }
@@ -122,7 +131,7 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
         cJSON_Delete(root);
         return false;
     }
-    /* STYLE §8: a version mismatch says which side to upgrade */
+    /* docs/internals.md §Conventions: a version mismatch says which side to upgrade */
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
         asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), "config has no \"version\" number (this build reads version 1)");
@@ -420,3 +429,23 @@ bool asc_config_insn_legal(const AscConfig *cfg, AscCoreKind core, AscOp op)
     }
     return false;
 }
+
+/* ---- reading by key name (asc/config.h; pyasc via ctypes) ------------------ */
+
+size_t asc_config_size(void) { return sizeof(AscConfig); }
+unsigned asc_config_key_count(void) { return ASC_KEY_COUNT; }
+const char *asc_config_key_name(unsigned i) { return i < ASC_KEY_COUNT ? asc_config_keys[i].key : NULL; }
+int asc_config_key_index(const char *key) { return key ? key_lookup(key, strlen(key)) : -1; }
+
+bool asc_config_get(const AscConfig *cfg, const char *key, int64_t *out, AscDiags *d)
+{
+    int k = asc_config_key_index(key);
+    if (k < 0) {
+        if (d) asc_diag(d, ASC_DIAG_CONFIG_KEY, (AscLoc){0}, key ? key : "(null)");
+        return false;
+    }
+    *out = cfg->v[k];
+    return true;
+}
+
+const char *asc_config_name(const AscConfig *cfg) { return cfg->name; }

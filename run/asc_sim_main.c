@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "asc/config.h"
-#include "asc/sim.h"
+#include "asc/run.h"
 
 static const char usage[] =
     "usage: asc-sim run kernel.bin [--kernel NAME] [--blocks N] [--target NAME | --config F.json]\n"

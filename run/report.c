@@ -24,7 +24,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim_internal.h"
+#include "asc/run.h"
+
+typedef AscSimPipeStats AscPipeStats;
+#define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS
 
 /* A growing text buffer on the sim's allocator.  Out of memory is sticky
  * (every later bput does nothing) and reported once, by bdone's NULL, so
@@ -92,7 +95,6 @@ static const char *dec3(char *buf, uint64_t a, uint64_t b)
     return buf;
 }
 
-static const char *const buf_names[ASC_BUF_COUNT] = {"GM", "UB", "L1", "L0A", "L0B", "L0C"};
 /* pipes in msOpProf lane order */
 static const uint8_t lanes[] = {ASC_PIPE_S, ASC_PIPE_MTE1, ASC_PIPE_M, ASC_PIPE_FIX, ASC_PIPE_MTE2, ASC_PIPE_V, ASC_PIPE_MTE3};
 #define NLANES (sizeof lanes / sizeof lanes[0])
@@ -121,35 +123,36 @@ typedef struct Sum {
 static void summarise(const AscSim *sim, Sum *s)
 {
     memset(s, 0, sizeof *s);
-    s->total = sim->now;
-    for (uint32_t i = 0; i < sim->ncores; i++) {
-        const AscCore *c = &sim->cores[i];
+    s->total = asc_sim_cycles(sim);
+    for (uint32_t i = 0; i < asc_sim_ncores(sim); i++) {
         for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-            const AscPipeUnit *u = &c->pipes[p];
-            if (!u->present) continue;
+            AscPipeStats st;
+            if (!asc_sim_pipe_stats(sim, i, (uint8_t)p, &st)) continue;
             s->have[p]++;
-            s->busy[p] += u->stats.busy_cycles;
-            s->barrier += u->stats.barrier_cycles;
-            s->queue_full += u->stats.queue_full_cycles;
-            s->hbm_extra += u->stats.hbm_extra_cycles;
-            s->xcore += u->stats.xcore_cycles;
-            s->sync_all += u->stats.sync_all_cycles;
-            s->drain += u->stats.drain_cycles;
-            s->insns += u->stats.insns;
+            s->busy[p] += st.busy_cycles;
+            s->barrier += st.barrier_cycles;
+            s->queue_full += st.queue_full_cycles;
+            s->hbm_extra += st.hbm_extra_cycles;
+            s->xcore += st.xcore_cycles;
+            s->sync_all += st.sync_all_cycles;
+            s->drain += st.drain_cycles;
+            s->insns += st.insns;
             for (unsigned src = 0; src < ASC_PIPE_COUNT; src++)
                 for (unsigned e = 0; e < ASC_MAX_EVENTS; e++) {
-                    s->flag[src][p][e] += u->stats.flag_wait_by[src][e];
-                    s->flag_dst[p][src] += u->stats.flag_wait_by[src][e];
+                    s->flag[src][p][e] += st.flag_wait_by[src][e];
+                    s->flag_dst[p][src] += st.flag_wait_by[src][e];
                 }
         }
+        AscSimCoreStats c;
+        asc_sim_core_stats(sim, i, &c);
         for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
-            for (unsigned b = 0; b < ASC_BUF_COUNT; b++) s->bytes[a][b] += c->bytes[a][b];
-        s->conflict_beats += c->conflict_beats;
-        s->cube_flops += c->cube_flops;
-        s->vec_flops += c->vec_flops;
-        s->vec_bytes += c->vec_bytes;
-        s->cube_cores += c->pipes[ASC_PIPE_M].present;
-        s->vec_cores += c->pipes[ASC_PIPE_V].present;
+            for (unsigned b = 0; b < ASC_BUF_COUNT; b++) s->bytes[a][b] += c.bytes[a][b];
+        s->conflict_beats += c.conflict_beats;
+        s->cube_flops += c.cube_flops;
+        s->vec_flops += c.vec_flops;
+        s->vec_bytes += c.vec_bytes;
+        s->cube_cores += asc_sim_has_pipe(sim, i, ASC_PIPE_M);
+        s->vec_cores += asc_sim_has_pipe(sim, i, ASC_PIPE_V);
     }
 }
 
@@ -165,7 +168,7 @@ static uint64_t gm_bytes(const Sum *s)
 static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t size)
 {
     char a[32], b[32];
-    if (sim->functional) {
+    if (asc_sim_functional(sim)) {
         snprintf(out, size, "functional run: no timing");
         return;
     }
@@ -177,7 +180,7 @@ static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t si
         uint64_t den = s->total * s->have[p];
         if (best == ASC_PIPE_COUNT || s->busy[p] * best_den > best_num * den) best = p, best_num = s->busy[p], best_den = den;
     }
-    uint64_t hbm_cap = s->total * (uint64_t)sim->cfg.v[ASC_KEY_HBM_BYTES_PER_CYCLE];
+    uint64_t hbm_cap = s->total * (uint64_t)asc_sim_config(sim)->v[ASC_KEY_HBM_BYTES_PER_CYCLE];
     size_t n;
     if (best == ASC_PIPE_COUNT) {
         n = (size_t)snprintf(out, size, "scalar bound: only the scalar unit ran");
@@ -206,7 +209,7 @@ static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t si
  * source bytes, HBM bytes; see the definitions at the top. */
 static void roofline(const AscSim *sim, const Sum *s, uint64_t *cube_peak, uint64_t *vec_peak, uint64_t *hbm_peak)
 {
-    const int64_t *v = sim->cfg.v;
+    const int64_t *v = asc_sim_config(sim)->v;
     *cube_peak = (uint64_t)(v[ASC_KEY_CUBE_M0] * v[ASC_KEY_CUBE_N0] * v[ASC_KEY_CUBE_K0_B16] * 2) * s->cube_cores;
     *vec_peak = 512 / (uint64_t)v[ASC_KEY_VEC_BASE_BEATS] * s->vec_cores;
     *hbm_peak = (uint64_t)v[ASC_KEY_HBM_BYTES_PER_CYCLE];
@@ -250,7 +253,7 @@ static void json_races(const AscSim *sim, Buf *b)
                 "\"prev_pipe\": \"%s\", \"prev_pc\": %u, \"prev_start_cycle\": %s, \"prev_done_cycle\": %s, "
                 "\"count\": %llu}",
              i ? "," : "", kinds[r[i].kind < 3 ? r[i].kind : 0], asc_sim_core_name(sim, r[i].core, name, sizeof name),
-             buf_names[r[i].buf < ASC_BUF_COUNT ? r[i].buf : 0], (unsigned long long)r[i].lo,
+             asc_buf_name(r[i].buf < ASC_BUF_COUNT ? r[i].buf : 0), (unsigned long long)r[i].lo,
              (unsigned long long)r[i].hi, asc_pipe_lane(r[i].pipe), r[i].pc,
              race_cycle(r[i].start_cycle, c0, sizeof c0), race_cycle(r[i].done_cycle, c1, sizeof c1),
              asc_pipe_lane(r[i].prev_pipe), r[i].prev_pc, race_cycle(r[i].prev_start_cycle, c2, sizeof c2),
@@ -261,34 +264,34 @@ static void json_races(const AscSim *sim, Buf *b)
 
 char *asc_sim_report_text(const AscSim *sim)
 {
-    Buf b = {.a = &sim->alloc};
+    Buf b = {.a = asc_sim_alloc(sim)};
     Sum s;
     summarise(sim, &s);
     char t1[32], t2[32], name[48];
-    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
-    const AscKernelInfo *k = sim->kernel;
-    bput(&b, "kernel %s (%s) on %s: %u block%s, %u core%s%s\n", k->name, asc_kernel_kind_name(k->kind), sim->cfg.name,
-         sim->blocks, sim->blocks == 1 ? "" : "s", sim->ncores, sim->ncores == 1 ? "" : "s",
-         sim->functional ? ", functional (no timing)" : "");
+    uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
+    const AscKernelInfo *k = asc_sim_kernel(sim);
+    bput(&b, "kernel %s (%s) on %s: %u block%s, %u core%s%s\n", k->name, asc_kernel_kind_name(k->kind), asc_sim_config(sim)->name,
+         asc_sim_blocks(sim), asc_sim_blocks(sim) == 1 ? "" : "s", asc_sim_ncores(sim),
+         asc_sim_ncores(sim) == 1 ? "" : "s", asc_sim_functional(sim) ? ", functional (no timing)" : "");
     bput(&b, "total: %llu cycles = %s us at %llu MHz; %llu instructions\n", (unsigned long long)s.total,
-         dec3(t1, s.total, mhz), (unsigned long long)mhz, (unsigned long long)sim->insns);
+         dec3(t1, s.total, mhz), (unsigned long long)mhz, (unsigned long long)asc_sim_insns(sim));
     /* per core and pipe busy % */
     bput(&b, "\nbusy %% of %llu cycles\n%-18s", (unsigned long long)s.total, "core");
     for (unsigned i = 0; i < NLANES; i++)
         if (s.have[lanes[i]]) bput(&b, " %7s", asc_pipe_lane(lanes[i]));
     bput(&b, "\n");
-    for (uint32_t c = 0; c < sim->ncores; c++) {
+    for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
         bput(&b, "%-18s", asc_sim_core_name(sim, c, name, sizeof name));
         for (unsigned i = 0; i < NLANES; i++) {
             unsigned p = lanes[i];
             if (!s.have[p]) continue;
-            const AscPipeUnit *u = &sim->cores[c].pipes[p];
-            if (!u->present) bput(&b, " %7s", "-");
-            else bput(&b, " %6s%%", pct(t1, u->stats.busy_cycles, s.total));
+            AscPipeStats st;
+            if (!asc_sim_pipe_stats(sim, c, (uint8_t)p, &st)) bput(&b, " %7s", "-");
+            else bput(&b, " %6s%%", pct(t1, st.busy_cycles, s.total));
         }
         bput(&b, "\n");
     }
-    if (sim->ncores > 1) {
+    if (asc_sim_ncores(sim) > 1) {
         bput(&b, "%-18s", "all");
         for (unsigned i = 0; i < NLANES; i++)
             if (s.have[lanes[i]]) bput(&b, " %6s%%", pct(t1, s.busy[lanes[i]], s.total * s.have[lanes[i]]));
@@ -318,7 +321,7 @@ char *asc_sim_report_text(const AscSim *sim)
     for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
         for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
             if (s.bytes[a][d]) {
-                bput(&b, "  %s->%s: %llu\n", buf_names[a], buf_names[d], (unsigned long long)s.bytes[a][d]);
+                bput(&b, "  %s->%s: %llu\n", asc_buf_name(a), asc_buf_name(d), (unsigned long long)s.bytes[a][d]);
                 any = true;
             }
     if (!any) bput(&b, "  none\n");
@@ -337,7 +340,7 @@ char *asc_sim_report_text(const AscSim *sim)
     char bound[256];
     bound_sentence(sim, &s, bound, sizeof bound);
     bput(&b, "\n%s\n", bound);
-    if (sim->check_races) text_races(sim, &b);
+    if (asc_sim_checks_races(sim)) text_races(sim, &b);
     return bdone(&b);
 }
 
@@ -359,33 +362,34 @@ static void json_pipe(Buf *b, const AscPipeStats *st, uint64_t total, bool scala
 
 char *asc_sim_report_json(const AscSim *sim)
 {
-    Buf b = {.a = &sim->alloc};
+    Buf b = {.a = asc_sim_alloc(sim)};
     Sum s;
     summarise(sim, &s);
     char t1[32], t2[32], name[48];
-    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
-    const AscKernelInfo *k = sim->kernel;
+    uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
+    const AscKernelInfo *k = asc_sim_kernel(sim);
     bput(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": \"%s\",\n  \"kind\": \"%s\",\n  \"target\": \"%s\",\n", k->name,
-         asc_kernel_kind_name(k->kind), sim->cfg.name);
-    bput(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n", sim->blocks,
-         sim->ncores, sim->functional ? "true" : "false", (unsigned long long)mhz);
+         asc_kernel_kind_name(k->kind), asc_sim_config(sim)->name);
+    bput(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n",
+         asc_sim_blocks(sim), asc_sim_ncores(sim), asc_sim_functional(sim) ? "true" : "false", (unsigned long long)mhz);
     bput(&b, "  \"total_cycles\": %llu,\n  \"microseconds\": %s,\n  \"instructions\": %llu,\n",
-         (unsigned long long)s.total, dec3(t1, s.total, mhz), (unsigned long long)sim->insns);
+         (unsigned long long)s.total, dec3(t1, s.total, mhz), (unsigned long long)asc_sim_insns(sim));
     bput(&b, "  \"per_core\": [\n");
-    for (uint32_t c = 0; c < sim->ncores; c++) {
-        const AscCore *co = &sim->cores[c];
+    for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
+        AscSimCoreInfo co;
+        asc_sim_core_info(sim, c, &co);
         bput(&b, "    {\"core\": \"%s\", \"kind\": \"%s\", \"block_idx\": %llu, \"end_cycle\": %llu, \"pipes\": {",
-             asc_sim_core_name(sim, c, name, sizeof name), asc_core_kind_name(co->kind),
-             (unsigned long long)co->spr[ASC_SPR_BLOCK_IDX], (unsigned long long)co->end_cycle);
+             asc_sim_core_name(sim, c, name, sizeof name), asc_core_kind_name(co.kind),
+             (unsigned long long)co.block_idx, (unsigned long long)co.end_cycle);
         bool first = true;
         for (unsigned i = 0; i < NLANES; i++) {
-            const AscPipeUnit *u = &co->pipes[lanes[i]];
-            if (!u->present) continue;
+            AscPipeStats st;
+            if (!asc_sim_pipe_stats(sim, c, lanes[i], &st)) continue;
             bput(&b, "%s\n      \"%s\": ", first ? "" : ",", asc_pipe_lane(lanes[i]));
-            json_pipe(&b, &u->stats, s.total, lanes[i] == ASC_PIPE_S);
+            json_pipe(&b, &st, s.total, lanes[i] == ASC_PIPE_S);
             first = false;
         }
-        bput(&b, "}}%s\n", c + 1 < sim->ncores ? "," : "");
+        bput(&b, "}}%s\n", c + 1 < asc_sim_ncores(sim) ? "," : "");
     }
     bput(&b, "  ],\n  \"stalls\": {\n    \"flag_waits\": [");
     bool first = true;
@@ -406,7 +410,7 @@ char *asc_sim_report_json(const AscSim *sim)
     for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
         for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
             if (s.bytes[a][d]) {
-                bput(&b, "%s\"%s->%s\": %llu", first ? "" : ", ", buf_names[a], buf_names[d],
+                bput(&b, "%s\"%s->%s\": %llu", first ? "" : ", ", asc_buf_name(a), asc_buf_name(d),
                      (unsigned long long)s.bytes[a][d]);
                 first = false;
             }
@@ -424,7 +428,7 @@ char *asc_sim_report_json(const AscSim *sim)
     bput(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
     char bound[256];
     bound_sentence(sim, &s, bound, sizeof bound);
-    if (sim->check_races) json_races(sim, &b);
+    if (asc_sim_checks_races(sim)) json_races(sim, &b);
     bput(&b, "  \"bound\": \"%s\"\n}\n", bound);
     return bdone(&b);
 }
@@ -501,28 +505,30 @@ static const char *us6(char *buf, uint64_t cycles, uint64_t mhz)
  * (file:line), call_count, cycles, running_time(us) summed over its pcs. */
 static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags *d)
 {
-    const AscCore *c = &sim->cores[ci];
-    const AscProg *p = c->prog;
-    uint64_t mhz = (uint64_t)sim->cfg.v[ASC_KEY_CLOCK_MHZ];
+    AscSimCoreInfo p;
+    asc_sim_core_info(sim, ci, &p);
+    const AscImage *img = asc_sim_image(sim);
+    uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     char name[48], path[1100], text[128], src[300], t[32], detail[460];
     asc_sim_core_name(sim, ci, name, sizeof name);
-    Buf b = {.a = &sim->alloc};
+    Buf b = {.a = asc_sim_alloc(sim)};
     bput(&b, "instr,addr,pipe,call_count,cycles,running_time(us),detail\n");
-    uint32_t n = p->size / 4;
+    uint32_t n = p.size / 4;
     for (uint32_t i = 0; i < n; i++) {
-        const AscPcStats *ps = &c->pcs[i];
+        AscSimPcStats pst, *ps = &pst;
+        asc_sim_pc_stats(sim, ci, p.entry + 4 * i, ps);
         if (!ps->count) continue;
-        const AscInsn *in = &p->insn[i];
+        const AscInsn *in = asc_sim_insn_at(sim, ci, p.entry + 4 * i);
         const AscInsnInfo *ii = &asc_insn_info[in->op];
         uint8_t pipe = ii->pipe;
         if (pipe == ASC_PIPE_DYN)
             pipe = in->op == ASC_OP_SET_FLAG ? in->psrc : in->op == ASC_OP_WAIT_FLAG ? in->pdst : in->pipe;
         asc_insn_print(in, text, sizeof text);
-        asc_sim_source(sim, p->entry + 4 * i, src, sizeof src);
+        asc_sim_source(sim, p.entry + 4 * i, src, sizeof src);
         if (src[0]) snprintf(detail, sizeof detail, "%s (%s)", text, src);
         else snprintf(detail, sizeof detail, "%s", text);
         csv_field(&b, in->op == ASC_OP_SET_FLAG ? "SET_FLAG" : in->op == ASC_OP_WAIT_FLAG ? "WAIT_FLAG" : ii->mnemonic);
-        bput(&b, ",0x%04x,%s,%llu,%llu,%s,", p->entry + 4 * i, asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL",
+        bput(&b, ",0x%04x,%s,%llu,%llu,%s,", p.entry + 4 * i, asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL",
              (unsigned long long)ps->count, (unsigned long long)ps->cycles, us6(t, ps->cycles, mhz));
         csv_field(&b, detail);
         bput(&b, "\n");
@@ -530,40 +536,44 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
     char *csv = bdone(&b);
     snprintf(path, sizeof path, "%s/%s_instr_exe.csv", dir, name);
     bool ok = csv && write_text(path, csv, d);
-    asc_free(&sim->alloc, csv);
+    asc_free(asc_sim_alloc(sim), csv);
     if (!ok) return false;
 
     /* code_exe.csv: per source line, in (file, line) order */
-    LineKey *keys = asc_calloc(&sim->alloc, n ? n : 1, sizeof *keys);
+    LineKey *keys = asc_calloc(asc_sim_alloc(sim), n ? n : 1, sizeof *keys);
     if (!keys) return false;
     uint32_t nk = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!c->pcs[i].count) continue;
-        const AscLineEntry *e = asc_image_line_at(sim->img, p->entry + 4 * i);
+        AscSimPcStats ps;
+        asc_sim_pc_stats(sim, ci, p.entry + 4 * i, &ps);
+        if (!ps.count) continue;
+        const AscLineEntry *e = asc_image_line_at(img, p.entry + 4 * i);
         keys[nk++] = (LineKey){e ? e->file : UINT32_MAX, e ? e->line : 0, i};
     }
     qsort(keys, nk, sizeof *keys, cmp_line);
-    Buf b2 = {.a = &sim->alloc};
+    Buf b2 = {.a = asc_sim_alloc(sim)};
     bput(&b2, "code,call_count,cycles,running_time(us)\n");
     for (uint32_t i = 0; i < nk;) {
         uint64_t cnt = 0, cyc = 0;
         uint32_t j = i;
         for (; j < nk && keys[j].file == keys[i].file && keys[j].line == keys[i].line; j++) {
-            cnt += c->pcs[keys[j].idx].count;
-            cyc += c->pcs[keys[j].idx].cycles;
+            AscSimPcStats ps;
+            asc_sim_pc_stats(sim, ci, p.entry + 4 * keys[j].idx, &ps);
+            cnt += ps.count;
+            cyc += ps.cycles;
         }
-        if (keys[i].file < sim->img->nfiles) {
-            snprintf(src, sizeof src, "%s:%u", sim->img->files[keys[i].file], keys[i].line);
+        if (keys[i].file < img->nfiles) {
+            snprintf(src, sizeof src, "%s:%u", img->files[keys[i].file], keys[i].line);
             csv_field(&b2, src);
         } else bput(&b2, "?");
         bput(&b2, ",%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, us6(t, cyc, mhz));
         i = j;
     }
-    asc_free(&sim->alloc, keys);
+    asc_free(asc_sim_alloc(sim), keys);
     csv = bdone(&b2);
     snprintf(path, sizeof path, "%s/%s_code_exe.csv", dir, name);
     ok = csv && write_text(path, csv, d);
-    asc_free(&sim->alloc, csv);
+    asc_free(asc_sim_alloc(sim), csv);
     return ok;
 }
 
@@ -574,12 +584,12 @@ bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d)
         if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "create", dir, strerror(errno));
         return false;
     }
-    for (uint32_t c = 0; c < sim->ncores; c++)
+    for (uint32_t c = 0; c < asc_sim_ncores(sim); c++)
         if (!core_csvs(sim, c, dir, d)) return false;
     char *json = asc_sim_report_json(sim);
     char path[1100];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     bool ok = json && write_text(path, json, d);
-    asc_free(&sim->alloc, json);
+    asc_free(asc_sim_alloc(sim), json);
     return ok;
 }
