@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from . import ir
+from . import events, ir
 
 PIPES = ("mte1", "mte2", "mte3", "v", "m", "fix", "s")
 _SYNC = ("set_flag", "wait_flag", "bar")
@@ -82,8 +82,7 @@ def _bar(loc):
 
 class _Ctx:
     def __init__(self, fn, target):
-        from ..language.enums import event_of
-        self._event_of = event_of
+        self._event_of = events.name_of
         n = target.get("event_ids", 8)
         self.order = [i for i in range(n) if i != 6]
         self.taken = set()
