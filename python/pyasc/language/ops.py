@@ -744,7 +744,6 @@ def get_system_cycle(*, _b):
 
 @intrinsic
 def get_data_block_size_in_bytes(*, _b):
-    b = _b
     return 32
 
 
