@@ -1,4 +1,4 @@
-"""insert_sync (compiler.sync): flags placed for overlap, loop-carried pairs, and correctness
+"""insert_sync (compiler.passes.insert_sync): flags placed for overlap, loop-carried pairs, and correctness
 around control flow."""
 import json
 import os

@@ -1,10 +1,13 @@
 """The IR builder and run-time scalar values, shared by the frontend and the language API.
 
-Users: compiler.frontend sets `current()` while it walks a kernel; pyasc.language objects
-(GlobalTensor, TQue, asc.add, ...) call `current()` to emit ops.  RVal is a run-time scalar:
-Python operators on it emit scalar IR ops with constant folding (int op int never reaches the
-IR).  RVal tracks a congruence (value = r mod m) so that `i % BUFFER_NUM` folds to a constant in
-unrolled loops; that is what makes event ids and queue slots static in double-buffered loops.
+Users: compiler.driver creates one Builder per compilation and hands it to the frontend; the
+frontend passes it explicitly (keyword `_b`) to every language callable marked `_asc_builder`
+(asc.add, asc.TQue, ...; see compiler.frontend), and every object those create keeps it (a
+LocalTensor's `.b`, an RVal's `.b`).  There is no module-level "current builder".  RVal is a
+run-time scalar: Python operators on it emit scalar IR ops through its builder, with constant
+folding (int op int never reaches the IR).  RVal tracks a congruence (value = r mod m) so that
+`i % BUFFER_NUM` folds to a constant in unrolled loops; that is what makes event ids and queue
+slots static in double-buffered loops.
 
 Invariant: one Builder per compilation; everything it creates is discarded with it.
 """
@@ -15,25 +18,24 @@ import math
 from . import ir
 from .errors import CompileError, NeedUnroll
 
-_CURRENT: list = []
 
-
-def current() -> "Builder":
-    if not _CURRENT:
-        raise RuntimeError("this pyasc API can only be used inside an @asc.jit function")
-    return _CURRENT[-1]
-
-
-def active() -> bool:
-    return bool(_CURRENT)
+def type_name(x) -> str:
+    """The kernel-facing type name of a value in error messages ('Tensor[float16]', 'int', ...).
+    Language objects name themselves with an `_asc_type_name()` method."""
+    f = getattr(type(x), "_asc_type_name", None)
+    if f is not None:
+        return f(x)
+    if isinstance(x, RVal):
+        return "int" if x.ty == "i64" else "float"
+    return type(x).__name__
 
 
 class RVal:
     """A scalar known only at run time (an i64 or f32 virtual register)."""
-    __slots__ = ("v", "mod", "res")
+    __slots__ = ("b", "v", "mod", "res")
 
-    def __init__(self, v: ir.Value, mod: int = 0, res: int = 0):
-        self.v, self.mod, self.res = v, mod, res % mod if mod else 0
+    def __init__(self, b: "Builder", v: ir.Value, mod: int = 0, res: int = 0):
+        self.b, self.v, self.mod, self.res = b, v, mod, res % mod if mod else 0
 
     ty = property(lambda self: self.v.ty)
     __hash__ = object.__hash__
@@ -42,52 +44,52 @@ class RVal:
         return f"RVal({self.v})"
 
     # arithmetic: the builder folds and emits
-    def __add__(self, o): return current().binop("add", self, o)
-    def __radd__(self, o): return current().binop("add", o, self)
-    def __sub__(self, o): return current().binop("sub", self, o)
-    def __rsub__(self, o): return current().binop("sub", o, self)
-    def __mul__(self, o): return current().binop("mul", self, o)
-    def __rmul__(self, o): return current().binop("mul", o, self)
-    def __floordiv__(self, o): return current().binop("div", self, o)
-    def __rfloordiv__(self, o): return current().binop("div", o, self)
-    def __mod__(self, o): return current().binop("rem", self, o)
-    def __rmod__(self, o): return current().binop("rem", o, self)
-    def __and__(self, o): return current().binop("and", self, o)
-    def __rand__(self, o): return current().binop("and", o, self)
-    def __or__(self, o): return current().binop("or", self, o)
-    def __ror__(self, o): return current().binop("or", o, self)
-    def __xor__(self, o): return current().binop("xor", self, o)
-    def __rxor__(self, o): return current().binop("xor", o, self)
-    def __lshift__(self, o): return current().binop("shl", self, o)
-    def __rlshift__(self, o): return current().binop("shl", o, self)
-    def __rshift__(self, o): return current().binop("sra", self, o)
-    def __rrshift__(self, o): return current().binop("sra", o, self)
-    def __neg__(self): return current().binop("sub", 0, self)
-    def __invert__(self): return current().binop("xor", self, -1)
+    def __add__(self, o): return self.b.binop("add", self, o)
+    def __radd__(self, o): return self.b.binop("add", o, self)
+    def __sub__(self, o): return self.b.binop("sub", self, o)
+    def __rsub__(self, o): return self.b.binop("sub", o, self)
+    def __mul__(self, o): return self.b.binop("mul", self, o)
+    def __rmul__(self, o): return self.b.binop("mul", o, self)
+    def __floordiv__(self, o): return self.b.binop("div", self, o)
+    def __rfloordiv__(self, o): return self.b.binop("div", o, self)
+    def __mod__(self, o): return self.b.binop("rem", self, o)
+    def __rmod__(self, o): return self.b.binop("rem", o, self)
+    def __and__(self, o): return self.b.binop("and", self, o)
+    def __rand__(self, o): return self.b.binop("and", o, self)
+    def __or__(self, o): return self.b.binop("or", self, o)
+    def __ror__(self, o): return self.b.binop("or", o, self)
+    def __xor__(self, o): return self.b.binop("xor", self, o)
+    def __rxor__(self, o): return self.b.binop("xor", o, self)
+    def __lshift__(self, o): return self.b.binop("shl", self, o)
+    def __rlshift__(self, o): return self.b.binop("shl", o, self)
+    def __rshift__(self, o): return self.b.binop("sra", self, o)
+    def __rrshift__(self, o): return self.b.binop("sra", o, self)
+    def __neg__(self): return self.b.binop("sub", 0, self)
+    def __invert__(self): return self.b.binop("xor", self, -1)
     def __truediv__(self, o):
         raise CompileError("'/' on run-time integers is not supported: use '//' (integer division)",
-                           current().loc)
+                           self.b.loc)
     __rtruediv__ = __truediv__
 
     def __bool__(self):
         raise CompileError("a run-time value cannot be used where Python needs a compile-time "
-                           "truth value (use it in an if/while condition of the kernel)", current().loc)
+                           "truth value (use it in an if/while condition of the kernel)", self.b.loc)
 
     def __index__(self):
         raise NeedUnroll("a compile-time integer is needed here, but the value is only known at run time",
-                         current().loc)
+                         self.b.loc)
 
 
 class RCond:
     """A run-time comparison, usable as an if/while condition or materialised as 0/1."""
-    __slots__ = ("cmp", "a", "b")
+    __slots__ = ("bld", "cmp", "a", "b")
 
-    def __init__(self, cmp, a, b):
-        self.cmp, self.a, self.b = cmp, a, b
+    def __init__(self, bld: "Builder", cmp, a, b):
+        self.bld, self.cmp, self.a, self.b = bld, cmp, a, b
 
     def __bool__(self):
         raise CompileError("a run-time comparison cannot be used as a compile-time truth value",
-                           current().loc)
+                           self.bld.loc)
 
 
 _FOLD = {
@@ -105,8 +107,8 @@ def is_static(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, RVal)
 
 
-def operand(x):
-    """IR operand of an int, float, RVal or Sym."""
+def operand(x, loc=None):
+    """IR operand of an int, float, RVal or Sym (`loc`: where a wrong value is reported)."""
     if isinstance(x, RVal):
         return x.v
     if isinstance(x, ir.Sym):
@@ -119,7 +121,7 @@ def operand(x):
         return ir.Const(x, "f32")
     if hasattr(x, "value") and isinstance(getattr(x, "value"), int):  # IntEnum
         return ir.Const(int(x))
-    raise CompileError(f"expected a scalar, got {type(x).__name__}", current().loc)
+    raise CompileError(f"expected a scalar, got {type(x).__name__}", loc)
 
 
 class Builder:
@@ -146,14 +148,6 @@ class Builder:
                                 "L0C": "l0c_align"}[buf], {"UB": 32, "L1": 32, "L0A": 512, "L0B": 512,
                                                           "L0C": 64}[buf])
 
-    # ---- context ---------------------------------------------------------------------
-    def __enter__(self):
-        _CURRENT.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _CURRENT.pop()
-
     def new_value(self, ty="i64", hint="") -> ir.Value:
         self._next += 1
         return ir.Value(self._next, ty, hint)
@@ -173,9 +167,15 @@ class Builder:
     def error(self, msg):
         return CompileError(msg, self.loc)
 
+    def operand(self, x):
+        """IR operand of an int, float, RVal or Sym; a wrong value is reported at self.loc."""
+        return operand(x, self.loc)
+
+    def rval(self, v: ir.Value, mod: int = 0, res: int = 0) -> RVal:
+        return RVal(self, v, mod, res)
+
     # ---- scalars -----------------------------------------------------------------------
     def binop(self, name, a, b):
-        from ..language.tensor import tensor_type_name
         for x in (a, b):
             if not isinstance(x, (int, RVal)) or isinstance(x, float):
                 if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32"):
@@ -184,7 +184,7 @@ class Builder:
                     raise self.error("floating-point arithmetic on run-time values is not supported: "
                                      "the scalar unit has integer instructions only")
                 raise self.error(f"Cannot infer dtype for operation '{_PYOP.get(name, name)}' between "
-                                 f"'{tensor_type_name(a)}' and '{tensor_type_name(b)}'")
+                                 f"'{type_name(a)}' and '{type_name(b)}'")
         if isinstance(a, RVal) and a.ty == "f32" or isinstance(b, RVal) and b.ty == "f32":
             raise self.error("floating-point arithmetic on run-time values is not supported: "
                              "the scalar unit has integer instructions only")
@@ -219,8 +219,8 @@ class Builder:
             raise self.error("integer division by zero")
         mod, res = self._congruence(name, a, b)
         r = self.new_value()
-        self.emit(ir.Op(name, r, [operand(a), operand(b)]))
-        return RVal(r, mod, res)
+        self.emit(ir.Op(name, r, [self.operand(a), self.operand(b)]))
+        return RVal(self, r, mod, res)
 
     @staticmethod
     def _congruence(name, a, b):
@@ -245,7 +245,7 @@ class Builder:
     def compare(self, cmp, a, b):
         if is_static(a) and is_static(b):
             return _CMP_FOLD[cmp](a, b)
-        return RCond(cmp, a, b)
+        return RCond(self, cmp, a, b)
 
     def materialize(self, c):
         """0/1 value of a condition."""
@@ -256,7 +256,7 @@ class Builder:
             r = self.new_value()
             name = {"lt": "slt", "ge": "sge", "eq": "seq", "ne": "sne"}[cmp]
             self.emit(ir.Op(name, r, [self.reg(a), self.reg(b)]))
-            return RVal(r)
+            return RVal(self, r)
         return c
 
     def reg(self, x) -> ir.Value:
@@ -264,16 +264,40 @@ class Builder:
         if isinstance(x, RVal):
             return x.v
         r = self.new_value("f32" if isinstance(x, float) else "i64")
-        self.emit(ir.Op("li", r, [operand(x)]))
+        self.emit(ir.Op("li", r, [self.operand(x)]))
         return r
 
     def mov_into(self, home: ir.Value, x):
-        self.emit(ir.Op("mov", home, [operand(x)]))
+        self.emit(ir.Op("mov", home, [self.operand(x)]))
 
     def spr(self, name):
         r = self.new_value(hint="")
         self.emit(ir.Op("mfspr", r, [], {"spr": name}))
-        return RVal(r)
+        return RVal(self, r)
 
 
 _PYOP = {"div": "floordiv", "rem": "mod", "shl": "lshift", "sra": "rshift"}
+
+
+class GmPtr:
+    """A GM address of typed elements: the value of a GlobalAddress kernel argument (the driver
+    binds one per GM argument), or one plus an element offset.  `dtype` is the language's
+    DataType (only its sizeof() and name are used here)."""
+    _asc_typed = True   # compiler.frontend: loop-carried values must keep their dtype
+
+    def __init__(self, base, dtype, name: str = ""):
+        self.base, self.dtype, self.name = base, dtype, name
+
+    def __add__(self, off):
+        return GmPtr(self.base + off * self.dtype.sizeof(), self.dtype, self.name)
+
+    __radd__ = __add__
+
+    def _asc_type_name(self):
+        return f"GlobalAddress[{self.dtype.name}]"
+
+    def _carry(self):
+        return [self.base]
+
+    def _rebuild(self, vals):
+        return GmPtr(vals[0], self.dtype, self.name)

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 
 from . import codegen, ir, passes, targets
-from .builder import Builder, RVal
+from .builder import Builder, GmPtr, RVal
 from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
 
@@ -48,7 +48,6 @@ def dump(c: Compiled) -> None:
 
 
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
-    from ..language.tensor import GmPtr
     options = dict(options or {})
     tname = options.get("target") or targets.DEFAULT_TARGET
     try:
@@ -57,40 +56,39 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
         raise CompileError(str(e)) from None
     fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
     func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
-    b = Builder(func, target)
+    b = Builder(func, target)      # this compilation's builder, passed explicitly from here on
     env = {}
-    with b:
-        fe = Frontend(b)
-        parsed = fe.parsed(fn)
-        func.file = parsed.file
-        reg = 0
-        for s in specs:
-            if s.kind == "const":
-                env[s.name] = s.value
-                continue
-            v = b.new_value("f32" if s.kind == "float" else "i64", hint=s.name + ".")
-            func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
-            reg += 1
-            env[s.name] = GmPtr(RVal(v), s.dtype, s.name) if s.kind == "gm" else RVal(v)
-        if reg > 16:
-            raise CompileError(f"a kernel takes at most 16 run-time arguments (x0..x15), {fn.__name__} has {reg}",
+    fe = Frontend(b)
+    parsed = fe.parsed(fn)
+    func.file = parsed.file
+    reg = 0
+    for s in specs:
+        if s.kind == "const":
+            env[s.name] = s.value
+            continue
+        v = b.new_value("f32" if s.kind == "float" else "i64", hint=s.name + ".")
+        func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
+        reg += 1
+        env[s.name] = GmPtr(RVal(b, v), s.dtype, s.name) if s.kind == "gm" else RVal(b, v)
+    if reg > 16:
+        raise CompileError(f"a kernel takes at most 16 run-time arguments (x0..x15), {fn.__name__} has {reg}",
+                           parsed.loc(parsed.node))
+    kt = options.get("kernel_type")
+    if kt is not None:
+        func.kernel_kind = {0: "aiv", 1: "aic"}.get(int(kt), "mix")
+    try:
+        fe.run_kernel(fn, env)
+    except NeedUnroll as e:
+        raise CompileError(e.msg, e.loc) from None
+    b.loc = None
+    for q in b.queues:
+        q.drain(b)
+    if kt is None:
+        if b.uses_cube and b.uses_vector:
+            raise CompileError("kernels using both cube (mmad/load_data/fixpipe) and vector ops are mix "
+                               "kernels, which are not supported yet: split them into an AIC and an AIV kernel",
                                parsed.loc(parsed.node))
-        kt = options.get("kernel_type")
-        if kt is not None:
-            func.kernel_kind = {0: "aiv", 1: "aic"}.get(int(kt), "mix")
-        try:
-            fe.run_kernel(fn, env)
-        except NeedUnroll as e:
-            raise CompileError(e.msg, e.loc) from None
-        b.loc = None
-        for q in b.queues:
-            q.drain(b)
-        if kt is None:
-            if b.uses_cube and b.uses_vector:
-                raise CompileError("kernels using both cube (mmad/load_data/fixpipe) and vector ops are mix "
-                                   "kernels, which are not supported yet: split them into an AIC and an AIV kernel",
-                                   parsed.loc(parsed.node))
-            func.kernel_kind = "aic" if b.uses_cube else "aiv"
+        func.kernel_kind = "aic" if b.uses_cube else "aiv"
     ir_text = ir.dump(func)
     passes.const_fold(func)
     passes.alloc_events(func, target)

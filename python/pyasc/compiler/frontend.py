@@ -18,6 +18,18 @@ Control flow stays structured:
 Unsupported Python (real pyasc's list: nested functions, global, nonlocal, break, continue,
 raise, try, with, yield, lambda, import, async, kernels in classes...) is rejected with the file,
 line and column of the node and the rule.
+
+The frontend never imports the language or the runtime (they sit above the compiler; see
+compiler/__init__.py).  It recognises their objects by these class or function attributes:
+- `_asc_builder` (a function or class): called with this compilation's Builder as the keyword
+  argument `_b` (asc.add(..., _b=builder), asc.TQue(..., _b=builder)); objects it creates keep
+  the builder, so their methods need nothing passed.
+- `_asc_inline` (on the class of a JITFunction): an @asc.jit helper, inlined from its `.fn`.
+- `_asc_loop` ("range" or "static", on asc.range / asc.static_range): a loop iterator.
+- `_asc_tensor` (LocalTensor, GlobalTensor): Python operators on it are an error.
+- `_asc_typed` (GmPtr, GlobalTensor, LocalTensor): a loop-carried value keeps its dtype.
+- `_asc_mutable` (GlobalTensor, TPipe): state saved and restored around loop unroll attempts.
+- `_asc_type_name()`: the object's name in error messages (builder.type_name).
 """
 from __future__ import annotations
 
@@ -28,11 +40,12 @@ import hashlib
 import sys
 import inspect
 import operator
+import re
 import textwrap
 import types
 
 from . import ir
-from .builder import Builder, RCond, RVal, is_static
+from .builder import Builder, RCond, RVal, is_static, type_name
 from .errors import CompileError, NeedUnroll
 
 _UNSUPPORTED = {
@@ -352,7 +365,7 @@ class Frontend:
                 for h, v in zip(homes, vals):
                     self.b.mov_into(h, v)
                 self.b.pop()
-            out[name] = _rebuild(vt, [RVal(h) for h in homes])
+            out[name] = _rebuild(vt, [RVal(self.b, h) for h in homes])
         return out
 
     def cond(self, c):
@@ -421,8 +434,8 @@ class Frontend:
         if not (isinstance(it, ast.Call)):
             raise self.err("unsupported syntax: for loops iterate over range(...) only", it)
         fn = self.expr(it.func)
-        from ..language import api
-        if fn not in (builtins.range, api.range, api.static_range):
+        loop = _loop_kind(fn)
+        if loop is None:
             raise self.err("unsupported syntax: for loops iterate over range(...) only", it)
         if not isinstance(node.target, ast.Name):
             raise self.err("the loop variable must be a plain name", node.target)
@@ -440,7 +453,7 @@ class Frontend:
         for v in (lo, hi):
             if not isinstance(v, (int, RVal)) or isinstance(v, bool):
                 raise self.err("range bounds must be integers", it)
-        if fn is api.static_range or (is_static(lo) and is_static(hi) and len(range(lo, hi, step)) <= 1):
+        if loop == "static" or (is_static(lo) and is_static(hi) and len(range(lo, hi, step)) <= 1):
             if not (is_static(lo) and is_static(hi)):
                 raise self.err("static_range needs compile-time bounds", it)
             for i in range(lo, hi, step):
@@ -515,7 +528,7 @@ class Frontend:
             op = ir.For(name="for", var=var, lo=_opnd(self.b, lo), hi=_opnd(self.b, hi_main), step=U * step,
                         loc=self.loc(node))
             self.b.push(op.body)
-            iv = RVal(var, U * abs(step), lo) if is_static(lo) else RVal(var)
+            iv = RVal(self.b, var, U * abs(step), lo) if is_static(lo) else RVal(self.b, var)
             body_copies(iv, U)
             self._check_changed(node, before, entry, homes)
             self._store_homes(homes, entry)
@@ -535,7 +548,7 @@ class Frontend:
                 self._store_homes(homes, entry)
                 self.scope.env.update({h: entry[h] for h in homes})
         elif U > 1:
-            iv = RVal(var)
+            iv = RVal(self.b, var)
             for k in range(U - 1):
                 tail = ir.If(name="if", cond=("lt", var, self.b.reg(hi)), loc=self.loc(node))
                 qs2 = [q.state() for q in self.b.queues]
@@ -567,7 +580,7 @@ class Frontend:
                 h = self.b.new_value("f32" if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32")
                                      else "i64", hint=nm + ".")
                 self.b.mov_into(h, x)
-                hs.append(RVal(h))
+                hs.append(RVal(self.b, h))
             env[nm] = _rebuild(v, hs)
 
     def _store_homes(self, homes, entry):
@@ -695,11 +708,10 @@ class Frontend:
         return self.binop(node.op, a, bv, node)
 
     def binop(self, opnode, a, b, node):
-        from ..language.tensor import GlobalTensor, LocalTensor, tensor_type_name
         name, fn = _BINOPS[type(opnode)]
-        if isinstance(a, (LocalTensor, GlobalTensor)) or isinstance(b, (LocalTensor, GlobalTensor)):
-            raise self.err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(a)}' and "
-                           f"'{tensor_type_name(b)}' (use asc.{name}(dst, src0, src1, count) on tensors)", node)
+        if getattr(type(a), "_asc_tensor", False) or getattr(type(b), "_asc_tensor", False):
+            raise self.err(f"Cannot infer dtype for operation '{name}' between '{type_name(a)}' and "
+                           f"'{type_name(b)}' (use asc.{name}(dst, src0, src1, count) on tensors)", node)
         if isinstance(a, RCond):
             a = self.b.materialize(a)
         if isinstance(b, RCond):
@@ -715,8 +727,8 @@ class Frontend:
         except ZeroDivisionError:
             raise self.err("division by zero in a compile-time expression", node) from None
         except TypeError as e:
-            raise self.err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(a)}' and "
-                           f"'{tensor_type_name(b)}' ({e})", node) from None
+            raise self.err(f"Cannot infer dtype for operation '{name}' between '{type_name(a)}' and "
+                           f"'{type_name(b)}' ({e})", node) from None
 
     def e_UnaryOp(self, node):
         v = self.expr(node.operand)
@@ -725,7 +737,7 @@ class Frontend:
             v = self.b.materialize(v)
         if isinstance(node.op, ast.Not):
             if isinstance(v, RVal):
-                return RCond("eq", v, 0)
+                return RCond(self.b, "eq", v, 0)
             return not v
         if isinstance(node.op, ast.USub):
             return -v
@@ -781,7 +793,7 @@ class Frontend:
             return isinstance(node.op, ast.And)
         acc = None
         for x in vals:
-            m = self.b.materialize(x) if isinstance(x, RCond) else self.b.materialize(RCond("ne", x, 0))
+            m = self.b.materialize(x) if isinstance(x, RCond) else self.b.materialize(RCond(self.b, "ne", x, 0))
             acc = m if acc is None else (acc & m if isinstance(node.op, ast.And) else acc | m)
         return acc
 
@@ -805,7 +817,7 @@ class Frontend:
             self.b.mov_into(h, v)
             self.b.pop()
         self.b.emit(op)
-        return RVal(h)
+        return RVal(self.b, h)
 
     def e_Call(self, node):
         fn = self.expr(node.func)
@@ -827,8 +839,7 @@ class Frontend:
         return self.call(fn, args, kwargs, node)
 
     def call(self, fn, args, kwargs, node):
-        from ..runtime.jit import JITFunction
-        if isinstance(fn, JITFunction):
+        if getattr(type(fn), "_asc_inline", False):
             return self.inline(fn, args, kwargs, node)
         if fn is builtins.print:
             raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
@@ -852,19 +863,22 @@ class Frontend:
             raise self.err("float() of a run-time integer is not supported (no scalar FPU)", node)
         if fn is builtins.len and args and isinstance(args[0], RVal):
             raise self.err("len() of a run-time value", node)
+        if isinstance(fn, (types.FunctionType, type)) and getattr(fn, "_asc_builder", False):
+            return self.call_py(fn, args, dict(kwargs, _b=self.b), node, builder_kw=True)
         if _allowed_callable(fn):
             return self.call_py(fn, args, kwargs, node)
         name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
         raise self.err(f"calling '{name}' is not supported inside a kernel: call asc.* APIs, other "
                        f"@asc.jit functions, or Python builtins on compile-time values", node)
 
-    def call_py(self, fn, args, kwargs, node):
+    def call_py(self, fn, args, kwargs, node, builder_kw=False):
         try:
             return fn(*args, **kwargs)
         except (CompileError, NeedUnroll):
             raise
         except (TypeError, ValueError, KeyError, IndexError) as e:
-            raise self.err(f"{getattr(fn, '__name__', 'call')}: {e}", node) from None
+            msg = _without_builder_kw(str(e)) if builder_kw and isinstance(e, TypeError) else e
+            raise self.err(f"{getattr(fn, '__name__', 'call')}: {msg}", node) from None
 
     def inline(self, jf, args, kwargs, node):
         fn = jf.fn
@@ -898,6 +912,25 @@ class Frontend:
         if isinstance(v, RVal):
             raise NeedUnroll("a compile-time integer is needed here", self.loc(node))
         return v
+
+
+_KWONLY_GIVEN = re.compile(r" positional arguments? \(and (\d+) keyword-only arguments?\) were given")
+
+
+def _without_builder_kw(msg: str) -> str:
+    """A TypeError about the kernel's arguments, as if the `_b=` the frontend added were not
+    there ("takes 2 positional arguments but 3 were given", not "... (and 1 keyword-only
+    argument) were given"), so the message names only what the kernel wrote."""
+    m = _KWONLY_GIVEN.search(msg)
+    if not m:
+        return msg
+    k = int(m.group(1)) - 1
+    if k == 0:
+        tail = " were given"
+    else:
+        tail = m.group(0).replace(f"(and {k + 1} keyword-only", f"(and {k} keyword-only")
+        tail = tail.replace("keyword-only arguments)", "keyword-only argument)") if k == 1 else tail
+    return msg[:m.start()] + tail + msg[m.end():]
 
 
 class _Return(Exception):
@@ -945,19 +978,26 @@ def _rebuild(v, homes):
 
 
 def _compatible(a, b):
-    from ..language.tensor import GlobalTensor, GmPtr, LocalTensor
     if isinstance(a, (int, RVal)) and isinstance(b, (int, RVal)) and not isinstance(a, bool):
         return True
     if type(a) is not type(b):
         return False
-    if isinstance(a, (GmPtr, GlobalTensor, LocalTensor)):
+    if getattr(type(a), "_asc_typed", False):
         return a.dtype is b.dtype
     return True
 
 
 def _mutables(env):
-    from ..language.tensor import GlobalTensor, TPipe
-    return [v for v in env.values() if isinstance(v, (GlobalTensor, TPipe))]
+    return [v for v in env.values() if getattr(type(v), "_asc_mutable", False)]
+
+
+def _loop_kind(fn):
+    """'range' for range() and asc.range, 'static' for asc.static_range, else None."""
+    if fn is builtins.range:
+        return "range"
+    if isinstance(fn, types.FunctionType):
+        return getattr(fn, "_asc_loop", None)
+    return None
 
 
 def _opnd(b, x):

@@ -39,4 +39,5 @@ def static_range(*args):
     return _py_range(*args)
 
 
-
+range._asc_loop = "range"            # compiler.frontend recognises the loop iterators by these
+static_range._asc_loop = "static"

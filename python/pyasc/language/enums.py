@@ -6,6 +6,8 @@ numbers never change; the compiler maps them to ISA names through the tables at 
 """
 from enum import IntEnum
 
+from ..compiler import events as _events
+
 
 class TPosition(IntEnum):
     GM = 0
@@ -36,42 +38,8 @@ class PipeID(IntEnum):
     PIPE_FIX = 10
 
 
-class HardEvent(IntEnum):
-    MTE2_MTE1 = 0
-    MTE1_MTE2 = 1
-    MTE1_M = 2
-    M_MTE1 = 3
-    MTE2_V = 4
-    V_MTE2 = 5
-    MTE3_V = 6
-    V_MTE3 = 7
-    M_V = 8
-    V_M = 9
-    V_V = 10
-    MTE3_MTE1 = 11
-    MTE1_MTE3 = 12
-    MTE1_V = 13
-    MTE2_M = 14
-    M_MTE2 = 15
-    V_MTE1 = 16
-    M_FIX = 17
-    FIX_M = 18
-    MTE3_MTE2 = 19
-    MTE2_MTE3 = 20
-    S_V = 21
-    V_S = 22
-    S_MTE2 = 23
-    MTE2_S = 24
-    S_MTE3 = 25
-    MTE3_S = 26
-    MTE2_FIX = 27
-    FIX_MTE2 = 28
-    FIX_S = 29
-    M_S = 30
-    FIX_MTE3 = 31
-    MTE1_FIX = 32
-    FIX_MTE1 = 33
-    FIX_FIX = 34
+# The names and numbers are compiler.events.HARD_EVENTS (the one list the compiler reads too).
+HardEvent = IntEnum("HardEvent", list(_events.HARD_EVENTS.items()), module=__name__, qualname="HardEvent")
 
 
 class Hardware(IntEnum):
@@ -137,19 +105,15 @@ PIPE_ISA = {PipeID.PIPE_S: "s", PipeID.PIPE_V: "v", PipeID.PIPE_M: "m", PipeID.P
             PipeID.PIPE_MTE2: "mte2", PipeID.PIPE_MTE3: "mte3", PipeID.PIPE_ALL: "all",
             PipeID.PIPE_MTE4: "mte4", PipeID.PIPE_MTE5: "mte5", PipeID.PIPE_V2: "v2",
             PipeID.PIPE_FIX: "fix"}
-_EV_PIPE = {"MTE1": "mte1", "MTE2": "mte2", "MTE3": "mte3", "V": "v", "M": "m", "S": "s",
-            "FIX": "fix"}
 
 
 def event_pipes(ev: HardEvent) -> tuple[str, str]:
     """(source pipe, destination pipe) ISA names of a HardEvent: MTE2_V -> ('mte2', 'v')."""
-    src, dst = ev.name.split("_")
-    return _EV_PIPE[src], _EV_PIPE[dst]
+    return _events.pipes_of(ev.name)
 
 
 def event_of(src: str, dst: str) -> HardEvent:
-    inv = {v: k for k, v in _EV_PIPE.items()}
-    return HardEvent[f"{inv[src]}_{inv[dst]}"]
+    return HardEvent[_events.name_of(src, dst)]
 
 
 CMP_ISA = {CMPMODE.LT: "lt", CMPMODE.GT: "gt", CMPMODE.EQ: "eq", CMPMODE.LE: "le", CMPMODE.GE: "ge",

@@ -1,7 +1,8 @@
 """The kernel-language functions (asc.add, asc.data_copy, asc.set_flag, asc.mmad, ...).
 
 Users: kernels, evaluated by the compiler frontend, which calls these functions with compile-time
-objects and run-time RVals while a Builder is current.  Each one checks its operands (dtype,
+objects and run-time RVals, passing the compilation's Builder as the keyword `_b` (every
+function here is an `intrinsic`, marked `_asc_builder` for compiler.frontend).  Each one checks its operands (dtype,
 position, forms) and emits one machine-level IR op (`vec`, `dma`, `load2d`, `mmad`, `fix`,
 `set_flag`, ...) with the accesses it makes, so later passes can place buffers, insert sync and
 lower masks.  Calling any of them outside @asc.jit raises.
@@ -15,43 +16,43 @@ import builtins as _bi
 import functools
 
 from ..compiler import ir, isa
-from ..compiler.builder import RVal, current, is_static, operand
-from ..compiler.errors import CompileError
+from ..compiler.builder import RVal, is_static
+from ..compiler.errors import NeedUnroll
 from . import dtype as dt
 from .enums import CMP_ISA, PIPE_ISA, RND_ISA, HardEvent, PipeID, TPosition, event_pipes
-from .tensor import GlobalTensor, LocalTensor, tensor_type_name
+from .tensor import GlobalTensor, LocalTensor, _outside_jit, tensor_type_name
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams, FixpipeParamsV220,
                     LoadData2DParams, MmadParams, UnaryRepeatParams)
 
 
 def intrinsic(fn):
+    """A kernel-language function: the frontend calls it with `_b=` the compilation's Builder
+    (the `_asc_builder` mark); called from plain Python it raises."""
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        current()  # raises outside @asc.jit
-        return fn(*args, **kwargs)
+    def wrapper(*args, _b=None, **kwargs):
+        if _b is None:
+            raise _outside_jit()
+        return fn(*args, _b=_b, **kwargs)
     wrapper.__asc_intrinsic__ = True
+    wrapper._asc_builder = True
     return wrapper
 
 
-def _err(msg):
-    return CompileError(msg, current().loc)
-
-
-def _need_local(name, t, what="operand"):
+def _need_local(b, name, t, what="operand"):
     if not isinstance(t, LocalTensor):
-        raise _err(f"asc.{name}: {what} must be a LocalTensor, got {tensor_type_name(t)}")
+        raise b.error(f"asc.{name}: {what} must be a LocalTensor, got {tensor_type_name(t)}")
     if t.buf != "UB":
-        raise _err(f"asc.{name}: vector operands must be in UB (VECIN/VECOUT/VECCALC), "
+        raise b.error(f"asc.{name}: vector operands must be in UB (VECIN/VECOUT/VECCALC), "
                    f"got a {t.pos.name} tensor")
 
 
-def _suffix(name, base, dtype, allowed=None):
+def _suffix(b, name, base, dtype, allowed=None):
     vs = isa.variants(base)
     s = dtype.isa
     if allowed:
         s = allowed(dtype)
     if s not in vs:
-        raise _err(f"asc.{name} on {dtype.name} is not supported by the asc ISA "
+        raise b.error(f"asc.{name} on {dtype.name} is not supported by the asc ISA "
                    f"({base} exists for {', '.join(vs)})")
     return f"{base}.{s}"
 
@@ -64,17 +65,17 @@ def _u_by_size(d):
     return f"u{d.sizeof() * 8}"
 
 
-def _mask_spec(mask, dtype):
+def _mask_spec(b, mask, dtype):
     """IR mask of the normal-mode `mask` argument: an element count or [mask0, mask1] bits."""
     if isinstance(mask, (list, tuple)):
         vals = list(mask) + [0] * (2 - len(mask))
-        return ("norm", operand(vals[0]), operand(vals[1]))
+        return ("norm", b.operand(vals[0]), b.operand(vals[1]))
     if not is_static(mask):
-        raise _err("a continuous mask must be a compile-time integer (use the count form for "
+        raise b.error("a continuous mask must be a compile-time integer (use the count form for "
                    "run-time lengths)")
     lanes = 256 // dtype.sizeof()
     if not 1 <= mask <= lanes:
-        raise _err(f"continuous mask must be in [1, {lanes}] for {dtype.name}, got {mask}")
+        raise b.error(f"continuous mask must be in [1, {lanes}] for {dtype.name}, got {mask}")
     m0 = (1 << _bi.min(mask, 64)) - 1
     m1 = (1 << (mask - 64)) - 1 if mask > 64 else 0
     return ("norm", ir.Const(_s64(m0)), ir.Const(_s64(m1)))
@@ -85,14 +86,14 @@ def _s64(v):
     return v - (1 << 64) if v >> 63 else v
 
 
-def _cfgval(x):
+def _cfgval(b, x):
     if isinstance(x, RVal):
         return x.v
     if isinstance(x, bool):
         return int(x)
     if is_static(x):
         return int(x)
-    raise _err(f"repeat/stride parameters must be integers, got {type(x).__name__}")
+    raise b.error(f"repeat/stride parameters must be integers, got {type(x).__name__}")
 
 
 def _span(repeat, blk, rep, nblk=8):
@@ -101,36 +102,35 @@ def _span(repeat, blk, rep, nblk=8):
     return None
 
 
-def _emit_vec(pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, blk=(1, 1, 1), rep=(8, 8, 8),
+def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, blk=(1, 1, 1), rep=(8, 8, 8),
               scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None):
-    b = current()
     b.uses_vector = True
     elem = (dst_dtype or dst.dtype).sizeof()
     if count is not None:
         if is_static(count) and count <= 0:
-            raise _err(f"asc.{pyname}: count must be positive, got {count}")
+            raise b.error(f"asc.{pyname}: count must be positive, got {count}")
         cfg = {"repeat": [1], "blk": [1, 1, 1], "rep": [8, 8, 8]}
         if blk != (1, 1, 1) or rep != (8, 8, 8):
-            cfg["blk"], cfg["rep"] = [_cfgval(v) for v in blk], [_cfgval(v) for v in rep]
-        m = ("count", operand(count))
+            cfg["blk"], cfg["rep"] = [_cfgval(b, v) for v in blk], [_cfgval(b, v) for v in rep]
+        m = ("count", b.operand(count))
         nb = [count * t.dtype.sizeof() if is_static(count) else None for t in [dst] + srcs]
     else:
         if not is_static(repeat_times) and not isinstance(repeat_times, RVal):
-            raise _err(f"asc.{pyname}: repeat_times must be an integer")
+            raise b.error(f"asc.{pyname}: repeat_times must be an integer")
         if is_static(repeat_times) and not 0 <= repeat_times <= 255:
-            raise _err(f"asc.{pyname}: repeat_times must be in [0, 255], got {repeat_times}")
-        cfg = {"repeat": [_cfgval(repeat_times)], "blk": [_cfgval(v) for v in blk],
-               "rep": [_cfgval(v) for v in rep]}
-        m = _mask_spec(mask, dst_dtype or dst.dtype)
+            raise b.error(f"asc.{pyname}: repeat_times must be in [0, 255], got {repeat_times}")
+        cfg = {"repeat": [_cfgval(b, repeat_times)], "blk": [_cfgval(b, v) for v in blk],
+               "rep": [_cfgval(b, v) for v in rep]}
+        m = _mask_spec(b, mask, dst_dtype or dst.dtype)
         nb = [_span(repeat_times, blk[i] if i < len(blk) else 1, rep[i] if i < len(rep) else 8)
               for i in range(1 + len(srcs))]
     if dst_bytes is not None:
         nb[0] = dst_bytes
     if src_bytes is not None:
         nb[1:] = [src_bytes] * len(srcs)
-    args = [operand(dst.addr)] + [operand(s.addr) for s in srcs]
+    args = [b.operand(dst.addr)] + [b.operand(s.addr) for s in srcs]
     if scalar is not None:
-        args.append(operand(scalar))
+        args.append(b.operand(scalar))
     if args_override is not None:
         args = args_override
     attrs = {"mnem": mnem, "pipe": "v", "layout": "VEC", "cfg": cfg, "mask": m}
@@ -142,18 +142,18 @@ def _emit_vec(pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, bl
     return op
 
 
-def _split_form(name, rest, kwargs, params_cls):
+def _split_form(b, name, rest, kwargs, params_cls):
     """(count, mask, repeat_times, params) from the trailing arguments of a vector call."""
     count = kwargs.pop("count", None)
     mask = kwargs.pop("mask", None)
     repeat_times = kwargs.pop("repeat_times", kwargs.pop("repeat_time", None))
     params = kwargs.pop("repeat_params", kwargs.pop("params", None))
-    _set_mask_flag(name, kwargs)
+    _set_mask_flag(b, name, kwargs)
     if kwargs:
-        raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kwargs)}")
+        raise b.error(f"asc.{name}: unexpected keyword argument(s) {', '.join(kwargs)}")
     rest = list(rest)
     if (len(rest) == 4 or (len(rest) == 2 and count is None and mask is None)) and isinstance(rest[-1], bool):
-        _set_mask_flag(name, {"is_set_mask": rest.pop()})   # positional is_set_mask of either form
+        _set_mask_flag(b, name, {"is_set_mask": rest.pop()})   # positional is_set_mask of either form
     if count is None and mask is None and len(rest) == 1:
         count = rest.pop(0)
     elif rest:
@@ -164,53 +164,54 @@ def _split_form(name, rest, kwargs, params_cls):
         if rest and params is None:
             params = rest.pop(0)
         if rest:
-            raise _err(f"asc.{name}: too many arguments")
+            raise b.error(f"asc.{name}: too many arguments")
     if count is not None:
         return count, None, None, None
     if mask is None:
-        raise _err(f"asc.{name}: give either a count or mask/repeat_times/repeat_params")
+        raise b.error(f"asc.{name}: give either a count or mask/repeat_times/repeat_params")
     if repeat_times is None:
         repeat_times = 1
     if params is None:
         params = params_cls()
     if not isinstance(params, params_cls):
-        raise _err(f"asc.{name}: repeat_params must be {params_cls.__name__}, got {type(params).__name__}")
+        raise b.error(f"asc.{name}: repeat_params must be {params_cls.__name__}, got {type(params).__name__}")
     return None, mask, repeat_times, params
 
 
-def _set_mask_flag(name, kwargs):
+def _set_mask_flag(b, name, kwargs):
     """Real pyasc's trailing `is_set_mask` (Ascend C isSetMask): True (the default) lets the op
     set its mask; False means the kernel set it with set_vector_mask.  The lower pass already
     writes the mask registers only when they change, so both fold to the same code; the value
     must be a literal bool as in real pyasc."""
     v = kwargs.pop("is_set_mask", True)
     if v not in (True, False):
-        raise _err(f"asc.{name}: is_set_mask must be a literal True or False, got {v!r}")
+        raise b.error(f"asc.{name}: is_set_mask must be a literal True or False, got {v!r}")
 
 
-def _same_dtype(name, *ts):
+def _same_dtype(b, name, *ts):
     for t in ts[1:]:
         if t.dtype is not ts[0].dtype:
-            raise _err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(ts[0])}' "
+            raise b.error(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(ts[0])}' "
                        f"and '{tensor_type_name(t)}'")
 
 
 # ---- binary ---------------------------------------------------------------------------------
 def _binary(name, base, allowed=None):
     @intrinsic
-    def op(dst, src0, src1, *rest, **kwargs):
+    def op(dst, src0, src1, *rest, _b, **kwargs):
+        b = _b
         for t in (dst, src0, src1):
             if not isinstance(t, LocalTensor):
                 bad = t
-                raise _err(f"Cannot infer dtype for operation '{name}' between "
+                raise b.error(f"Cannot infer dtype for operation '{name}' between "
                            f"'{tensor_type_name(src0)}' and '{tensor_type_name(src1 if bad is not src1 else bad)}'")
-            _need_local(name, t)
-        _same_dtype(name, dst, src0, src1)
-        mnem = _suffix(name, base, dst.dtype, allowed)
-        count, mask, rt, p = _split_form(name, rest, kwargs, BinaryRepeatParams)
+            _need_local(b, name, t)
+        _same_dtype(b, name, dst, src0, src1)
+        mnem = _suffix(b, name, base, dst.dtype, allowed)
+        count, mask, rt, p = _split_form(b, name, rest, kwargs, BinaryRepeatParams)
         if count is not None:
-            return _emit_vec(name, mnem, dst, [src0, src1], count=count)
-        _emit_vec(name, mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
+            return _emit_vec(b, name, mnem, dst, [src0, src1], count=count)
+        _emit_vec(b, name, mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
                   blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
                   rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
     op.__name__ = name
@@ -219,15 +220,16 @@ def _binary(name, base, allowed=None):
 
 def _unary(name, base, allowed=None):
     @intrinsic
-    def op(dst, src, *rest, **kwargs):
-        _need_local(name, dst)
-        _need_local(name, src, "source")
-        _same_dtype(name, dst, src)
-        mnem = _suffix(name, base, dst.dtype, allowed)
-        count, mask, rt, p = _split_form(name, rest, kwargs, UnaryRepeatParams)
+    def op(dst, src, *rest, _b, **kwargs):
+        b = _b
+        _need_local(b, name, dst)
+        _need_local(b, name, src, "source")
+        _same_dtype(b, name, dst, src)
+        mnem = _suffix(b, name, base, dst.dtype, allowed)
+        count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
-            return _emit_vec(name, mnem, dst, [src], count=count)
-        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+            return _emit_vec(b, name, mnem, dst, [src], count=count)
+        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
                   rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name
     return op
@@ -235,33 +237,34 @@ def _unary(name, base, allowed=None):
 
 def _scalar_op(name, base):
     @intrinsic
-    def op(dst, src, scalar, *rest, **kwargs):
-        _need_local(name, dst)
-        _need_local(name, src, "source")
-        _same_dtype(name, dst, src)
+    def op(dst, src, scalar, *rest, _b, **kwargs):
+        b = _b
+        _need_local(b, name, dst)
+        _need_local(b, name, src, "source")
+        _same_dtype(b, name, dst, src)
         if isinstance(scalar, LocalTensor):
-            raise _err(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(src)}' and "
+            raise b.error(f"Cannot infer dtype for operation '{name}' between '{tensor_type_name(src)}' and "
                        f"'{tensor_type_name(scalar)}' (the scalar operand must be a number)")
-        mnem = _suffix(name, base, dst.dtype)
-        scalar = _scalar_for(dst.dtype, scalar)
-        count, mask, rt, p = _split_form(name, rest, kwargs, UnaryRepeatParams)
+        mnem = _suffix(b, name, base, dst.dtype)
+        scalar = _scalar_for(b, dst.dtype, scalar)
+        count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
-            return _emit_vec(name, mnem, dst, [src], count=count, scalar=scalar)
-        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar,
+            return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar)
+        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar,
                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name
     return op
 
 
-def _scalar_for(dtype, s):
+def _scalar_for(b, dtype, s):
     if is_static(s):
         return float(s) if dtype.is_float else int(s)
     if isinstance(s, RVal):
         if dtype.is_float and s.ty != "f32":
-            raise _err("a run-time integer cannot be the scalar of a floating-point vector op "
+            raise b.error("a run-time integer cannot be the scalar of a floating-point vector op "
                        "(no int->float conversion on the scalar unit); pass a float argument")
         return s
-    raise _err(f"the scalar operand must be a number, got {tensor_type_name(s)}")
+    raise b.error(f"the scalar operand must be a number, got {tensor_type_name(s)}")
 
 
 add = _binary("add", "vadd")
@@ -289,8 +292,9 @@ leaky_relu = _scalar_op("leaky_relu", "vlrelu")
 
 def _unsupported(name, why):
     @intrinsic
-    def op(*a, **k):
-        raise _err(f"asc.{name} is not supported: {why}")
+    def op(*a, _b, **k):
+        b = _b
+        raise b.error(f"asc.{name} is not supported: {why}")
     op.__name__ = name
     op.__asc_rejected__ = why  # scripts/api_coverage.py counts it as rejected, not implemented
     return op
@@ -303,40 +307,42 @@ for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst", "shift_left",
 
 
 @intrinsic
-def duplicate(dst, scalar, *rest, **kwargs):
-    _need_local("duplicate", dst)
-    mnem = _suffix("duplicate", "vdup", dst.dtype)
-    scalar = _scalar_for(dst.dtype, scalar)
+def duplicate(dst, scalar, *rest, _b, **kwargs):
+    b = _b
+    _need_local(b, "duplicate", dst)
+    mnem = _suffix(b, "duplicate", "vdup", dst.dtype)
+    scalar = _scalar_for(b, dst.dtype, scalar)
     count = kwargs.pop("count", None)
     if count is None and len(rest) == 1 and not kwargs:
         count = rest[0]
     if count is not None:
-        return _emit_vec("duplicate", mnem, dst, [], count=count, args_override=[operand(dst.addr), operand(scalar)])
+        return _emit_vec(b, "duplicate", mnem, dst, [], count=count, args_override=[b.operand(dst.addr), b.operand(scalar)])
     names = ["mask", "repeat_times", "dst_blk_stride", "dst_rep_stride"]
     vals = dict(zip(names, rest))
     vals.update(kwargs)
-    _emit_vec("duplicate", mnem, dst, [], mask=vals.get("mask"), repeat_times=vals.get("repeat_times", 1),
+    _emit_vec(b, "duplicate", mnem, dst, [], mask=vals.get("mask"), repeat_times=vals.get("repeat_times", 1),
               blk=(vals.get("dst_blk_stride", 1), 1, 1), rep=(vals.get("dst_rep_stride", 8), 8, 8),
-              args_override=[operand(dst.addr), operand(scalar)])
+              args_override=[b.operand(dst.addr), b.operand(scalar)])
 
 
 def _whole_reduce(name, base):
     @intrinsic
     def op(dst, src, mask, repeat_time=1, dst_rep_stride=1, src_blk_stride=1, src_rep_stride=8,
-           is_set_mask=True, **kw):
+           is_set_mask=True, *, _b, **kw):
         """Real pyasc: whole_reduce_*(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
         src_rep_stride, is_set_mask=True); `repeat_times` is accepted as well."""
+        b = _b
         repeat_times = kw.pop("repeat_times", repeat_time)
         kw.pop("order", None)
-        _set_mask_flag(name, {"is_set_mask": is_set_mask})
+        _set_mask_flag(b, name, {"is_set_mask": is_set_mask})
         if kw:
-            raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
-        _need_local(name, dst)
-        _need_local(name, src, "source")
-        _same_dtype(name, dst, src)
-        mnem = _suffix(name, base, dst.dtype)
+            raise b.error(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
+        _need_local(b, name, dst)
+        _need_local(b, name, src, "source")
+        _same_dtype(b, name, dst, src)
+        mnem = _suffix(b, name, base, dst.dtype)
         nbd = repeat_times * dst_rep_stride * dst.dtype.sizeof() if all(map(is_static, (repeat_times, dst_rep_stride))) else None
-        _emit_vec(name, mnem, dst, [src], mask=mask, repeat_times=repeat_times, blk=(1, src_blk_stride),
+        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=repeat_times, blk=(1, src_blk_stride),
                   rep=(dst_rep_stride, src_rep_stride), dst_bytes=nbd)
     op.__name__ = name
     return op
@@ -349,21 +355,22 @@ whole_reduce_min = _whole_reduce("whole_reduce_min", "vcmin")
 
 def _reduce(name, base):
     @intrinsic
-    def op(dst, src, work, *args, **kw):
+    def op(dst, src, work, *args, _b, **kw):
         """Real pyasc reduce_*: dst[0] = reduction of src; `work` (shared_tmp_buffer) holds partial
         results.  Forms: (dst, src, work, count) and (dst, src, work, mask, repeat_time,
         src_rep_stride) with a continuous or bit mask; reduce_max/min take cal_index=False."""
+        b = _b
         for t in (dst, src, work):
-            _need_local(name, t)
-        _same_dtype(name, dst, src, work)
+            _need_local(b, name, t)
+        _same_dtype(b, name, dst, src, work)
         if kw.pop("cal_index", False) or (len(args) == 4 and args[3]) or (len(args) == 2 and args[1] is True):
-            raise _err(f"asc.{name}: cal_index=True (the index of the result) is not supported: "
+            raise b.error(f"asc.{name}: cal_index=True (the index of the result) is not supported: "
                        f"the asc {base} has no index output")
         if "count" in kw or (len(args) in (1, 2) and "mask" not in kw):
             count = kw.pop("count") if "count" in kw else args[0]
             if kw:
-                raise _err(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
-            return _reduce_count(name, base, dst, src, work, count)
+                raise b.error(f"asc.{name}: unexpected keyword argument(s) {', '.join(kw)}")
+            return _reduce_count(b, name, base, dst, src, work, count)
         names = ("mask", "repeat_time", "src_rep_stride")
         vals = dict(zip(names, args[:3]))
         if "repeat_times" in kw:
@@ -372,36 +379,35 @@ def _reduce(name, base):
             if k in kw:
                 vals[k] = kw.pop(k)
         if kw or set(vals) != set(names):
-            raise _err(f"asc.{name}(dst, src, shared_tmp_buffer, mask, repeat_time, src_rep_stride) or "
+            raise b.error(f"asc.{name}(dst, src, shared_tmp_buffer, mask, repeat_time, src_rep_stride) or "
                        f"asc.{name}(dst, src, shared_tmp_buffer, count)")
         rt = vals["repeat_time"]
         if not is_static(rt):
-            raise _err(f"asc.{name}: repeat_time must be a compile-time integer (it sizes the second stage)")
+            raise b.error(f"asc.{name}: repeat_time must be a compile-time integer (it sizes the second stage)")
         if not 1 <= rt <= 255:
-            raise _err(f"asc.{name}: repeat_time must be in [1, 255], got {rt}")
-        mnem = _suffix(name, base, dst.dtype)
+            raise b.error(f"asc.{name}: repeat_time must be in [1, 255], got {rt}")
+        mnem = _suffix(b, name, base, dst.dtype)
         first = dst if rt == 1 else work
         # stage 1: one partial per repeat (whole-reduce form), then the count form over them
-        _emit_vec(name, mnem, first, [src], mask=vals["mask"], repeat_times=rt, blk=(1, 1),
+        _emit_vec(b, name, mnem, first, [src], mask=vals["mask"], repeat_times=rt, blk=(1, 1),
                   rep=(1, vals["src_rep_stride"]), dst_bytes=rt * dst.dtype.sizeof())
         if rt > 1:
-            current().emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
-            _reduce_count(name, base, dst, work, work, rt)
+            b.emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v"}))
+            _reduce_count(b, name, base, dst, work, work, rt)
     op.__name__ = name
     return op
 
 
-def _reduce_count(name, base, dst, src, work, count):
+def _reduce_count(b, name, base, dst, src, work, count):
     if not is_static(count):
-        raise _err(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
-    mnem = _suffix(name, base, dst.dtype)
+        raise b.error(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
+    mnem = _suffix(b, name, base, dst.dtype)
     lanes = 256 // dst.dtype.sizeof()
     cur, n = src, count
-    b = current()
     while True:
         out = dst if n <= lanes else work
         # counter mode: vcadd reduces each 256-byte repeat of the first n elements to one value
-        _emit_vec(name, mnem, out, [cur], count=n, blk=(1, 1, 1), rep=(1, 8, 8),
+        _emit_vec(b, name, mnem, out, [cur], count=n, blk=(1, 1, 1), rep=(1, 8, 8),
                   dst_bytes=-(-n // lanes) * dst.dtype.sizeof())
         if n <= lanes:
             break
@@ -416,80 +422,84 @@ reduce_min = _reduce("reduce_min", "vcmin")
 
 
 @intrinsic
-def cast(dst, src, round_mode, *rest, **kwargs):
-    _need_local("cast", dst)
-    _need_local("cast", src, "source")
+def cast(dst, src, round_mode, *rest, _b, **kwargs):
+    b = _b
+    _need_local(b, "cast", dst)
+    _need_local(b, "cast", src, "source")
     mnem = f"vconv.{src.dtype.isa}.{dst.dtype.isa}"
     if not isa.has(mnem):
         have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv"))
-        raise _err(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
+        raise b.error(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
                    f"(vconv has {have})")
-    count, mask, rt, p = _split_form("cast", rest, kwargs, UnaryRepeatParams)
+    count, mask, rt, p = _split_form(b, "cast", rest, kwargs, UnaryRepeatParams)
     extra = {"rnd": RND_ISA[round_mode]}
     big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
     if count is not None:
         lanes = 256 // big.sizeof()
-        op = _emit_vec("cast", mnem, dst, [src], count=count, extra=extra,
+        op = _emit_vec(b, "cast", mnem, dst, [src], count=count, extra=extra,
                        rep=(lanes * dst.dtype.sizeof() // 32, lanes * src.dtype.sizeof() // 32, 8))
         op.reads[0].nbytes = count * src.dtype.sizeof() if is_static(count) else None
         return op
-    _emit_vec("cast", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+    _emit_vec(b, "cast", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
               rep=(p.dst_rep_stride, p.src_rep_stride), extra=extra, dst_dtype=big)
 
 
 @intrinsic
-def copy(dst, src, *rest, **kwargs):
-    _need_local("copy", dst)
-    _need_local("copy", src, "source")
-    mnem = _suffix("copy", "vcopy", dst.dtype, _u_by_size)
-    count, mask, rt, p = _split_form("copy", rest, kwargs, CopyRepeatParams)
+def copy(dst, src, *rest, _b, **kwargs):
+    b = _b
+    _need_local(b, "copy", dst)
+    _need_local(b, "copy", src, "source")
+    mnem = _suffix(b, "copy", "vcopy", dst.dtype, _u_by_size)
+    count, mask, rt, p = _split_form(b, "copy", rest, kwargs, CopyRepeatParams)
     if count is not None:
-        return _emit_vec("copy", mnem, dst, [src], count=count)
-    _emit_vec("copy", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_stride, p.src_stride),
+        return _emit_vec(b, "copy", mnem, dst, [src], count=count)
+    _emit_vec(b, "copy", mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_stride, p.src_stride),
               rep=(p.dst_repeat_size, p.src_repeat_size))
 
 
 @intrinsic
-def brcb(dst, src, repeat_times, repeat_params=None):
-    _need_local("brcb", dst)
-    _need_local("brcb", src, "source")
-    mnem = _suffix("brcb", "vbrcb", dst.dtype, _by_size("b"))
+def brcb(dst, src, repeat_times, repeat_params=None, *, _b):
+    b = _b
+    _need_local(b, "brcb", dst)
+    _need_local(b, "brcb", src, "source")
+    mnem = _suffix(b, "brcb", "vbrcb", dst.dtype, _by_size("b"))
     p = repeat_params or BrcbRepeatParams()
     nsrc = repeat_times * 8 * src.dtype.sizeof() if is_static(repeat_times) else None
-    _emit_vec("brcb", mnem, dst, [src], mask=256 // dst.dtype.sizeof(), repeat_times=repeat_times,
+    _emit_vec(b, "brcb", mnem, dst, [src], mask=256 // dst.dtype.sizeof(), repeat_times=repeat_times,
               blk=(p.dst_blk_stride, 1), rep=(p.dst_rep_stride, 1), src_bytes=nsrc)
 
 
 @intrinsic
-def transpose(dst, src):
-    _need_local("transpose", dst)
-    _need_local("transpose", src, "source")
+def transpose(dst, src, *, _b):
+    b = _b
+    _need_local(b, "transpose", dst)
+    _need_local(b, "transpose", src, "source")
     if dst.dtype.sizeof() != 2:
-        raise _err("asc.transpose supports 16-bit types only (vtranspose.b16: one 16x16 block)")
-    b = current()
+        raise b.error("asc.transpose supports 16-bit types only (vtranspose.b16: one 16x16 block)")
     b.uses_vector = True
-    b.emit(ir.Op("vec", None, [operand(dst.addr), operand(src.addr)], {"mnem": "vtranspose.b16", "pipe": "v"},
+    b.emit(ir.Op("vec", None, [b.operand(dst.addr), b.operand(src.addr)], {"mnem": "vtranspose.b16", "pipe": "v"},
                  reads=[src.access(512)], writes=[dst.access(512)]))
 
 
 @intrinsic
-def compare(dst, src0, src1, cmp_mode, *rest, **kwargs):
+def compare(dst, src0, src1, cmp_mode, *rest, _b, **kwargs):
+    b = _b
     for t in (dst, src0, src1):
-        _need_local("compare", t)
-    _same_dtype("compare", src0, src1)
-    mnem = _suffix("compare", "vcmp", src0.dtype)
-    count, mask, rt, p = _split_form("compare", rest, kwargs, BinaryRepeatParams)
+        _need_local(b, "compare", t)
+    _same_dtype(b, "compare", src0, src1)
+    mnem = _suffix(b, "compare", "vcmp", src0.dtype)
+    count, mask, rt, p = _split_form(b, "compare", rest, kwargs, BinaryRepeatParams)
     extra = {"cond": CMP_ISA[cmp_mode]}
     lanes = 256 // src0.dtype.sizeof()
     if count is not None:
         nbd = -(-count // 8) if is_static(count) else None
-        op = _emit_vec("compare", mnem, src0, [src0, src1], count=count, extra=extra,
-                       args_override=[operand(dst.addr), operand(src0.addr), operand(src1.addr)])
+        op = _emit_vec(b, "compare", mnem, src0, [src0, src1], count=count, extra=extra,
+                       args_override=[b.operand(dst.addr), b.operand(src0.addr), b.operand(src1.addr)])
         return _cmp_fix(op, dst, nbd)
-    op = _emit_vec("compare", mnem, src0, [src0, src1], mask=mask, repeat_times=rt, extra=extra,
+    op = _emit_vec(b, "compare", mnem, src0, [src0, src1], mask=mask, repeat_times=rt, extra=extra,
                    blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
                    rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride),
-                   args_override=[operand(dst.addr), operand(src0.addr), operand(src1.addr)])
+                   args_override=[b.operand(dst.addr), b.operand(src0.addr), b.operand(src1.addr)])
     _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
 
 
@@ -499,18 +509,18 @@ def _cmp_fix(op, dst, nbytes):
 
 
 @intrinsic
-def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, **kwargs):
+def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, _b, **kwargs):
+    b = _b
     for t in (dst, sel_mask, src0, src1):
-        _need_local("select", t)
-    _same_dtype("select", dst, src0, src1)
-    mnem = _suffix("select", "vsel", dst.dtype)
-    b = current()
-    b.emit(ir.Op("mtspr", None, [operand(sel_mask.addr)], {"spr": "cmpmask"}))
-    count, mask, rt, p = _split_form("select", rest, kwargs, BinaryRepeatParams)
+        _need_local(b, "select", t)
+    _same_dtype(b, "select", dst, src0, src1)
+    mnem = _suffix(b, "select", "vsel", dst.dtype)
+    b.emit(ir.Op("mtspr", None, [b.operand(sel_mask.addr)], {"spr": "cmpmask"}))
+    count, mask, rt, p = _split_form(b, "select", rest, kwargs, BinaryRepeatParams)
     if count is not None:
-        op = _emit_vec("select", mnem, dst, [src0, src1], count=count)
+        op = _emit_vec(b, "select", mnem, dst, [src0, src1], count=count)
     else:
-        op = _emit_vec("select", mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
+        op = _emit_vec(b, "select", mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
                        blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
                        rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
     op.reads.append(sel_mask.access())
@@ -522,29 +532,29 @@ _DMA = {("GM", "UB"): ("mov_out_to_ub", "mte2"), ("UB", "GM"): ("mov_ub_to_out",
         ("L1", "UB"): ("mov_l1_to_ub", "mte1"), ("UB", "L1"): ("mov_ub_to_l1", "mte3")}
 
 
-def _buf_of(t):
+def _buf_of(b, t):
     if isinstance(t, GlobalTensor):
         t._check()
         return "GM"
     if isinstance(t, LocalTensor):
         return t.buf
-    raise _err(f"asc.data_copy: operands must be tensors, got {tensor_type_name(t)}")
+    raise b.error(f"asc.data_copy: operands must be tensors, got {tensor_type_name(t)}")
 
 
 @intrinsic
-def data_copy(dst, src, *rest, **kwargs):
-    b = current()
-    sb, db = _buf_of(src), _buf_of(dst)
+def data_copy(dst, src, *rest, _b, **kwargs):
+    b = _b
+    sb, db = _buf_of(b, src), _buf_of(b, dst)
     if (sb, db) not in _DMA:
-        raise _err(f"asc.data_copy from {sb} to {db} is not a data path of this target "
+        raise b.error(f"asc.data_copy from {sb} to {db} is not a data path of this target "
                    f"(supported: {', '.join(f'{a}->{c}' for a, c in _DMA)})")
     mnem, pipe = _DMA[(sb, db)]
     if src.dtype is not dst.dtype and src.dtype is not None and dst.dtype is not None:
-        raise _err(f"asc.data_copy between {src.dtype.name} and {dst.dtype.name}: dtypes must match")
+        raise b.error(f"asc.data_copy between {src.dtype.name} and {dst.dtype.name}: dtypes must match")
     count = kwargs.pop("count", None)
     params = kwargs.pop("repeat_params", kwargs.pop("params", None))
     if kwargs:
-        raise _err(f"asc.data_copy: unexpected keyword argument(s) {', '.join(kwargs)}")
+        raise b.error(f"asc.data_copy: unexpected keyword argument(s) {', '.join(kwargs)}")
     if rest:
         if isinstance(rest[0], DataCopyParams):
             params = rest[0]
@@ -553,8 +563,8 @@ def data_copy(dst, src, *rest, **kwargs):
     size = dst.dtype.sizeof()
     if params is not None:
         p = params
-        cfg = {"nburst": [_cfgval(p.block_count)], "len": [_cfgval(p.block_len)],
-               "srcgap": [_cfgval(p.src_stride)], "dstgap": [_cfgval(p.dst_stride)]}
+        cfg = {"nburst": [_cfgval(b, p.block_count)], "len": [_cfgval(b, p.block_len)],
+               "srcgap": [_cfgval(b, p.src_stride)], "dstgap": [_cfgval(b, p.dst_stride)]}
         if all(map(is_static, (p.block_count, p.block_len, p.src_stride, p.dst_stride))):
             nsrc = (p.block_count * (p.block_len + p.src_stride) - p.src_stride) * 32
             ndst = (p.block_count * (p.block_len + p.dst_stride) - p.dst_stride) * 32
@@ -565,15 +575,15 @@ def data_copy(dst, src, *rest, **kwargs):
         if is_static(nbytes):
             blocks = nbytes // 32
             if blocks == 0:
-                raise _err(f"asc.data_copy of {count} {dst.dtype.name} elements moves less than one "
+                raise b.error(f"asc.data_copy of {count} {dst.dtype.name} elements moves less than one "
                            f"32-byte block (count * sizeof must be a multiple of 32)")
         else:
             blocks = b.binop("sra", nbytes, 5)
-        cfg = {"nburst": [1], "len": [_cfgval(blocks)], "srcgap": [0], "dstgap": [0]}
+        cfg = {"nburst": [1], "len": [_cfgval(b, blocks)], "srcgap": [0], "dstgap": [0]}
         nsrc = ndst = blocks * 32 if is_static(blocks) else None
     else:
-        raise _err("asc.data_copy needs a count or DataCopyParams")
-    op = ir.Op("dma", None, [operand(dst.addr), operand(src.addr)],
+        raise b.error("asc.data_copy needs a count or DataCopyParams")
+    op = ir.Op("dma", None, [b.operand(dst.addr), b.operand(src.addr)],
                {"mnem": mnem, "pipe": pipe, "layout": "DMA", "cfg": cfg},
                reads=[src.access(nsrc)], writes=[dst.access(ndst)])
     b.emit(op)
@@ -581,186 +591,197 @@ def data_copy(dst, src, *rest, **kwargs):
 
 # ---- cube -----------------------------------------------------------------------------------
 @intrinsic
-def load_data(dst, src, params):
-    b = current()
+def load_data(dst, src, params, *, _b):
+    b = _b
     b.uses_cube = True
     if not isinstance(params, LoadData2DParams):
-        raise _err("asc.load_data supports LoadData2DParams (2D loads) only")
+        raise b.error("asc.load_data supports LoadData2DParams (2D loads) only")
     if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and src.buf == "L1"
             and dst.buf in ("L0A", "L0B")):
-        raise _err("asc.load_data moves an L1 tensor (A1/B1) into L0A (A2) or L0B (B2)")
+        raise b.error("asc.load_data moves an L1 tensor (A1/B1) into L0A (A2) or L0B (B2)")
     mnem = "load_l1_to_l0a_2d" if dst.buf == "L0A" else "load_l1_to_l0b_2d"
     p = params
-    cfg = {"start": [_cfgval(p.start_index)], "repeat": [_cfgval(p.repeat_times)],
-           "srcstride": [_cfgval(p.src_stride)], "dstgap": [_cfgval(p.dst_gap)],
-           "transpose": [_cfgval(p.if_transpose)]}
+    cfg = {"start": [_cfgval(b, p.start_index)], "repeat": [_cfgval(b, p.repeat_times)],
+           "srcstride": [_cfgval(b, p.src_stride)], "dstgap": [_cfgval(b, p.dst_gap)],
+           "transpose": [_cfgval(b, p.if_transpose)]}
     nd = None
     if is_static(p.repeat_times) and is_static(p.dst_gap):
         nd = (p.repeat_times * (1 + p.dst_gap) - p.dst_gap) * 512
-    b.emit(ir.Op("load2d", None, [operand(dst.addr), operand(src.addr)],
+    b.emit(ir.Op("load2d", None, [b.operand(dst.addr), b.operand(src.addr)],
                  {"mnem": mnem, "pipe": "mte1", "layout": "L2D", "cfg": cfg},
                  reads=[src.access()], writes=[dst.access(nd)]))
 
 
 @intrinsic
-def mmad(dst, a, b_, *rest):
-    bld = current()
-    bld.uses_cube = True
+def mmad(dst, a, b_, *rest, _b):
+    b = _b
+    b.uses_cube = True
     params = rest[-1] if rest else None
     if len(rest) > 1:
-        raise _err("asc.mmad with a bias tensor is not supported")
+        raise b.error("asc.mmad with a bias tensor is not supported")
     if not isinstance(params, MmadParams):
-        raise _err("asc.mmad(dst, fm, filter, asc.MmadParams(m, n, k)) needs MmadParams")
+        raise b.error("asc.mmad(dst, fm, filter, asc.MmadParams(m, n, k)) needs MmadParams")
     for t, want in ((dst, "L0C"), (a, "L0A"), (b_, "L0B")):
         if not isinstance(t, LocalTensor) or t.buf != want:
-            raise _err(f"asc.mmad operands: dst in CO1 (L0C), fm in A2 (L0A), filter in B2 (L0B); "
+            raise b.error(f"asc.mmad operands: dst in CO1 (L0C), fm in A2 (L0A), filter in B2 (L0B); "
                        f"got {tensor_type_name(t)} in {getattr(t, 'buf', '?')} where {want} is needed")
     mnem = f"mmad.{a.dtype.isa}{dst.dtype.isa}"
     if not isa.has(mnem):
-        raise _err(f"asc.mmad with {a.dtype.name} inputs and {dst.dtype.name} output is not supported "
+        raise b.error(f"asc.mmad with {a.dtype.name} inputs and {dst.dtype.name} output is not supported "
                    f"(asc ISA: {', '.join('mmad.' + v for v in isa.variants('mmad'))})")
-    cfg = {"m": [_cfgval(params.m)], "k": [_cfgval(params.k)], "n": [_cfgval(params.n)],
-           "init": [_cfgval(params.cmatrix_init_val)]}
+    cfg = {"m": [_cfgval(b, params.m)], "k": [_cfgval(b, params.k)], "n": [_cfgval(b, params.n)],
+           "init": [_cfgval(b, params.cmatrix_init_val)]}
     reads = [a.access(), b_.access()]
     if not params.cmatrix_init_val or not is_static(params.cmatrix_init_val):
         reads.append(dst.access())
-    bld.emit(ir.Op("mmad", None, [operand(dst.addr), operand(a.addr), operand(b_.addr)],
+    b.emit(ir.Op("mmad", None, [b.operand(dst.addr), b.operand(a.addr), b.operand(b_.addr)],
                    {"mnem": mnem, "pipe": "m", "layout": "MMAD", "cfg": cfg}, reads=reads, writes=[dst.access()]))
 
 
 @intrinsic
-def fixpipe(dst, src, params, *rest):
-    b = current()
+def fixpipe(dst, src, params, *rest, _b):
+    b = _b
     b.uses_cube = True
     if not isinstance(params, FixpipeParamsV220):
-        raise _err("asc.fixpipe(dst_gm, src_co1, asc.FixpipeParamsV220(...)) needs FixpipeParamsV220")
+        raise b.error("asc.fixpipe(dst_gm, src_co1, asc.FixpipeParamsV220(...)) needs FixpipeParamsV220")
     if not isinstance(dst, GlobalTensor) or not isinstance(src, LocalTensor) or src.buf != "L0C":
-        raise _err("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor")
+        raise b.error("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor")
     dst._check()
     mnem = f"fix_l0c_to_out.{dst.dtype.isa}"
     if not isa.has(mnem):
-        raise _err(f"asc.fixpipe to {dst.dtype.name} is not supported (f32, f16, bf16 outputs)")
+        raise b.error(f"asc.fixpipe to {dst.dtype.name} is not supported (f32, f16, bf16 outputs)")
     p = params
-    cfg = {"n": [_cfgval(p.n_size)], "relu": [_cfgval(p.relu_en)], "m": [_cfgval(p.m_size)],
-           "srcstride": [_cfgval(p.src_stride)], "dststride": [_cfgval(p.dst_stride)]}
-    b.emit(ir.Op("fix", None, [operand(dst.addr), operand(src.addr)],
+    cfg = {"n": [_cfgval(b, p.n_size)], "relu": [_cfgval(b, p.relu_en)], "m": [_cfgval(b, p.m_size)],
+           "srcstride": [_cfgval(b, p.src_stride)], "dststride": [_cfgval(b, p.dst_stride)]}
+    b.emit(ir.Op("fix", None, [b.operand(dst.addr), b.operand(src.addr)],
                  {"mnem": mnem, "pipe": "fix", "layout": "FIX", "cfg": cfg},
                  reads=[src.access()], writes=[dst.access(None)]))
 
 
 # ---- synchronisation and system ---------------------------------------------------------------
-def _event_id(event_id):
+def _event_id(b, event_id):
     if isinstance(event_id, RVal):
-        from ..compiler.errors import NeedUnroll
         raise NeedUnroll("event ids must be compile-time constants (the ISA encodes them in the "
-                         "instruction)", current().loc)
+                         "instruction)", b.loc)
     if not is_static(event_id):
-        raise _err("event id must be an integer")
-    n = current().target.get("event_ids", 8)
+        raise b.error("event id must be an integer")
+    n = b.target.get("event_ids", 8)
     if not 0 <= event_id < n:
-        raise _err(f"event id {event_id} out of range: {current().fn.target} has ids 0..{n - 1}")
+        raise b.error(f"event id {event_id} out of range: {b.fn.target} has ids 0..{n - 1}")
     return int(event_id)
 
 
-def _flag(kind, event, event_id):
-    b = current()
+def _flag(b, kind, event, event_id):
     if not isinstance(event, HardEvent):
         try:
             event = HardEvent(event)
         except ValueError:
-            raise _err(f"asc.{kind} needs an asc.HardEvent, got {event!r}") from None
+            raise b.error(f"asc.{kind} needs an asc.HardEvent, got {event!r}") from None
     src, dst = event_pipes(event)
-    eid = _event_id(event_id)
+    eid = _event_id(b, event_id)
     b.fn.manual_events.add((event.name, eid))
     b.emit(ir.Op(kind, None, [], {"src": src, "dst": dst, "event": eid,
                                   "pipe": src if kind == "set_flag" else dst}))
 
 
 @intrinsic
-def set_flag(event, event_id=0):
-    _flag("set_flag", event, event_id)
+def set_flag(event, event_id=0, *, _b):
+    b = _b
+    _flag(b, "set_flag", event, event_id)
 
 
 @intrinsic
-def wait_flag(event, event_id=0):
-    _flag("wait_flag", event, event_id)
+def wait_flag(event, event_id=0, *, _b):
+    b = _b
+    _flag(b, "wait_flag", event, event_id)
 
 
 @intrinsic
-def pipe_barrier(pipe):
-    b = current()
+def pipe_barrier(pipe, *, _b):
+    b = _b
     pipe = PipeID(pipe)
     if pipe == PipeID.PIPE_S:
-        raise _err("pipe_barrier(PIPE_S) is illegal: scalar ordering is guaranteed by hardware "
+        raise b.error("pipe_barrier(PIPE_S) is illegal: scalar ordering is guaranteed by hardware "
                    "(a barrier on S raises a hardware error)")
     name = PIPE_ISA[pipe]
     b.emit(ir.Op("bar", None, [], {"pipe": name, "bpipe": name}))
 
 
 @intrinsic
-def sync_all(*args, **kwargs):
-    current().emit(ir.Op("sync_all", None, []))
+def sync_all(*args, _b, **kwargs):
+    b = _b
+    b.emit(ir.Op("sync_all", None, []))
 
 
 @intrinsic
-def get_block_idx():
-    return current().spr("block_idx")
+def get_block_idx(*, _b):
+    b = _b
+    return b.spr("block_idx")
 
 
 @intrinsic
-def get_block_num():
-    return current().spr("block_num")
+def get_block_num(*, _b):
+    b = _b
+    return b.spr("block_num")
 
 
 @intrinsic
-def get_sub_block_idx():
-    return current().spr("sub_block_idx")
+def get_sub_block_idx(*, _b):
+    b = _b
+    return b.spr("sub_block_idx")
 
 
 @intrinsic
-def get_sub_block_num():
-    return current().spr("sub_block_num")
+def get_sub_block_num(*, _b):
+    b = _b
+    return b.spr("sub_block_num")
 
 
 @intrinsic
-def get_system_cycle():
-    return current().spr("cycle")
+def get_system_cycle(*, _b):
+    b = _b
+    return b.spr("cycle")
 
 
 @intrinsic
-def get_data_block_size_in_bytes():
+def get_data_block_size_in_bytes(*, _b):
     return 32
 
 
 @intrinsic
-def set_mask_count():
-    current().emit(ir.Op("set_mask_count", None, [], {"user": True}))
+def set_mask_count(*, _b):
+    b = _b
+    b.emit(ir.Op("set_mask_count", None, [], {"user": True}))
 
 
 @intrinsic
-def set_mask_norm():
-    current().emit(ir.Op("set_mask_norm", None, [], {"user": True}))
+def set_mask_norm(*, _b):
+    b = _b
+    b.emit(ir.Op("set_mask_norm", None, [], {"user": True}))
 
 
 @intrinsic
-def set_vector_mask(mask_high, mask_low=None, *a, **k):
-    b = current()
+def set_vector_mask(mask_high, mask_low=None, *a, _b, **k):
+    b = _b
     if mask_low is None:
         mask_high, mask_low = 0, mask_high
-    b.emit(ir.Op("mtspr", None, [operand(mask_low)], {"spr": "mask0", "user": True}))
-    b.emit(ir.Op("mtspr", None, [operand(mask_high)], {"spr": "mask1", "user": True}))
+    b.emit(ir.Op("mtspr", None, [b.operand(mask_low)], {"spr": "mask0", "user": True}))
+    b.emit(ir.Op("mtspr", None, [b.operand(mask_high)], {"spr": "mask1", "user": True}))
 
 
 @intrinsic
-def reset_mask():
-    set_vector_mask.__wrapped__(-1, -1)
+def reset_mask(*, _b):
+    b = _b
+    set_vector_mask.__wrapped__(-1, -1, _b=b)
 
 
 @intrinsic
-def ascend_is_aic():
-    return current().fn.kernel_kind == "aic"
+def ascend_is_aic(*, _b):
+    b = _b
+    return b.fn.kernel_kind == "aic"
 
 
 @intrinsic
-def ascend_is_aiv():
-    return current().fn.kernel_kind != "aic"
+def ascend_is_aiv(*, _b):
+    b = _b
+    return b.fn.kernel_kind != "aic"

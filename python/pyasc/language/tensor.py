@@ -10,28 +10,29 @@ AllocTensor waits until the slot's previous consumer freed it, FreeTensor sets t
 slot has its own event id, so a slot must be known at compile time; loops over queue operations
 are unrolled by the buffer count until every slot is static (compiler.frontend).  Every slot
 starts free: init_buffer sets its "free" flag once, and the kernel end consumes it.
+
+The builder: the classes a kernel instantiates are marked `_asc_builder`, so the frontend passes
+the compilation's Builder as `_b`; every object keeps it as `.b` and hands it to the objects it
+creates (compiler.frontend lists the other `_asc_*` markers these classes carry).
 """
 from __future__ import annotations
 
 import builtins as _bi
 
 from ..compiler import ir
-from ..compiler.builder import RVal, current, is_static, operand
+from ..compiler.builder import GmPtr, RVal, is_static, type_name
 from ..compiler.errors import CompileError
 from . import dtype as dt
 from .enums import POSITION_BUFFER, TPosition, HardEvent, event_of
 
 
 def tensor_type_name(x) -> str:
-    if isinstance(x, LocalTensor):
-        return f"Tensor[{x.dtype.name}]"
-    if isinstance(x, GlobalTensor):
-        return f"GlobalTensor[{x.dtype.name if x.dtype else '?'}]"
-    if isinstance(x, GmPtr):
-        return f"GlobalAddress[{x.dtype.name}]"
-    if isinstance(x, RVal):
-        return "int" if x.ty == "i64" else "float"
-    return type(x).__name__
+    """'Tensor[float16]', 'GlobalTensor[float32]', 'GlobalAddress[int32]', 'int', ..."""
+    return type_name(x)
+
+
+def _outside_jit():
+    return RuntimeError("this pyasc API can only be used inside an @asc.jit function")
 
 
 class GlobalAddress:
@@ -48,41 +49,29 @@ class ConstExpr(metaclass=_ConstExprMeta):
     its own compiled kernel."""
 
 
-class GmPtr:
-    """A GM address of typed elements: a GlobalAddress argument, or one plus an element offset."""
-
-    def __init__(self, base, dtype: dt.DataType, name: str = ""):
-        self.base, self.dtype, self.name = base, dtype, name
-
-    def __add__(self, off):
-        return GmPtr(self.base + off * self.dtype.sizeof(), self.dtype, self.name)
-
-    __radd__ = __add__
-
-    def _carry(self):
-        return [self.base]
-
-    def _rebuild(self, vals):
-        return GmPtr(vals[0], self.dtype, self.name)
-
-
 class GlobalTensor:
-    def __init__(self, dtype: dt.DataType | None = None):
+    _asc_builder = _asc_tensor = _asc_typed = _asc_mutable = True   # see compiler.frontend
+
+    def __init__(self, dtype: dt.DataType | None = None, *, _b=None):
+        self.b = _b
         self.dtype = dtype
         self.addr = None
         self.size = None
         self.gm = None      # the GlobalAddress argument it points into (sync: GM aliasing)
 
+    def _asc_type_name(self):
+        return f"GlobalTensor[{self.dtype.name if self.dtype else '?'}]"
+
     def set_global_buffer(self, ptr, size=None):
         if not isinstance(ptr, GmPtr):
             raise CompileError("set_global_buffer expects a GlobalAddress argument (plus an offset)",
-                               current().loc)
+                               self.b.loc)
         self.addr, self.dtype, self.size = ptr.base, ptr.dtype, size
         self.gm = ptr.name or None
 
     def _check(self):
         if self.addr is None:
-            raise CompileError("GlobalTensor used before set_global_buffer", current().loc)
+            raise CompileError("GlobalTensor used before set_global_buffer", self.b.loc)
 
     def __getitem__(self, idx):
         """`gm[i:]` and `gm[i]` are both the sub-tensor starting at element i (real pyasc's
@@ -90,11 +79,11 @@ class GlobalTensor:
         self._check()
         if isinstance(idx, slice):
             if idx.step not in (None, 1):
-                raise CompileError("GlobalTensor slices take no step", current().loc)
+                raise CompileError("GlobalTensor slices take no step", self.b.loc)
             idx = 0 if idx.start is None else idx.start
         if not (is_static(idx) or isinstance(idx, RVal)):
-            raise CompileError(f"GlobalTensor index must be an integer, got {tensor_type_name(idx)}", current().loc)
-        g = GlobalTensor(self.dtype)
+            raise CompileError(f"GlobalTensor index must be an integer, got {tensor_type_name(idx)}", self.b.loc)
+        g = GlobalTensor(self.dtype, _b=self.b)
         g.addr, g.size = self.addr + idx * self.dtype.sizeof(), None
         g.gm = self.gm
         return g
@@ -104,7 +93,7 @@ class GlobalTensor:
 
     def get_value(self, idx):
         self._check()
-        b = current()
+        b = self.b
         size = self.dtype.sizeof()
         if self.dtype.is_float:
             raise CompileError("get_value of floating-point GM elements is not supported (no scalar FPU)", b.loc)
@@ -114,11 +103,11 @@ class GlobalTensor:
         if self.dtype.isa.startswith("u") and size < 8:
             mn += "u"
         b.emit(ir.Op("ld", r, [addr], {"mnem": mn}))
-        return RVal(r)
+        return RVal(b, r)
 
     def set_value(self, idx, value):
         self._check()
-        b = current()
+        b = self.b
         size = self.dtype.sizeof()
         addr = b.reg(self.addr + idx * size)
         b.emit(ir.Op("st", None, [b.reg(value), addr], {"mnem": {1: "st.b", 2: "st.h", 4: "st.w", 8: "st.d"}[size]}))
@@ -131,13 +120,13 @@ class GlobalTensor:
         return [self.addr]
 
     def _rebuild(self, vals):
-        g = GlobalTensor(self.dtype)
+        g = GlobalTensor(self.dtype, _b=self.b)
         g.addr, g.size = vals[0], self.size
         g.gm = self.gm
         return g
 
     def access(self, nbytes):
-        return ir.Access("GM", operand(self.addr), nbytes, ("gm", self.gm) if self.gm else None,
+        return ir.Access("GM", self.b.operand(self.addr), nbytes, ("gm", self.gm) if self.gm else None,
                          tensor_type_name(self))
 
 
@@ -145,8 +134,12 @@ class LocalTensor:
     """A tensor in a local buffer.  `asc.LocalTensor(dtype, pos, addr, tile_size)` places it
     statically at byte `addr` of the position's buffer; queues and TBufs create the others."""
 
-    def __init__(self, dtype=None, pos=TPosition.VECIN, addr=0, tile_size=0, *, _root=None):
-        b = current()
+    _asc_builder = _asc_tensor = _asc_typed = True   # see compiler.frontend
+
+    def __init__(self, dtype=None, pos=TPosition.VECIN, addr=0, tile_size=0, *, _root=None, _b=None):
+        if _b is None:
+            raise _outside_jit()
+        self.b = b = _b
         if not isinstance(dtype, dt.DataType):
             raise CompileError("LocalTensor(dtype, pos, addr, tile_size): dtype must be an asc dtype", b.loc)
         self.dtype, self.pos, self.addr, self.size = dtype, TPosition(pos), addr, tile_size
@@ -164,26 +157,30 @@ class LocalTensor:
                                    f"({cap} bytes usable on {b.fn.target})", b.loc)
 
     @classmethod
-    def _make(cls, dtype, pos, addr, size, root):
+    def _make(cls, b, dtype, pos, addr, size, root):
         t = cls.__new__(cls)
+        t.b = b
         t.dtype, t.pos, t.addr, t.size = dtype, TPosition(pos), addr, size
         t.buf, t.root, t.slot = POSITION_BUFFER[t.pos], root, None
         return t
+
+    def _asc_type_name(self):
+        return f"Tensor[{self.dtype.name}]"
 
     def __getitem__(self, idx):
         """`t[i:]` and `t[i]` are both the sub-tensor starting at element i (real pyasc's
         LocalTensorSubIndexOp); `t[i:j]` also sets its length (an extension)."""
         if isinstance(idx, slice):
             if idx.step not in (None, 1):
-                raise CompileError("LocalTensor slices take no step", current().loc)
+                raise CompileError("LocalTensor slices take no step", self.b.loc)
             start = 0 if idx.start is None else idx.start
             stop = self.size if idx.stop is None else idx.stop
         elif is_static(idx) or isinstance(idx, RVal):
             start, stop = idx, self.size
         else:
-            raise CompileError(f"LocalTensor index must be an integer, got {tensor_type_name(idx)}", current().loc)
-        t = LocalTensor._make(self.dtype, self.pos, _addr_add(self.addr, start * self.dtype.sizeof()),
-                              _sub(stop, start), self.root)
+            raise CompileError(f"LocalTensor index must be an integer, got {tensor_type_name(idx)}", self.b.loc)
+        t = LocalTensor._make(self.b, self.dtype, self.pos, _addr_add(self.b, self.addr, start * self.dtype.sizeof()),
+                              _sub(self.b, stop, start), self.root)
         t.slot = self.slot
         return t
 
@@ -193,15 +190,16 @@ class LocalTensor:
     def get_value(self, index):
         raise CompileError("LocalTensor.get_value is not supported: the asc scalar unit loads and stores "
                            "GM only (no scalar path to UB/L1); read a GlobalTensor with get_value, or "
-                           "keep the value in vector ops", current().loc)
+                           "keep the value in vector ops", self.b.loc)
 
     def set_value(self, index, value):
         raise CompileError("LocalTensor.set_value is not supported: the asc scalar unit loads and stores "
                            "GM only (no scalar path to UB/L1); use asc.duplicate or GlobalTensor.set_value",
-                           current().loc)
+                           self.b.loc)
 
     def reinterpret_cast(self, dtype):
-        t = LocalTensor._make(dtype, self.pos, self.addr, _mul_div(self.size, self.dtype.sizeof(), dtype.sizeof()), self.root)
+        t = LocalTensor._make(self.b, dtype, self.pos, self.addr,
+                              _mul_div(self.b, self.size, self.dtype.sizeof(), dtype.sizeof()), self.root)
         t.slot = self.slot
         return t
 
@@ -221,35 +219,35 @@ class LocalTensor:
         n = nbytes if nbytes is not None else self.nbytes()
         if not is_static(n):
             n = None
-        return ir.Access(self.buf, operand(self.addr), n, self.root,
+        return ir.Access(self.buf, self.b.operand(self.addr), n, self.root,
                          f"LocalTensor[{self.dtype.name},{self.pos.name}]")
 
     def _carry(self):
         return [self.addr] if isinstance(self.addr, RVal) else []
 
     def _rebuild(self, vals):
-        t = LocalTensor._make(self.dtype, self.pos, vals[0] if vals else self.addr, self.size, self.root)
+        t = LocalTensor._make(self.b, self.dtype, self.pos, vals[0] if vals else self.addr, self.size, self.root)
         t.slot = self.slot
         return t
 
 
-def _addr_add(addr, off):
+def _addr_add(b, addr, off):
     if isinstance(addr, ir.Sym) and is_static(off):
         return ir.Sym(addr.kind, addr.key, addr.offset + off)
     if isinstance(addr, ir.Sym):
         raise CompileError("a run-time offset into a queue buffer is not supported; slice with a "
-                           "compile-time start", current().loc)
+                           "compile-time start", b.loc)
     return addr + off
 
 
-def _sub(a, b):
-    return a - b if is_static(a) and is_static(b) else current().binop("sub", a, b)
+def _sub(bld, a, b):
+    return a - b if is_static(a) and is_static(b) else bld.binop("sub", a, b)
 
 
-def _mul_div(n, a, b):
+def _mul_div(bld, n, a, b):
     if is_static(n):
         return n * a // b
-    return current().binop("div", current().binop("mul", n, a), b)
+    return bld.binop("div", bld.binop("mul", n, a), b)
 
 
 # ---- TPipe / TQue / TBuf --------------------------------------------------------------------
@@ -275,38 +273,39 @@ class BufferReq:
 
 
 class TPipe:
-    def __init__(self):
-        self._b = current()
+    _asc_builder = _asc_mutable = True   # see compiler.frontend
+
+    def __init__(self, *, _b=None):
+        if _b is None:
+            raise _outside_jit()
+        self.b = _b
         self._ev = {}      # HardEvent name -> frozenset of allocated ids (replaced, never mutated)
 
     # Event ids (real pyasc fwk/tpipe.py; Ascend C TPipe::AllocEventID): compile-time ids from
     # 0..5 per HardEvent (6 is the system's, 7 TPipe's own); TQue flags get other ids.
     def _event(self, event):
-        from .enums import HardEvent
         try:
             return HardEvent(event)
         except ValueError:
-            raise CompileError(f"expected an asc.HardEvent, got {event!r}", current().loc) from None
+            raise CompileError(f"expected an asc.HardEvent, got {event!r}", self.b.loc) from None
 
     def _free_ids(self, ev):
-        b = current()
+        b = self.b
         n = min(6, b.target.get("event_ids", 8))
         taken = self._ev.get(ev.name, frozenset())
         return [i for i in range(n) if i not in taken]
 
     def fetch_event_id(self, event=None):
         """A free event id of `event` (default V_S), not reserved: -1 when none is free."""
-        from .enums import HardEvent
         ev = self._event(HardEvent.V_S if event is None else event)
         free = self._free_ids(ev)
         return free[0] if free else -1
 
     def alloc_event_id(self, event=None):
         """Reserve and return a free event id of `event` (default V_S), for set_flag/wait_flag."""
-        from .enums import HardEvent
         ev = self._event(HardEvent.V_S if event is None else event)
         free = self._free_ids(ev)
-        b = current()
+        b = self.b
         if not free:
             raise CompileError(f"alloc_event_id: no free event id for HardEvent.{ev.name} (ids "
                                f"0..{min(6, b.target.get('event_ids', 8)) - 1} are for kernels; release one "
@@ -317,9 +316,8 @@ class TPipe:
 
     def release_event_id(self, id=None, event=None):  # noqa: A002  (real pyasc's keyword)
         """Give back an id from alloc_event_id."""
-        from .enums import HardEvent
         ev = self._event(HardEvent.V_S if event is None else event)
-        b = current()
+        b = self.b
         if not is_static(id):
             raise CompileError("release_event_id needs a compile-time event id (one from alloc_event_id)", b.loc)
         taken = self._ev.get(ev.name, frozenset())
@@ -330,7 +328,7 @@ class TPipe:
     def init_buffer(self, que=None, num=0, len=0, buf=None):  # noqa: A002  (real pyasc's keyword)
         """`init_buffer(que, num, len)` for a TQue; `init_buffer(buf, num)` for a TBuf, where real
         pyasc (Ascend C InitBuffer(TBuf, len)) passes the byte length as `num`."""
-        b = current()
+        b = self.b
         length = len
         if buf is not None:
             que = buf
@@ -362,8 +360,12 @@ class TPipe:
 
 
 class TQue:
-    def __init__(self, pos=TPosition.VECIN, depth=1, mask=0):
-        b = current()
+    _asc_builder = True   # see compiler.frontend
+
+    def __init__(self, pos=TPosition.VECIN, depth=1, mask=0, *, _b=None):
+        if _b is None:
+            raise _outside_jit()
+        self.b = b = _b
         self.pos, self.depth, self.req = TPosition(pos), depth, None
         self.prod, self.cons = QUEUE_PIPES.get(self.pos, (None, None))
         self.alloc_next = 0
@@ -400,7 +402,7 @@ class TQue:
                                "after it cannot be compiled", b.loc)
 
     def alloc_tensor(self, dtype=None, *args, **kwargs):
-        b = current()
+        b = self.b
         self._check(b)
         dtype = dtype or dt.float16
         s = self.alloc_next
@@ -411,13 +413,13 @@ class TQue:
         return self._tensor(dtype, s)
 
     def _tensor(self, dtype, s):
-        t = LocalTensor._make(dtype, self.pos, ir.Sym("buf", (self.req.key, s)),
+        t = LocalTensor._make(self.b, dtype, self.pos, ir.Sym("buf", (self.req.key, s)),
                               self.req.nbytes // dtype.sizeof(), (self.req.key, s))
         t.slot = (self, s)
         return t
 
     def enque(self, t):
-        b = current()
+        b = self.b
         self._check(b)
         s = self._slot_of(t, b)
         if len(self.fifo) >= max(self.num, 1):
@@ -429,7 +431,7 @@ class TQue:
         return True
 
     def deque(self, dtype=None):
-        b = current()
+        b = self.b
         self._check(b)
         if not self.fifo:
             raise CompileError("deque on an empty TQue (no enque before it on this path)", b.loc)
@@ -440,7 +442,7 @@ class TQue:
         return self._tensor(dtype or dt.float16, s)
 
     def free_tensor(self, t):
-        b = current()
+        b = self.b
         self._check(b)
         s = self._slot_of(t, b)
         if self.prod:
@@ -471,15 +473,18 @@ class TQue:
 
 
 class TBuf:
-    def __init__(self, pos=TPosition.VECCALC):
+    _asc_builder = True   # see compiler.frontend
+
+    def __init__(self, pos=TPosition.VECCALC, *, _b=None):
+        self.b = _b
         self.pos, self.req = TPosition(pos), None
 
     def get(self, dtype, len=None, shape=None):  # noqa: A002  (real pyasc's keyword)
-        b = current()
+        b = self.b
         if self.req is None:
             raise CompileError("TBuf used before pipe.init_buffer", b.loc)
         n = self.req.nbytes // dtype.sizeof() if not len else len
-        return LocalTensor._make(dtype, self.pos, ir.Sym("buf", (self.req.key, 0)), n, (self.req.key, 0))
+        return LocalTensor._make(b, dtype, self.pos, ir.Sym("buf", (self.req.key, 0)), n, (self.req.key, 0))
 
     def get_with_offset(self, size, offset, dtype):
         t = self.get(dtype)
@@ -498,8 +503,10 @@ class LocalTensorAuto(LocalTensor):
     buffers (alignment, capacity); a kernel that uses one compiles with insert_sync on, as in
     real pyasc.  Also usable as a parameter annotation of helpers."""
 
-    def __new__(cls, dtype=None, shape=None, pos=TPosition.VECCALC):
-        b = current()
+    def __new__(cls, dtype=None, shape=None, pos=TPosition.VECCALC, *, _b=None):
+        if _b is None:
+            raise _outside_jit()
+        b = _b
         if not isinstance(dtype, dt.DataType):
             raise CompileError("LocalTensorAuto(dtype, shape): dtype must be an asc dtype", b.loc)
         dims = list(shape) if isinstance(shape, (list, tuple)) else [shape]
@@ -515,4 +522,4 @@ class LocalTensorAuto(LocalTensor):
         req = BufferReq(key, POSITION_BUFFER[pos], 1, n * dtype.sizeof(), b.loc, f"{key}:LocalTensorAuto({pos.name})")
         req.auto = True
         b.fn.buffers.append(req)
-        return LocalTensor._make(dtype, pos, ir.Sym("buf", (key, 0)), n, (key, 0))
+        return LocalTensor._make(b, dtype, pos, ir.Sym("buf", (key, 0)), n, (key, 0))

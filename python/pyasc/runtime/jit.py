@@ -65,6 +65,8 @@ class LaunchResult:
 
 
 class JITFunction:
+    _asc_inline = True   # compiler.frontend inlines calls of other @asc.jit functions (via .fn)
+
     def __init__(self, fn, **options):
         self.fn = fn
         self.__name__ = fn.__name__

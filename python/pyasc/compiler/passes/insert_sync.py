@@ -1,6 +1,9 @@
-"""insert_sync: set_flag/wait_flag pairs for LocalTensor code, placed so that pipes overlap.
+"""Pass 4, insert_sync: set_flag/wait_flag pairs for LocalTensor code, placed so that pipes
+overlap (run when insert_sync=True, or any LocalTensorAuto is in the kernel).
 
-Users: passes.insert_sync (insert_sync=True, or any LocalTensorAuto in the kernel).
+Input IR: IR with buffers placed and event Syms resolved (after place_buffers, alloc_events).
+Output IR: the same IR plus set_flag/wait_flag/bar ops (attrs auto=True) ordering every
+conflicting pair of accesses on different pipes.
 
 Model.  Every op with a pipe (dma, vec, load2d, mmad, fix) is an *item* of its pipe; a pipe runs
 its items in order, so only dependencies between different pipes need flags.  Two accesses
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from . import ir
+from .. import events, ir
 
 PIPES = ("mte1", "mte2", "mte3", "v", "m", "fix", "s")
 _SYNC = ("set_flag", "wait_flag", "bar")
@@ -82,8 +85,7 @@ def _bar(loc):
 
 class _Ctx:
     def __init__(self, fn, target):
-        from ..language.enums import event_of
-        self._event_of = event_of
+        self._event_of = events.name_of
         n = target.get("event_ids", 8)
         self.order = [i for i in range(n) if i != 6]
         self.taken = set()
