@@ -309,10 +309,13 @@ static bool drained(const AscCore *c, uint64_t *when)
     return true;
 }
 
-/* Is `in` legal on this core?  Fault with the rule's words if not
- * (asc_target_check_insn decides; the first broken rule is reported). */
+/* Is `in` (the instruction at c->pc) legal on this core?  Fault with the
+ * rule's words if not.  asc_target_check_insn decides; its answer was
+ * cached per instruction at decode (AscProg.legal); the first broken rule
+ * is reported. */
 static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
 {
+    if ((c->prog->legal[in - c->prog->insn] >> c->kind) & 1) return true;
     AscTargetRule r[ASC_TARGET_MAX_BROKEN];
     if (!asc_target_check_insn(&sim->cfg, c->kind, in, r)) return true;
     char why[200];
