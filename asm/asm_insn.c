@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "asc/target.h"
 #include "asm_int.h"
 
 /* Operands of one instruction as parsed, with the location of each field
@@ -370,39 +371,22 @@ static void check_insn(Job *j, const Operands *o, const Tok *mn)
 {
     const AscInsn *in = &o->in;
     const AscInsnInfo *ii = &asc_insn_info[in->op];
-    char why[120];
     if (in->op == ASC_OP_MTSPR && !asc_spr_writable(in->spr))
         job_err(j, ASC_DIAG_SPR_READONLY, o->loc[ASC_FK_SPR], asc_spr_name(in->spr));
     if ((ii->fmt == ASC_FMT_XSET || ii->fmt == ASC_FMT_XWAIT) && in->xid > 10)
         job_err(j, ASC_DIAG_XID_RANGE, o->loc[ASC_FK_XID], (unsigned)in->xid);
     if (!j->cfg_ok || j->pass != 2) return;
-    const AscConfig *c = &j->cfg;
-    AscCoreKind core = core_kind(j);
-    const char *cn = asc_core_kind_name(core);
-    if (!asc_config_insn_legal(c, core, (AscOp)in->op)) {
-        job_err(j, ASC_DIAG_INSN_CORE, tok_loc(j, mn), ii->mnemonic, cn, c->name);
-        return;
+    /* the target's rules: asc_target_check_insn decides, we place each
+     * message under the operand it is about */
+    AscTargetRule r[ASC_TARGET_MAX_BROKEN];
+    unsigned n = asc_target_check_insn(&j->cfg, core_kind(j), in, r);
+    for (unsigned i = 0; i < n; i++) {
+        AscLoc l = r[i].field == ASC_FK_COUNT ? tok_loc(j, mn) : o->loc[r[i].field];
+        if (r[i].field == ASC_FK_PSRC) l.len = o->loc[ASC_FK_PDST].col + o->loc[ASC_FK_PDST].len - l.col;
+        asc_target_rule_diag(&r[i], j->d, l);
     }
-    if (ii->fmt == ASC_FMT_FLAG) {
-        if (in->event >= c->v[ASC_KEY_EVENT_IDS])
-            job_err(j, ASC_DIAG_EVENT_RANGE, o->loc[ASC_FK_EVENT], (unsigned)(c->v[ASC_KEY_EVENT_IDS] - 1), c->name);
-        if (!asc_config_sync_legal(c, core, (AscPipe)in->psrc, (AscPipe)in->pdst)) {
-            AscLoc l = o->loc[ASC_FK_PSRC];
-            l.len = o->loc[ASC_FK_PDST].col + o->loc[ASC_FK_PDST].len - l.col;
-            job_err(j, ASC_DIAG_SYNC_PAIR, l, asc_pipe_name(in->psrc), asc_pipe_name(in->pdst), cn, c->name);
-        }
-    } else if (ii->fmt == ASC_FMT_BAR) {
-        if (in->pipe == ASC_PIPE_S) {
-            job_err(j, ASC_DIAG_BAR_PIPE, o->loc[ASC_FK_PIPE], "s", cn, c->name,
-                    "the scalar pipe runs in order and has nothing to wait for");
-        } else if (in->pipe != ASC_PIPE_ALL && !asc_config_core_has_pipe(c, core, (AscPipe)in->pipe)) {
-            snprintf(why, sizeof why, "the core has no %s pipe", asc_pipe_name(in->pipe));
-            job_err(j, ASC_DIAG_BAR_PIPE, o->loc[ASC_FK_PIPE], asc_pipe_name(in->pipe), cn, c->name, why);
-        }
-    } else if (ii->fmt == ASC_FMT_XSET) {
-        if (in->pipe != ASC_PIPE_ALL && !asc_config_core_has_pipe(c, core, (AscPipe)in->pipe))
-            job_err(j, ASC_DIAG_PIPE_CORE, o->loc[ASC_FK_PIPE], ii->mnemonic, asc_pipe_name(in->pipe), cn, c->name);
-    }
+    uint32_t cap = j->d->max_errors ? j->d->max_errors : 50;
+    if (j->d->nerrors > cap) j->stop = true;
 }
 
 /* ---- emission ------------------------------------------------------------- */

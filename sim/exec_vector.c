@@ -27,12 +27,19 @@
 
 #include "exec_internal.h"
 
+/* Families, from the family table. */
 typedef enum VFam {
-    VF_ADD, VF_SUB, VF_MUL, VF_MAX, VF_MIN, VF_DIV, VF_AND, VF_OR,
-    VF_EXP, VF_LN, VF_ABS, VF_SQRT, VF_RSQRT, VF_REC, VF_RELU, VF_NOT,
-    VF_ADDS, VF_MULS, VF_MAXS, VF_MINS, VF_LRELU, VF_DUP,
-    VF_CMP, VF_SEL, VF_CADD, VF_CMAX, VF_CMIN, VF_COPY, VF_BRCB, VF_CONV
+#define ASC_VFAM(fam, shape, dtypes, flops) VF_##fam,
+#include "asc_vfam.def"
+#undef ASC_VFAM
+    VF_COUNT
 } VFam;
+
+/* Operand shapes (the SHAPE column of asc_vfam.def). */
+typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_SCALAR, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
+
+/* Element types a family accepts (the DTYPES column). */
+typedef enum VDtypes { VD_F, VD_I, VD_FI, VD_ANY } VDtypes;
 
 typedef enum VKind { VK_LANES, VK_BITS, VK_ELEM, VK_CONTIG8 } VKind;
 
@@ -48,7 +55,6 @@ typedef struct VOperand {
 } VOperand;
 
 typedef struct VPlan {
-    VFam fam;
     AscDtype dt, dto;  /* element type, and destination type of vconv */
     uint32_t lanes;
     uint32_t repeats;
@@ -337,140 +343,228 @@ static bool cond_holds(bool lt, bool eq, bool gt, unsigned cond)
 static bool cmp_f(float a, float b, unsigned cond) { return cond_holds(a < b, a == b, a > b, cond); }
 static bool cmp_i(int64_t a, int64_t b, unsigned cond) { return cond_holds(a < b, a == b, a > b, cond); }
 
-/* Elementwise families on all lanes (inactive lanes compute garbage that
- * is never stored). */
-static void compute_elementwise(const VPlan *p, const AscIssued *q, const VBuf *a, const VBuf *b, VBuf *d)
+/* ---- the semantics of each family ------------------------------------------ *
+ *
+ * One function per row of asc_vfam.def, vsem_<FAM>, called once per repeat
+ * after the driver gathered the sources.  Sources hold lane i at byte
+ * i*size; inactive lanes hold zeros or stale data and may be computed on,
+ * since the driver never stores them.  A function fills d: its lanes (a
+ * lane destination), packed bits (CMP) or element 0 (REDUCE). */
+
+typedef struct VRepeat {
+    AscDtype dt, dto;      /* element type; vconv's destination type */
+    uint32_t lanes, size;  /* lanes per repeat; bytes of a dt element */
+    const uint64_t *m;     /* active lanes of this repeat */
+    const VBuf *a, *b, *c; /* src0 (src), src1, cmpmask bits */
+    VBuf *d;
+    float sf;              /* the scalar operand as a float element type holds it */
+    int64_t si;            /* ... as an integer element type holds it */
+    unsigned cond;         /* vcmp's condition */
+    AscRnd rnd;            /* vconv's rounding */
+} VRepeat;
+
+typedef void VSemFn(const VRepeat *v);
+
+/* Every lane: x = src0[i], y = Y, dst[i] = EXPR, in f32 (rounded to the
+ * element type by store_f) or in int64 (wrapped to the element width). */
+#define FLOAT_LANES(v, Y, EXPR)                                 \
+    for (uint32_t i = 0; i < (v)->lanes; i++) {                 \
+        float x = load_f((v)->a, (v)->dt, i), y = (Y);          \
+        (void)y;                                                \
+        store_f((v)->d, (v)->dt, i, (EXPR));                    \
+    }
+#define INT_LANES(v, Y, EXPR)                                   \
+    for (uint32_t i = 0; i < (v)->lanes; i++) {                 \
+        int64_t x = load_i((v)->a, (v)->dt, i), y = (Y);        \
+        (void)y;                                                \
+        store_i((v)->d, (v)->dt, i, (EXPR));                    \
+    }
+/* y = src1[i] */
+#define BINARY(v, FEXPR, IEXPR)                                                 \
+    if (asc_dtype_is_float((v)->dt)) {                                          \
+        FLOAT_LANES(v, load_f((v)->b, (v)->dt, i), FEXPR)                       \
+    } else {                                                                    \
+        INT_LANES(v, load_i((v)->b, (v)->dt, i), IEXPR)                         \
+    }
+/* y = the scalar operand */
+#define WITH_SCALAR(v, FEXPR, IEXPR)                                            \
+    if (asc_dtype_is_float((v)->dt)) {                                          \
+        FLOAT_LANES(v, (v)->sf, FEXPR)                                          \
+    } else {                                                                    \
+        INT_LANES(v, (v)->si, IEXPR)                                            \
+    }
+#define WRAP(x, OP, y) ((int64_t)((uint64_t)(x) OP (uint64_t)(y)))
+
+static void vsem_VADD(const VRepeat *v) { BINARY(v, x + y, WRAP(x, +, y)) }
+static void vsem_VSUB(const VRepeat *v) { BINARY(v, x - y, WRAP(x, -, y)) }
+static void vsem_VMUL(const VRepeat *v) { BINARY(v, x * y, WRAP(x, *, y)) }
+static void vsem_VMAX(const VRepeat *v) { BINARY(v, fmax_asc(x, y), x > y ? x : y) }
+static void vsem_VMIN(const VRepeat *v) { BINARY(v, fmin_asc(x, y), x < y ? x : y) }
+static void vsem_VDIV(const VRepeat *v) { FLOAT_LANES(v, load_f(v->b, v->dt, i), x / y) }
+static void vsem_VAND(const VRepeat *v) { INT_LANES(v, load_i(v->b, v->dt, i), x & y) }
+static void vsem_VOR(const VRepeat *v) { INT_LANES(v, load_i(v->b, v->dt, i), x | y) }
+
+static void vsem_VEXP(const VRepeat *v) { FLOAT_LANES(v, 0.0f, expf(x)) }
+static void vsem_VLN(const VRepeat *v) { FLOAT_LANES(v, 0.0f, logf(x)) }
+static void vsem_VSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, sqrtf(x)) }
+static void vsem_VRSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, (float)(1.0 / sqrt((double)x))) }
+static void vsem_VREC(const VRepeat *v) { FLOAT_LANES(v, 0.0f, 1.0f / x) }
+
+/* clear the sign bit: exact for every value, NaN payload kept */
+static void vsem_VABS(const VRepeat *v)
 {
-    AscDtype dt = p->dt;
-    uint32_t n = p->lanes;
-    bool isf = asc_dtype_is_float(dt);
-    VFam f = p->fam;
-    if (f == VF_COPY) {
-        memcpy(d->u8, a->u8, 256);
-        return;
-    }
-    if (f == VF_ABS) { /* clear the sign bit: exact for every value, NaN payload kept */
-        for (uint32_t i = 0; i < n; i++) {
-            if (dt == ASC_DT_F32)
-                d->u32[i] = a->u32[i] & 0x7fffffffu;
-            else
-                d->u16[i] = a->u16[i] & 0x7fffu;
-        }
-        return;
-    }
-    if (isf) {
-        float s = 0;
-        if (f == VF_ADDS || f == VF_MULS || f == VF_MAXS || f == VF_MINS || f == VF_LRELU) s = scalar_f(q->rs2, dt);
-        if (f == VF_DUP) s = scalar_f(q->rs1, dt);
-        for (uint32_t i = 0; i < n; i++) {
-            float x = f == VF_DUP ? 0 : load_f(a, dt, i);
-            float y = (f == VF_ADD || f == VF_SUB || f == VF_MUL || f == VF_MAX || f == VF_MIN || f == VF_DIV)
-                          ? load_f(b, dt, i)
-                          : s;
-            float r;
-            switch (f) {
-            case VF_ADD: case VF_ADDS: r = x + y; break;
-            case VF_SUB: r = x - y; break;
-            case VF_MUL: case VF_MULS: r = x * y; break;
-            case VF_DIV: r = x / y; break;
-            case VF_MAX: case VF_MAXS: r = fmax_asc(x, y); break;
-            case VF_MIN: case VF_MINS: r = fmin_asc(x, y); break;
-            case VF_EXP: r = expf(x); break;
-            case VF_LN: r = logf(x); break;
-            case VF_SQRT: r = sqrtf(x); break;
-            case VF_RSQRT: r = (float)(1.0 / sqrt((double)x)); break;
-            case VF_REC: r = 1.0f / x; break;
-            case VF_RELU: r = x > 0 ? x : 0.0f; break;
-            case VF_LRELU: r = x >= 0 ? x : x * y; break;
-            case VF_DUP: r = s; break;
-            default: r = x; break;
-            }
-            store_f(d, dt, i, r);
-        }
-        return;
-    }
-    int64_t s = 0;
-    if (f == VF_ADDS || f == VF_MULS || f == VF_MAXS || f == VF_MINS) s = scalar_i(q->rs2, dt);
-    if (f == VF_DUP) s = scalar_i(q->rs1, dt);
-    for (uint32_t i = 0; i < n; i++) {
-        int64_t x = f == VF_DUP ? 0 : load_i(a, dt, i);
-        int64_t y = (f == VF_ADD || f == VF_SUB || f == VF_MUL || f == VF_MAX || f == VF_MIN || f == VF_AND ||
-                     f == VF_OR)
-                        ? load_i(b, dt, i)
-                        : s;
-        int64_t r;
-        switch (f) {
-        case VF_ADD: case VF_ADDS: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
-        case VF_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
-        case VF_MUL: case VF_MULS: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
-        case VF_MAX: case VF_MAXS: r = x > y ? x : y; break;
-        case VF_MIN: case VF_MINS: r = x < y ? x : y; break;
-        case VF_AND: r = x & y; break;
-        case VF_OR: r = x | y; break;
-        case VF_NOT: r = ~x; break;
-        case VF_RELU: r = x > 0 ? x : 0; break;
-        case VF_DUP: r = s; break;
-        default: r = x; break;
-        }
-        store_i(d, dt, i, r); /* wraps to the element width */
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        if (v->dt == ASC_DT_F32)
+            v->d->u32[i] = v->a->u32[i] & 0x7fffffffu;
+        else
+            v->d->u16[i] = v->a->u16[i] & 0x7fffu;
     }
 }
 
-/* vconv of all lanes: src type p->dt, dst type p->dto. */
-static void compute_conv(const VPlan *p, AscRnd rnd, const VBuf *a, VBuf *d)
+static void vsem_VRELU(const VRepeat *v)
 {
-    AscDtype st = p->dt, dt = p->dto;
-    for (uint32_t i = 0; i < p->lanes; i++) {
-        double v = asc_dtype_is_float(st) ? (double)load_f(a, st, i) : (double)load_i(a, st, i);
-        switch (dt) {
-        case ASC_DT_F32: {
-            float r;
-            if (st == ASC_DT_F32)
-                r = (float)asc_round_integral(v, rnd);
-            else if (st == ASC_DT_S32)
-                r = asc_f64_to_f32_rnd(v, rnd);
-            else
-                r = (float)v; /* f16/bf16 -> f32 exact */
-            memcpy(&d->u32[i], &r, 4);
-            break;
-        }
-        case ASC_DT_F16: d->u16[i] = asc_f32_to_f16_rnd((float)v, rnd); break; /* (float)v exact here */
-        case ASC_DT_BF16: d->u16[i] = asc_f32_to_bf16_rnd((float)v, rnd); break;
-        case ASC_DT_S32: d->u32[i] = (uint32_t)asc_float_to_int_sat(v, rnd, INT32_MIN, INT32_MAX); break;
-        case ASC_DT_S16: d->u16[i] = (uint16_t)asc_float_to_int_sat(v, rnd, INT16_MIN, INT16_MAX); break;
-        case ASC_DT_S8: d->u8[i] = (uint8_t)asc_float_to_int_sat(v, rnd, INT8_MIN, INT8_MAX); break;
-        default: d->u8[i] = (uint8_t)asc_float_to_int_sat(v, rnd, 0, UINT8_MAX); break;
-        }
+    if (asc_dtype_is_float(v->dt)) {
+        FLOAT_LANES(v, 0.0f, x > 0 ? x : 0.0f)
+    } else {
+        INT_LANES(v, 0, x > 0 ? x : 0)
+    }
+}
+
+static void vsem_VNOT(const VRepeat *v) { INT_LANES(v, 0, ~x) }
+
+static void vsem_VADDS(const VRepeat *v) { WITH_SCALAR(v, x + y, WRAP(x, +, y)) }
+static void vsem_VMULS(const VRepeat *v) { WITH_SCALAR(v, x * y, WRAP(x, *, y)) }
+static void vsem_VMAXS(const VRepeat *v) { WITH_SCALAR(v, fmax_asc(x, y), x > y ? x : y) }
+static void vsem_VMINS(const VRepeat *v) { WITH_SCALAR(v, fmin_asc(x, y), x < y ? x : y) }
+static void vsem_VLRELU(const VRepeat *v) { FLOAT_LANES(v, v->sf, x >= 0 ? x : x * y) }
+
+static void vsem_VDUP(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        if (asc_dtype_is_float(v->dt))
+            store_f(v->d, v->dt, i, v->sf);
+        else
+            store_i(v->d, v->dt, i, v->si);
+    }
+}
+
+/* bit i (LSB first) = src0[i] <cond> src1[i]; inactive lanes give 0 */
+static void vsem_VCMP(const VRepeat *v)
+{
+    memset(v->d->u8, 0, v->lanes / 8);
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        if (!lane_on(v->m, i)) continue;
+        bool on = asc_dtype_is_float(v->dt) ? cmp_f(load_f(v->a, v->dt, i), load_f(v->b, v->dt, i), v->cond)
+                                            : cmp_i(load_i(v->a, v->dt, i), load_i(v->b, v->dt, i), v->cond);
+        if (on) v->d->u8[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+}
+
+/* dst[i] = cmpmask bit i ? src0[i] : src1[i] */
+static void vsem_VSEL(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        const VBuf *pick = (v->c->u8[i / 8] >> (i % 8)) & 1 ? v->a : v->b;
+        memcpy(v->d->u8 + i * v->size, pick->u8 + i * v->size, v->size);
     }
 }
 
 /* One value from the active lanes of a repeat: pairwise tree over the
- * active values in lane order (see docs/semantics.md). */
-static float reduce_repeat(const VPlan *p, const VBuf *a, const uint64_t m[2])
+ * active values in lane order (see docs/semantics.md); vcadd rounds to the
+ * element type after every add.  No active lane: the identity. */
+typedef enum VReduce { VR_ADD, VR_MAX, VR_MIN } VReduce;
+
+static void reduce(const VRepeat *v, VReduce how)
 {
-    float v[128];
+    float x[128];
     uint32_t n = 0;
-    for (uint32_t i = 0; i < p->lanes; i++)
-        if (lane_on(m, i)) v[n++] = load_f(a, p->dt, i);
-    if (n == 0) return p->fam == VF_CADD ? 0.0f : p->fam == VF_CMAX ? -INFINITY : INFINITY;
+    for (uint32_t i = 0; i < v->lanes; i++)
+        if (lane_on(v->m, i)) x[n++] = load_f(v->a, v->dt, i);
+    if (n == 0) x[0] = how == VR_ADD ? 0.0f : how == VR_MAX ? -INFINITY : INFINITY;
     while (n > 1) {
         uint32_t h = n / 2;
         for (uint32_t j = 0; j < h; j++) {
-            float x = v[2 * j], y = v[2 * j + 1], r;
-            if (p->fam == VF_CADD) {
-                r = x + y;
-                if (p->dt == ASC_DT_F16) r = asc_f16_to_f32(asc_f32_to_f16(r)); /* round after every add */
-                if (p->dt == ASC_DT_BF16) r = asc_bf16_to_f32(asc_f32_to_bf16(r));
+            float p = x[2 * j], q = x[2 * j + 1], r;
+            if (how == VR_ADD) {
+                r = p + q;
+                if (v->dt == ASC_DT_F16) r = asc_f16_to_f32(asc_f32_to_f16(r));
+                if (v->dt == ASC_DT_BF16) r = asc_bf16_to_f32(asc_f32_to_bf16(r));
             } else {
-                r = p->fam == VF_CMAX ? fmax_asc(x, y) : fmin_asc(x, y);
+                r = how == VR_MAX ? fmax_asc(p, q) : fmin_asc(p, q);
             }
-            v[j] = r;
+            x[j] = r;
         }
-        if (n & 1) v[h] = v[n - 1];
+        if (n & 1) x[h] = x[n - 1];
         n = n - h;
     }
-    return v[0];
+    store_f(v->d, v->dt, 0, x[0]);
 }
+
+static void vsem_VCADD(const VRepeat *v) { reduce(v, VR_ADD); }
+static void vsem_VCMAX(const VRepeat *v) { reduce(v, VR_MAX); }
+static void vsem_VCMIN(const VRepeat *v) { reduce(v, VR_MIN); }
+
+static void vsem_VCOPY(const VRepeat *v) { memcpy(v->d->u8, v->a->u8, 256); }
+
+/* block j of the dst repeat = 32/size copies of src element j (the driver
+ * gathered src[8r .. 8r+8) into a) */
+static void vsem_VBRCB(const VRepeat *v)
+{
+    uint32_t epb = 32 / v->size;
+    for (uint32_t i = 0; i < v->lanes; i++) memcpy(v->d->u8 + i * v->size, v->a->u8 + (i / epb) * v->size, v->size);
+}
+
+/* vconv: src type dt, dst type dto, rounded by rnd */
+static void vsem_VCONV(const VRepeat *v)
+{
+    AscDtype st = v->dt, dt = v->dto;
+    AscRnd rnd = v->rnd;
+    const VBuf *a = v->a;
+    VBuf *d = v->d;
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        double x = asc_dtype_is_float(st) ? (double)load_f(a, st, i) : (double)load_i(a, st, i);
+        switch (dt) {
+        case ASC_DT_F32: {
+            float r;
+            if (st == ASC_DT_F32)
+                r = (float)asc_round_integral(x, rnd);
+            else if (st == ASC_DT_S32)
+                r = asc_f64_to_f32_rnd(x, rnd);
+            else
+                r = (float)x; /* f16/bf16 -> f32 exact */
+            memcpy(&d->u32[i], &r, 4);
+            break;
+        }
+        case ASC_DT_F16: d->u16[i] = asc_f32_to_f16_rnd((float)x, rnd); break; /* (float)x exact here */
+        case ASC_DT_BF16: d->u16[i] = asc_f32_to_bf16_rnd((float)x, rnd); break;
+        case ASC_DT_S32: d->u32[i] = (uint32_t)asc_float_to_int_sat(x, rnd, INT32_MIN, INT32_MAX); break;
+        case ASC_DT_S16: d->u16[i] = (uint16_t)asc_float_to_int_sat(x, rnd, INT16_MIN, INT16_MAX); break;
+        case ASC_DT_S8: d->u8[i] = (uint8_t)asc_float_to_int_sat(x, rnd, INT8_MIN, INT8_MAX); break;
+        default: d->u8[i] = (uint8_t)asc_float_to_int_sat(x, rnd, 0, UINT8_MAX); break;
+        }
+    }
+}
+
+#undef FLOAT_LANES
+#undef INT_LANES
+#undef BINARY
+#undef WITH_SCALAR
+#undef WRAP
+
+/* The family table's columns, per family. */
+typedef struct VFamInfo {
+    VSemFn *sem;
+    uint8_t shape;  /* VShape */
+    uint8_t dtypes; /* VDtypes */
+    bool flops;
+    const char *name;
+} VFamInfo;
+
+static const VFamInfo vfam_info[VF_COUNT] = {
+#define ASC_VFAM(fam, shape, dtypes, flops) [VF_##fam] = {vsem_##fam, VS_##shape, VD_##dtypes, flops, #fam},
+#include "asc_vfam.def"
+#undef ASC_VFAM
+};
 
 /* ---- the driver ----------------------------------------------------------- */
 
@@ -501,74 +595,79 @@ static void set_other(VOperand *o, const char *name, bool write, VKind kind, uin
     o->rep_bytes = rep_bytes;
 }
 
-/* Every vector family but vtranspose: decode operands and the config by
- * format, derive lanes/repeats/masks, check every footprint, then run the
- * repeats in order (gather sources, compute, scatter destination). */
+static bool dtypes_ok(VDtypes d, AscDtype dt)
+{
+    switch (d) {
+    case VD_F: return asc_dtype_is_float(dt);
+    case VD_I: return !asc_dtype_is_float(dt);
+    default: return true;
+    }
+}
+
+/* Every vector family but vtranspose: set up the operands by shape, derive
+ * lanes/repeats/masks, check every footprint, then run the repeats in order
+ * (gather the sources, the family's semantics, store the destination). */
 static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
 {
+    const VFamInfo *fi = &vfam_info[fam];
+    VShape shape = (VShape)fi->shape;
+    if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
+        return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
+                              asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");
     VPlan p;
     memset(&p, 0, sizeof p);
-    p.fam = fam;
     p.dt = dt0;
-    p.dto = fam == VF_CONV ? dt1 : dt0;
+    p.dto = shape == VS_CONV ? dt1 : dt0;
     st->src_buf = ASC_BUF_UB;
     st->dst_buf = ASC_BUF_UB;
 
-    /* operands and the config register, by instruction format */
-    uint32_t size = asc_dtype_size(dt0);
-    uint64_t cfg;
-    switch (fam) {
-    case VF_ADD: case VF_SUB: case VF_MUL: case VF_MAX: case VF_MIN: case VF_DIV: case VF_AND: case VF_OR:
-    case VF_SEL:
-        cfg = q->rs3;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, size, cfg, 0);
-        set_lanes(&p.op[OP_SRC0], "src0", false, q->rs1, size, cfg, 1);
+    /* lanes per repeat: 256 B of the widest element type */
+    uint32_t size = asc_dtype_size(dt0), big = size;
+    if (shape == VS_CONV && asc_dtype_size(dt1) > big) big = asc_dtype_size(dt1);
+    p.lanes = 256 / big;
+
+    /* operands and the config register, by shape */
+    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_SCALAR;
+    uint64_t cfg = four ? q->rs3 : q->rs2;
+    VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
+    switch (shape) {
+    case VS_BIN:
+    case VS_SEL:
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
+        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        if (shape == VS_SEL) set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
+        break;
+    case VS_CMP:
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
-    case VF_CMP:
-        cfg = q->rs3;
-        set_lanes(&p.op[OP_SRC0], "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+    case VS_DUP: set_lanes(dst, "dst", true, q->rd, size, cfg, 0); break;
+    case VS_REDUCE:
+        set_other(dst, "dst", true, VK_ELEM, q->rd, size, ((cfg >> 24) & 0xff) * size);
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
         break;
-    case VF_ADDS: case VF_MULS: case VF_MAXS: case VF_MINS: case VF_LRELU:
-        cfg = q->rs3;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, size, cfg, 0);
-        set_lanes(&p.op[OP_SRC0], "src", false, q->rs1, size, cfg, 1);
+    case VS_BRCB:
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_other(src0, "src", false, VK_CONTIG8, q->rs1, size, 8 * size);
         break;
-    case VF_DUP:
-        cfg = q->rs2;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, size, cfg, 0);
+    case VS_CONV:
+        set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
         break;
-    case VF_CADD: case VF_CMAX: case VF_CMIN:
-        cfg = q->rs2;
-        set_lanes(&p.op[OP_SRC0], "src", false, q->rs1, size, cfg, 1);
-        set_other(&p.op[OP_DST], "dst", true, VK_ELEM, q->rd, size, ((cfg >> 24) & 0xff) * size);
-        break;
-    case VF_BRCB:
-        cfg = q->rs2;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, size, cfg, 0);
-        set_other(&p.op[OP_SRC0], "src", false, VK_CONTIG8, q->rs1, size, 8 * size);
-        break;
-    case VF_CONV:
-        cfg = q->rs2;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
-        set_lanes(&p.op[OP_SRC0], "src", false, q->rs1, size, cfg, 1);
-        break;
-    default: /* unary */
-        cfg = q->rs2;
-        set_lanes(&p.op[OP_DST], "dst", true, q->rd, size, cfg, 0);
-        set_lanes(&p.op[OP_SRC0], "src", false, q->rs1, size, cfg, 1);
+    case VS_SCALAR:
+    case VS_UNARY:
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
 
-    /* lanes, repeats, masks */
-    uint32_t big = size;
-    if (fam == VF_CONV && asc_dtype_size(dt1) > big) big = asc_dtype_size(dt1);
-    p.lanes = 256 / big;
+    /* repeats and masks */
     uint64_t lane_mask[2] = {p.lanes >= 64 ? ~0ull : ((1ull << p.lanes) - 1), p.lanes > 64 ? ~0ull : 0};
     bool counter = (q->ctrl >> ASC_CTRL_COUNTER_BIT) & 1;
-    if (fam == VF_BRCB) { /* vbrcb ignores the mask and counter mode */
+    if (shape == VS_BRCB) { /* vbrcb ignores the mask and counter mode */
         p.repeats = (uint32_t)(cfg >> 56);
         memcpy(p.full, lane_mask, sizeof p.full);
         memcpy(p.last, lane_mask, sizeof p.last);
@@ -589,8 +688,6 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         memcpy(p.last, p.full, sizeof p.last);
     }
     if (p.repeats == 0) return true;
-    if (fam == VF_CMP) set_other(&p.op[OP_DST], "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
-    if (fam == VF_SEL) set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
 
     for (int k = 0; k < OP_COUNT; k++)
         if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
@@ -598,11 +695,19 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     /* execute: per repeat, the bank cost first (it depends only on
      * addresses and the mask), then the data */
     uint8_t *ub = ctx->mem[ASC_BUF_UB].data;
-    bool movement = fam == VF_COPY || fam == VF_BRCB || fam == VF_DUP;
+    VBuf a, b, c, d;
+    VRepeat v = {.dt = p.dt, .dto = p.dto, .lanes = p.lanes, .size = size, .a = &a, .b = &b, .c = &c, .d = &d,
+                 .cond = q->in.cond, .rnd = (AscRnd)q->in.rnd};
+    if (shape == VS_SCALAR || shape == VS_DUP) {
+        uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
+        if (asc_dtype_is_float(p.dt))
+            v.sf = scalar_f(s, p.dt);
+        else
+            v.si = scalar_i(s, p.dt);
+    }
     for (uint32_t r = 0; r < p.repeats; r++) {
         const uint64_t *m = r + 1 == p.repeats ? p.last : p.full;
         uint32_t active = popcount2(m);
-        VBuf a, b, d, bits;
         AscBankRepeat br;
         br.nread = br.nwrite = 0;
         if (!ctx->no_bank_cost || ctx->on_access) {
@@ -612,60 +717,39 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
             if (ctx->on_access) report_blocks(ctx, &br);
         }
 
+        /* gather: every source lane is read before any dst lane is written */
         memset(&a, 0, sizeof a);
         memset(&b, 0, sizeof b);
-        if (fam == VF_BRCB) {
-            /* block j of the dst repeat = 32/size copies of src[8r + j] */
-            const uint8_t *src = ub + p.op[OP_SRC0].base + (uint64_t)r * 8 * size;
-            uint32_t epb = 32 / size;
-            for (uint32_t i = 0; i < p.lanes; i++) memcpy(d.u8 + i * size, src + (i / epb) * size, size);
-            st->bytes += 8 * size;
-            scatter_lanes(ub, &p.op[OP_DST], r, m, p.lanes, &d);
-            continue;
+        VBuf *into[OP_COUNT] = {NULL, &a, &b, &c};
+        for (int k = OP_SRC0; k < OP_COUNT; k++) {
+            const VOperand *o = &p.op[k];
+            if (!o->used) continue;
+            switch ((VKind)o->kind) {
+            case VK_LANES:
+                gather_lanes(ub, o, r, m, p.lanes, into[k]);
+                st->bytes += (uint64_t)active * o->size;
+                break;
+            case VK_BITS:
+                memcpy(into[k]->u8, ub + o->base + (uint64_t)r * (p.lanes / 8), p.lanes / 8);
+                st->bytes += p.lanes / 8;
+                break;
+            case VK_CONTIG8:
+                memcpy(into[k]->u8, ub + o->base + (uint64_t)r * 8 * o->size, 8 * o->size);
+                st->bytes += 8 * o->size;
+                break;
+            case VK_ELEM: break; /* only destinations */
+            }
         }
-        const VOperand *s0 = &p.op[OP_SRC0], *s1 = &p.op[OP_SRC1];
-        if (s0->used) gather_lanes(ub, s0, r, m, p.lanes, &a);
-        if (s1->used) gather_lanes(ub, s1, r, m, p.lanes, &b);
-        st->bytes += (uint64_t)active * ((s0->used ? s0->size : 0) + (s1->used ? s1->size : 0));
-        if (!movement) st->flops += active;
+        if (fi->flops) st->flops += active;
 
-        switch (fam) {
-        case VF_CMP: {
-            memset(&bits, 0, sizeof bits);
-            for (uint32_t i = 0; i < p.lanes; i++) {
-                if (!lane_on(m, i)) continue;
-                bool on = asc_dtype_is_float(p.dt) ? cmp_f(load_f(&a, p.dt, i), load_f(&b, p.dt, i), q->in.cond)
-                                                   : cmp_i(load_i(&a, p.dt, i), load_i(&b, p.dt, i), q->in.cond);
-                if (on) bits.u8[i / 8] |= (uint8_t)(1u << (i % 8));
-            }
-            memcpy(ub + p.op[OP_DST].base + (uint64_t)r * (p.lanes / 8), bits.u8, p.lanes / 8);
-            break;
-        }
-        case VF_SEL: {
-            const uint8_t *mb = ub + p.op[OP_MASK].base + (uint64_t)r * (p.lanes / 8);
-            st->bytes += p.lanes / 8;
-            for (uint32_t i = 0; i < p.lanes; i++) {
-                const VBuf *pick = (mb[i / 8] >> (i % 8)) & 1 ? &a : &b;
-                memcpy(d.u8 + i * size, pick->u8 + i * size, size);
-            }
-            scatter_lanes(ub, &p.op[OP_DST], r, m, p.lanes, &d);
-            break;
-        }
-        case VF_CADD: case VF_CMAX: case VF_CMIN: {
-            float v = reduce_repeat(&p, &a, m);
-            VBuf one;
-            store_f(&one, p.dt, 0, v);
-            memcpy(ub + p.op[OP_DST].base + r * p.op[OP_DST].rep_bytes, one.u8, size);
-            break;
-        }
-        case VF_CONV:
-            compute_conv(&p, (AscRnd)q->in.rnd, &a, &d);
-            scatter_lanes(ub, &p.op[OP_DST], r, m, p.lanes, &d);
-            break;
-        default:
-            compute_elementwise(&p, q, &a, &b, &d);
-            scatter_lanes(ub, &p.op[OP_DST], r, m, p.lanes, &d);
-            break;
+        v.m = m;
+        fi->sem(&v);
+
+        switch ((VKind)dst->kind) {
+        case VK_LANES: scatter_lanes(ub, dst, r, m, p.lanes, &d); break;
+        case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p.lanes / 8), d.u8, p.lanes / 8); break;
+        case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
+        case VK_CONTIG8: break; /* only sources */
         }
     }
     st->repeats = p.repeats;
@@ -707,35 +791,8 @@ ASC_EXEC_FN(VTRANSPOSE)
     return true;
 }
 
-#define VEC_FN(fam, vf) \
-    ASC_EXEC_FN(fam) { return vec_run(ctx, q, vf, dt0, dt1, st); }
-VEC_FN(VADD, VF_ADD)
-VEC_FN(VSUB, VF_SUB)
-VEC_FN(VMUL, VF_MUL)
-VEC_FN(VMAX, VF_MAX)
-VEC_FN(VMIN, VF_MIN)
-VEC_FN(VDIV, VF_DIV)
-VEC_FN(VAND, VF_AND)
-VEC_FN(VOR, VF_OR)
-VEC_FN(VEXP, VF_EXP)
-VEC_FN(VLN, VF_LN)
-VEC_FN(VABS, VF_ABS)
-VEC_FN(VSQRT, VF_SQRT)
-VEC_FN(VRSQRT, VF_RSQRT)
-VEC_FN(VREC, VF_REC)
-VEC_FN(VRELU, VF_RELU)
-VEC_FN(VNOT, VF_NOT)
-VEC_FN(VADDS, VF_ADDS)
-VEC_FN(VMULS, VF_MULS)
-VEC_FN(VMAXS, VF_MAXS)
-VEC_FN(VMINS, VF_MINS)
-VEC_FN(VLRELU, VF_LRELU)
-VEC_FN(VDUP, VF_DUP)
-VEC_FN(VCMP, VF_CMP)
-VEC_FN(VSEL, VF_SEL)
-VEC_FN(VCADD, VF_CADD)
-VEC_FN(VCMAX, VF_CMAX)
-VEC_FN(VCMIN, VF_CMIN)
-VEC_FN(VCOPY, VF_COPY)
-VEC_FN(VBRCB, VF_BRCB)
-VEC_FN(VCONV, VF_CONV)
+/* asc_exec_<FAM> of every vector family */
+#define ASC_VFAM(fam, shape, dtypes, flops) \
+    ASC_EXEC_FN(fam) { return vec_run(ctx, q, VF_##fam, dt0, dt1, st); }
+#include "asc_vfam.def"
+#undef ASC_VFAM

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "asc/target.h"
 #include "sim_internal.h"
 
 #define CORE_OF(ctx) ((AscCore *)(void *)(ctx)) /* ctx is AscCore's first member */
@@ -308,43 +309,18 @@ static bool drained(const AscCore *c, uint64_t *when)
     return true;
 }
 
-/* Is `op` legal here?  Fault naming the rule if not. */
+/* Is `in` (the instruction at c->pc) legal on this core?  Fault with the
+ * rule's words if not.  asc_target_check_insn decides; its answer was
+ * cached per instruction at decode (AscProg.legal); the first broken rule
+ * is reported. */
 static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
 {
-    const AscInsnInfo *ii = &asc_insn_info[in->op];
-    const char *kind = asc_core_kind_name(c->kind);
-    if (!asc_config_insn_legal(&sim->cfg, c->kind, (AscOp)in->op))
-        return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
-                            "'%s' is not available on a %s core of target %s", ii->mnemonic, kind, sim->cfg.name);
-    /* the pipes the instruction names (flag pairs, bar, set_cross_core) */
-    uint8_t pipes[2] = {0, 0};
-    unsigned np = 0;
-    if (in->op == ASC_OP_SET_FLAG || in->op == ASC_OP_WAIT_FLAG) {
-        pipes[np++] = in->psrc;
-        pipes[np++] = in->pdst;
-        if (in->event >= sim->cfg.v[ASC_KEY_EVENT_IDS])
-            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
-                                "event id must be in the range [0, %lld] for target %s, got %u",
-                                (long long)sim->cfg.v[ASC_KEY_EVENT_IDS] - 1, sim->cfg.name, in->event);
-    } else if (in->op == ASC_OP_BAR || in->op == ASC_OP_SET_CROSS_CORE) {
-        pipes[np++] = in->pipe;
-    }
-    for (unsigned i = 0; i < np; i++) {
-        if (in->op == ASC_OP_BAR && pipes[i] == ASC_PIPE_ALL) continue;
-        if (in->op == ASC_OP_BAR && pipes[i] == ASC_PIPE_S)
-            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
-                                "bar s is illegal: scalar ordering is guaranteed by hardware (PipeBarrier<PIPE_S> "
-                                "raises a hardware error)");
-        if (pipes[i] >= ASC_PIPE_COUNT || !asc_config_core_has_pipe(&sim->cfg, c->kind, (AscPipe)pipes[i]))
-            return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
-                                "'%s' names pipe %s, which a %s core of target %s does not have", ii->mnemonic,
-                                asc_pipe_name(pipes[i]) ? asc_pipe_name(pipes[i]) : "?", kind, sim->cfg.name);
-    }
-    if (np == 2 && !asc_config_sync_legal(&sim->cfg, c->kind, (AscPipe)in->psrc, (AscPipe)in->pdst))
-        return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op,
-                            "%s -> %s is not a legal flag pair on a %s core of target %s", asc_pipe_name(in->psrc),
-                            asc_pipe_name(in->pdst), kind, sim->cfg.name);
-    return true;
+    if ((c->prog->legal[in - c->prog->insn] >> c->kind) & 1) return true;
+    AscTargetRule r[ASC_TARGET_MAX_BROKEN];
+    if (!asc_target_check_insn(&sim->cfg, c->kind, in, r)) return true;
+    char why[200];
+    asc_target_rule_text(&r[0], why, sizeof why);
+    return asc_sim_fail(sim, ASC_FAULT_ILLEGAL, c, ASC_PIPE_S, c->pc, in->op, "%s", why);
 }
 
 /* Issue `in` into `pipe`'s queue at t; false when the queue is full.  The

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "asc/target.h"
 #include "sim_internal.h"
 
 /* A launch error (SIM_LAUNCH) with a printf message; d may be NULL. */
@@ -43,7 +44,8 @@ static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, 
     p->entry = entry;
     p->size = size;
     p->insn = asc_calloc(&sim->alloc, size / 4 ? size / 4 : 1, sizeof *p->insn);
-    if (!p->insn) return false;
+    p->legal = asc_calloc(&sim->alloc, size / 4 ? size / 4 : 1, sizeof *p->legal);
+    if (!p->insn || !p->legal) return false;
     for (uint32_t i = 0; i < size / 4; i++) {
         const char *why = NULL;
         if (!asc_decode(img->text[entry / 4 + i], &p->insn[i], &why)) {
@@ -51,6 +53,11 @@ static bool decode_prog(AscSim *sim, AscProg *p, uint32_t entry, uint32_t size, 
                       entry + 4 * i, why ? why : "?");
             return false;
         }
+        /* the target's rules, asked once per instruction and core kind
+         * here rather than on every execution */
+        AscTargetRule r[ASC_TARGET_MAX_BROKEN];
+        for (unsigned k = ASC_CORE_AIV; k <= ASC_CORE_COUPLED; k++)
+            if (!asc_target_check_insn(&sim->cfg, (AscCoreKind)k, &p->insn[i], r)) p->legal[i] |= (uint8_t)(1u << k);
     }
     return true;
 }
@@ -320,7 +327,10 @@ void asc_sim_free(AscSim *sim)
         asc_race_core_free(sim, c);
     }
     asc_free(&a, sim->cores);
-    for (unsigned p = 0; p < ASC_PART_COUNT; p++) asc_free(&a, sim->progs[p].insn);
+    for (unsigned p = 0; p < ASC_PART_COUNT; p++) {
+        asc_free(&a, sim->progs[p].insn);
+        asc_free(&a, sim->progs[p].legal);
+    }
     if (sim->gm) asc_gm_free(sim->gm);
     asc_heap_free(&sim->heap, &a);
     asc_hbm_free(&sim->hbm, &a);

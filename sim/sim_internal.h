@@ -32,6 +32,7 @@
 typedef struct AscProg {
     uint32_t entry, size; /* bytes into .text */
     AscInsn *insn;        /* size / 4 decoded instructions */
+    uint8_t *legal;       /* per instruction, bit k: legal on AscCoreKind k (asc_target_check_insn, once) */
 } AscProg;
 
 /* An instruction waiting in (or taken from) a pipe queue. */

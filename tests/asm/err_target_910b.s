@@ -10,7 +10,7 @@
         mov_l1_to_ub x1, x2, x3         ; error: INSN_CORE
         mov_out_to_l1 x1, x2, x3        ; error: INSN_CORE
         fix_l0c_to_out.f16 x1, x2, x3   ; error: INSN_CORE
-        bar s                           ; error: BAR_PIPE
+        bar s                           ; error: BAR_SCALAR
         bar m                           ; error: BAR_PIPE
         bar fix                         ; error: BAR_PIPE
         set_cross_core m, 2, 1          ; error: PIPE_CORE

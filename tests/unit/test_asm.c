@@ -21,6 +21,7 @@
 #include "asc/config.h"
 #include "asc/image.h"
 #include "asc/isa.h"
+#include "asc/target.h"
 
 #define ASM_DIR ASC_SOURCE_DIR "/tests/asm"
 
@@ -162,20 +163,14 @@ static const int64_t *field_values(AscFieldKind k, const AscField *fd, int *n)
     return buf;
 }
 
-/* Would the assembler's target checks accept this instruction? (We only
- * test the parser here; the checks have their own err_ files.) */
+/* Would the assembler's checks accept this instruction? (We only test the
+ * parser here; the target's rules have their own err_ files and
+ * tests/unit/test_target.c.) */
 static bool target_accepts(const AscConfig *cfg, AscCoreKind core, const AscInsn *in)
 {
-    const AscInsnInfo *ii = &asc_insn_info[in->op];
-    if (!asc_config_insn_legal(cfg, core, (AscOp)in->op)) return false;
+    AscTargetRule r[ASC_TARGET_MAX_BROKEN];
     if (in->op == ASC_OP_MTSPR && !asc_spr_writable(in->spr)) return false;
-    if (ii->fmt == ASC_FMT_FLAG)
-        return in->event < cfg->v[ASC_KEY_EVENT_IDS] && asc_config_sync_legal(cfg, core, (AscPipe)in->psrc, (AscPipe)in->pdst);
-    if (ii->fmt == ASC_FMT_BAR)
-        return in->pipe != ASC_PIPE_S && (in->pipe == ASC_PIPE_ALL || asc_config_core_has_pipe(cfg, core, (AscPipe)in->pipe));
-    if (ii->fmt == ASC_FMT_XSET)
-        return in->pipe == ASC_PIPE_ALL || asc_config_core_has_pipe(cfg, core, (AscPipe)in->pipe);
-    return true;
+    return asc_target_check_insn(cfg, core, in, r) == 0;
 }
 
 START_TEST(every_instruction_print_parse_roundtrip)

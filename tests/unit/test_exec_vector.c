@@ -64,14 +64,10 @@ typedef bool (*ExecFn)(AscExecCtx *, const AscIssued *, AscDtype, AscDtype, AscE
 static ExecFn fn_of(const char *fam)
 {
     static const struct { const char *fam; ExecFn fn; } t[] = {
-        {"VADD", asc_exec_VADD}, {"VSUB", asc_exec_VSUB}, {"VMUL", asc_exec_VMUL}, {"VMAX", asc_exec_VMAX},
-        {"VMIN", asc_exec_VMIN}, {"VDIV", asc_exec_VDIV}, {"VAND", asc_exec_VAND}, {"VOR", asc_exec_VOR},
-        {"VEXP", asc_exec_VEXP}, {"VLN", asc_exec_VLN}, {"VABS", asc_exec_VABS}, {"VSQRT", asc_exec_VSQRT},
-        {"VRSQRT", asc_exec_VRSQRT}, {"VREC", asc_exec_VREC}, {"VRELU", asc_exec_VRELU}, {"VNOT", asc_exec_VNOT},
-        {"VADDS", asc_exec_VADDS}, {"VMULS", asc_exec_VMULS}, {"VMAXS", asc_exec_VMAXS}, {"VMINS", asc_exec_VMINS},
-        {"VLRELU", asc_exec_VLRELU}, {"VDUP", asc_exec_VDUP}, {"VCMP", asc_exec_VCMP}, {"VSEL", asc_exec_VSEL},
-        {"VCADD", asc_exec_VCADD}, {"VCMAX", asc_exec_VCMAX}, {"VCMIN", asc_exec_VCMIN}, {"VCOPY", asc_exec_VCOPY},
-        {"VBRCB", asc_exec_VBRCB}, {"VTRANSPOSE", asc_exec_VTRANSPOSE}, {"VCONV", asc_exec_VCONV},
+#define ASC_VFAM(fam, shape, dtypes, flops) {#fam, asc_exec_##fam},
+#include "../../sim/asc_vfam.def"
+#undef ASC_VFAM
+        {"VTRANSPOSE", asc_exec_VTRANSPOSE},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(t[i].fam, fam)) return t[i].fn;
