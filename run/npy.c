@@ -133,8 +133,10 @@ static bool uint_lit(P *p, uint64_t *v)
     return p->s > s0;
 }
 
-bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
-                   AscDiags *d)
+/* The header of a .npy image: everything but the data; *dstart is where the
+ * data starts (buf holds at least the header, len bytes of the file). */
+static bool npy_header(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, size_t *dstart_out,
+                       AscDiags *d)
 {
     memset(out, 0, sizeof *out);
     /* magic (6 bytes), major, minor, header length (u16 in 1.0, u32 later) */
@@ -220,10 +222,27 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
     /* exactly the bytes the shape needs: a short file is truncated, a long
      * one is not what the header says -- both are refused */
     uint64_t size = asc_dtype_size(ds->dtype);
-    size_t dstart = hstart + hlen;
-    if (count > (UINT64_MAX / size) || count * size != len - dstart)
-        return npy_err(d, "%s: data is %zu bytes but shape and dtype need %llu (truncated or extra bytes)", origin,
-                       len - dstart, (unsigned long long)(count * size));
+    if (count > UINT64_MAX / size) return npy_err(d, "%s: shape too large", origin);
+    *dstart_out = hstart + hlen;
+    return true;
+}
+
+/* "data is N bytes but shape and dtype need M": a short file is truncated, a
+ * long one is not what the header says -- both are refused. */
+static bool npy_size_err(AscDiags *d, const char *origin, uint64_t have, uint64_t need)
+{
+    return npy_err(d, "%s: data is %llu bytes but shape and dtype need %llu (truncated or extra bytes)", origin,
+                   (unsigned long long)have, (unsigned long long)need);
+}
+
+bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t len, const AscAlloc *alloc,
+                   AscDiags *d)
+{
+    size_t dstart;
+    if (!npy_header(out, origin, buf, len, &dstart, d)) return false;
+    uint64_t count = out->count, size = asc_dtype_size(out->dtype);
+    if (count * size != len - dstart)
+        return npy_size_err(d, origin, len - dstart, count * size);
     out->data = asc_malloc(alloc, count * size != 0 ? count * size : 1);
     if (!out->data) {
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
@@ -283,27 +302,27 @@ bool asc_npy_read_file(AscNpy *out, const char *path, const AscAlloc *alloc, Asc
     return ok;
 }
 
-bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc)
+/* The header of `a` as numpy itself writes it (so files compare equal to
+ * numpy's), padded with spaces and a newline so data starts at a multiple
+ * of 64.  Returns its length (at most NPY_HDR_MAX), 0 for an unknown dtype. */
+#define NPY_HDR_MAX 640
+
+static size_t npy_header_encode(const AscNpy *a, uint8_t b[NPY_HDR_MAX])
 {
     const char *descr = asc_npy_descr(a->dtype);
-    if (!descr) return false;
+    if (!descr) return 0;
     char shape[8 * 24 + 8] = "";
     size_t sl = 0;
     for (uint32_t i = 0; i < a->ndim; i++)
         sl += (size_t)snprintf(shape + sl, sizeof shape - sl, "%llu,%s", (unsigned long long)a->shape[i],
                                i + 1 < a->ndim ? " " : "");
     if (a->ndim > 1) shape[--sl] = 0; /* numpy writes (4,) but (2, 3) */
-    /* the dict as numpy itself writes it, so files compare equal to numpy's */
     char hdr[512];
     int hl = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
-    /* pad with spaces and a newline so data starts at a multiple of 64 */
     size_t pre = 10, total = pre + (size_t)hl + 1;
     size_t padded = (total + 63) / 64 * 64;
     bool v2 = padded - pre > 65535; /* the header length no longer fits a u16 */
     if (v2) pre = 12, total = pre + (size_t)hl + 1, padded = (total + 63) / 64 * 64;
-    size_t dbytes = a->count * asc_dtype_size(a->dtype);
-    uint8_t *b = asc_malloc(alloc, padded + dbytes);
-    if (!b) return false;
     memcpy(b, "\x93NUMPY", 6);
     b[6] = v2 ? 2 : 1;
     b[7] = 0;
@@ -313,6 +332,18 @@ bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *
     memcpy(b + pre, hdr, (size_t)hl);
     memset(b + pre + hl, ' ', padded - pre - (size_t)hl - 1);
     b[padded - 1] = '\n';
+    return padded;
+}
+
+bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc)
+{
+    uint8_t hdr[NPY_HDR_MAX];
+    size_t padded = npy_header_encode(a, hdr);
+    if (!padded) return false;
+    size_t dbytes = a->count * asc_dtype_size(a->dtype);
+    uint8_t *b = asc_malloc(alloc, padded + dbytes);
+    if (!b) return false;
+    memcpy(b, hdr, padded);
     if (dbytes) memcpy(b + padded, a->data, dbytes);
     *out = b;
     *len = padded + dbytes;
@@ -423,6 +454,108 @@ static const char *dtype_label(unsigned dt)
     return asc_dtype_name(dt) ? asc_dtype_name(dt) : "?";
 }
 
+/* ---- .npy files straight into GM and out of it ---------------------------
+ * Inputs: the header is read and checked first, then the data is read once,
+ * NPY_CHUNK bytes at a time, into GM pages; outputs are written from GM the
+ * same way.  Host memory beyond the tensors' GM pages is one chunk. */
+#define NPY_CHUNK ((size_t)1 << 20)
+
+/* Open path and read its header into *hdr (hdr->data stays NULL); on
+ * success *fp is positioned at the data. */
+static bool npy_open(FILE **fp, AscNpy *hdr, const char *path, const AscAlloc *alloc, AscDiags *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "open", path, strerror(errno));
+        return false;
+    }
+    /* how long the header says it is; fewer bytes are read when the file
+     * ends first, and npy_header then names what is missing */
+    uint8_t pre[12];
+    size_t n = fread(pre, 1, sizeof pre, f), want = n;
+    if (n >= 10 && !memcmp(pre, "\x93NUMPY", 6)) {
+        if (pre[6] == 1) want = 10 + ((size_t)pre[8] | (size_t)pre[9] << 8);
+        else if ((pre[6] == 2 || pre[6] == 3) && n == 12)
+            want = 12 + ((size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24);
+    }
+    size_t cap = want > n ? (want < NPY_CHUNK ? want : NPY_CHUNK) : n;
+    uint8_t *buf = asc_malloc(alloc, cap ? cap : 1);
+    bool ok = buf != NULL;
+    if (!ok && d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+    if (ok) {
+        size_t keep = n < want ? n : want; /* bytes past the header are data: give them back */
+        memcpy(buf, pre, keep);
+        if (keep < n && fseek(f, (long)keep, SEEK_SET) != 0) {
+            if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "seek in", path, strerror(errno));
+            ok = false;
+        }
+        n = keep;
+    }
+    while (ok && n < want) { /* grows only as far as the file has bytes */
+        if (n == cap) {
+            size_t nc = cap * 2 < want ? cap * 2 : want;
+            uint8_t *nb = asc_realloc(alloc, buf, cap, nc);
+            if (!nb) {
+                if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+                ok = false;
+                break;
+            }
+            buf = nb, cap = nc;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    if (ok && ferror(f)) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", path, strerror(errno));
+        ok = false;
+    }
+    size_t dstart;
+    if (ok) ok = npy_header(hdr, path, buf, n, &dstart, d);
+    asc_free(alloc, buf);
+    if (!ok) {
+        fclose(f);
+        return false;
+    }
+    *fp = f;
+    return true;
+}
+
+/* The data of an opened file (exactly `bytes` of it) into GM at addr. */
+static bool npy_read_to_gm(FILE *f, const char *path, AscSim *sim, uint64_t addr, uint64_t bytes, const char *arg,
+                           AscDiags *d)
+{
+    uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
+    if (!buf) {
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return false;
+    }
+    bool ok = true;
+    uint64_t off = 0, extra = 0;
+    while (ok) {
+        size_t want = bytes - off < NPY_CHUNK ? (size_t)(bytes - off) : NPY_CHUNK;
+        if (want == 0) want = NPY_CHUNK; /* past the data: count what else the file holds */
+        size_t r = fread(buf, 1, want, f);
+        if (off < bytes) {
+            if (r && !asc_sim_gm_write(sim, addr + off, buf, r)) {
+                ok = arg_err(d, "argument '%s': out of host memory backing GM", arg);
+                break;
+            }
+            off += r;
+        } else {
+            extra += r;
+        }
+        if (r < want) break;
+    }
+    if (ok && ferror(f)) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", path, strerror(errno));
+        ok = false;
+    }
+    if (ok && (off < bytes || extra)) ok = npy_size_err(d, path, off + extra, bytes);
+    asc_free(asc_sim_alloc(sim), buf);
+    return ok;
+}
+
 /* Bind in the kernel's argument order, so GM placement (and with it every
  * address in a trace) depends on the kernel, not on the order of --arg. */
 bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
@@ -461,14 +594,15 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             uint64_t bytes, addr;
             AscNpy arr;
             memset(&arr, 0, sizeof arr);
+            FILE *f = NULL;
             if (a->how == ASC_RUN_ARG_IN) {
-                if (!asc_npy_read_file(&arr, a->path, asc_sim_alloc(sim), d)) return false;
+                if (!npy_open(&f, &arr, a->path, asc_sim_alloc(sim), d)) return false;
                 if (arr.dtype != ai->dtype && !(ai->dtype == ASC_DT_BF16 && arr.bf16_ok)) {
                     arg_err(d, "%s holds %s ('%s') but argument '%s' of kernel '%s' is %s ('%s'%s)", a->path,
                             dtype_label(arr.dtype), asc_npy_descr(arr.dtype), ai->name, k->name,
                             dtype_label(ai->dtype), asc_npy_descr(ai->dtype),
                             ai->dtype == ASC_DT_BF16 ? " or '|V2'" : "");
-                    asc_npy_free(&arr, asc_sim_alloc(sim));
+                    fclose(f);
                     return false;
                 }
                 bytes = arr.count * asc_dtype_size(arr.dtype);
@@ -482,15 +616,15 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             }
             /* outputs are placed too (GM starts zeroed), only not filled */
             if (!asc_sim_gm_place(sim, bytes, &addr)) {
-                asc_npy_free(&arr, asc_sim_alloc(sim));
+                if (f) fclose(f);
                 return arg_err(d, "argument '%s' (%llu bytes) does not fit in GM (gm_bytes = %lld)", ai->name,
                                (unsigned long long)bytes, (long long)asc_sim_config(sim)->v[ASC_KEY_GM_BYTES]);
             }
-            if (a->how == ASC_RUN_ARG_IN && bytes && !asc_sim_gm_write(sim, addr, arr.data, bytes)) {
-                asc_npy_free(&arr, asc_sim_alloc(sim));
-                return arg_err(d, "argument '%s': out of host memory backing GM", ai->name);
+            if (f) {
+                bool ok = npy_read_to_gm(f, a->path, sim, addr, bytes, ai->name, d);
+                fclose(f);
+                if (!ok) return false;
             }
-            asc_npy_free(&arr, asc_sim_alloc(sim));
             asc_sim_set_arg(sim, i, addr);
             continue;
         }
@@ -517,7 +651,7 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
     return true;
 }
 
-/* Encode output `a` (kernel argument `i`) from GM into a.path + ".tmp". */
+/* Write output `a` (kernel argument `i`) from GM into a.path + ".tmp". */
 static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDiags *d)
 {
     AscNpy arr = {.dtype = a->dtype, .ndim = a->ndim, .count = 1};
@@ -526,26 +660,34 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDia
         arr.count *= a->shape[s]; /* cannot wrap: parse_shape bounds it */
     }
     uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
-    arr.data = asc_malloc(asc_sim_alloc(sim), bytes ? bytes : 1);
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    if (!arr.data || !asc_sim_gm_read(sim, asc_sim_arg(sim, i), arr.data, bytes) ||
-        !asc_npy_write(&arr, &buf, &len, asc_sim_alloc(sim))) {
-        asc_npy_free(&arr, asc_sim_alloc(sim));
+    uint8_t hdr[NPY_HDR_MAX];
+    size_t hl = npy_header_encode(&arr, hdr);
+    uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
+    if (!hl || !buf) {
+        asc_free(asc_sim_alloc(sim), buf);
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return false;
     }
-    asc_npy_free(&arr, asc_sim_alloc(sim));
     char tmp[sizeof a->path + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
     FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(buf, 1, len, f) == len;
+    bool ok = f && fwrite(hdr, 1, hl, f) == hl;
     int err = errno;
-    if (f && fclose(f) != 0) ok = false, err = errno;
+    bool oom = false;
+    for (uint64_t off = 0; ok && off < bytes; off += NPY_CHUNK) {
+        size_t n = bytes - off < NPY_CHUNK ? (size_t)(bytes - off) : NPY_CHUNK;
+        if (!asc_sim_gm_read(sim, asc_sim_arg(sim, i) + off, buf, n)) {
+            ok = false, oom = true;
+            break;
+        }
+        if (fwrite(buf, 1, n, f) != n) ok = false, err = errno;
+    }
+    if (f && fclose(f) != 0 && ok) ok = false, err = errno;
     asc_free(asc_sim_alloc(sim), buf);
     if (!ok) {
-        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
-        remove(tmp);
+        if (d && oom) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        else if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
+        if (f) remove(tmp);
     }
     return ok;
 }

@@ -26,6 +26,7 @@
  * exact for f32 and RNE for f16/bf16.
  *
  * Invariant: every access is checked before anything is written. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec_internal.h"
@@ -46,18 +47,169 @@ static uint16_t rd_u16(const uint8_t *p)
     return v;
 }
 
-/* Input element (as double) of a 512 B fractal-packed operand. */
-static double in_elem(const uint8_t *p, AscDtype dt)
+/* ---- mmad arithmetic ------------------------------------------------------
+ * Each operand is unpacked once per mmad from its fractals into host scratch
+ * (f64 for f16/bf16/f32, s32 for s8): A row-major, m rows padded with one
+ * zero row to a multiple of MM_R; B as Nf panels of k x 16, padding columns
+ * zero.  The product runs on tiles of MM_R rows x 16 columns (one C
+ * fractal's width) with one accumulator per output, read from L0C (or 0 with
+ * init) and summed in k order, so every output is exactly the serial f64 sum
+ * of a plain triple loop (a product of two f16/bf16/f32 values is exact in
+ * f64, so even a fused multiply-add would round the same as mul + add).  A
+ * tile is written back to L0C rounded once to f32, only its m x n elements.
+ * The inner loops have fixed trip counts and no division or dtype switch;
+ * on x86-64 GCC also builds an AVX2 clone of them, picked at load time by
+ * the CPU (the same operations in the same order: the same bits). */
+#define MM_R 2
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define MM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MM_CLONES
+#endif
+
+/* Four doubles (GCC/Clang vector extension; two SSE2 halves on a baseline
+ * x86-64), loaded and stored through memcpy: no alignment needed. */
+typedef double mm_v4 __attribute__((vector_size(32)));
+#define MM_LD(v, p) memcpy(&(v), (p), sizeof(mm_v4))
+#define MM_ST(p, v) memcpy((p), &(v), sizeof(mm_v4))
+
+/* The L0C rows r0, r0 + 1 of panel j hold 16 f32 each, 64 B apart; rows
+ * beyond m and columns beyond n are neither used nor written. */
+static void mm_c_load(const uint8_t *cp, bool init, double c[MM_R * 16])
 {
-    switch (dt) {
-    case ASC_DT_F16: return asc_f16_to_f32(rd_u16(p));
-    case ASC_DT_BF16: return asc_bf16_to_f32(rd_u16(p));
-    case ASC_DT_F32: return rd_f32(p);
-    default: return (int8_t)p[0];
+    float f[MM_R * 16];
+    if (init) memset(f, 0, sizeof f);
+    else memcpy(f, cp, sizeof f); /* inside the checked C footprint: Mf*16 rows per panel */
+    for (unsigned i = 0; i < MM_R * 16; i++) c[i] = f[i];
+}
+
+static void mm_c_store(uint8_t *cp, const double c[MM_R * 16], uint32_t rows, uint32_t cols)
+{
+    float f[MM_R * 16];
+    for (unsigned i = 0; i < MM_R * 16; i++) f[i] = (float)c[i];
+    if (rows == MM_R && cols == 16) {
+        memcpy(cp, f, sizeof f);
+        return;
+    }
+    for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64, f + i * 16, cols * 4);
+}
+
+MM_CLONES
+static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
+                   bool init)
+{
+    for (uint32_t j = 0; j * 16 < n; j++) {
+        const double *bp = B + (size_t)j * k * 16;
+        uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+        for (uint32_t r0 = 0; r0 < m; r0 += MM_R) {
+            uint8_t *cp = pc + ((uint64_t)j * mf * 16 + r0) * 64;
+            double c[MM_R * 16];
+            mm_c_load(cp, init, c);
+            mm_v4 c00, c01, c02, c03, c10, c11, c12, c13;
+            MM_LD(c00, c);
+            MM_LD(c01, c + 4);
+            MM_LD(c02, c + 8);
+            MM_LD(c03, c + 12);
+            MM_LD(c10, c + 16);
+            MM_LD(c11, c + 20);
+            MM_LD(c12, c + 24);
+            MM_LD(c13, c + 28);
+            const double *a0 = A + (size_t)r0 * k, *a1 = a0 + k;
+            for (uint32_t kk = 0; kk < k; kk++) {
+                const double *b = bp + (size_t)kk * 16;
+                mm_v4 b0, b1, b2, b3;
+                MM_LD(b0, b);
+                MM_LD(b1, b + 4);
+                MM_LD(b2, b + 8);
+                MM_LD(b3, b + 12);
+                double x = a0[kk], y = a1[kk];
+                c00 += x * b0;
+                c01 += x * b1;
+                c02 += x * b2;
+                c03 += x * b3;
+                c10 += y * b0;
+                c11 += y * b1;
+                c12 += y * b2;
+                c13 += y * b3;
+            }
+            MM_ST(c, c00);
+            MM_ST(c + 4, c01);
+            MM_ST(c + 8, c02);
+            MM_ST(c + 12, c03);
+            MM_ST(c + 16, c10);
+            MM_ST(c + 20, c11);
+            MM_ST(c + 24, c12);
+            MM_ST(c + 28, c13);
+            mm_c_store(cp, c, m - r0 < MM_R ? m - r0 : MM_R, cols);
+        }
     }
 }
 
-#define MAX_K 4096
+/* s8 x s8: the same tiles in s32, wrapping (unsigned arithmetic). */
+MM_CLONES
+static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
+                   bool init)
+{
+    for (uint32_t j = 0; j * 16 < n; j++) {
+        const int32_t *bp = B + (size_t)j * k * 16;
+        uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+        for (uint32_t r0 = 0; r0 < m; r0 += MM_R) {
+            uint8_t *cp = pc + ((uint64_t)j * mf * 16 + r0) * 64;
+            uint32_t rows = m - r0 < MM_R ? m - r0 : MM_R;
+            uint32_t acc[MM_R * 16];
+            if (init) memset(acc, 0, sizeof acc);
+            else memcpy(acc, cp, sizeof acc);
+            for (uint32_t kk = 0; kk < k; kk++) {
+                const int32_t *b = bp + (size_t)kk * 16;
+                for (uint32_t i = 0; i < MM_R; i++) {
+                    uint32_t av = (uint32_t)A[(size_t)(r0 + i) * k + kk];
+                    for (uint32_t t = 0; t < 16; t++) acc[i * 16 + t] += av * (uint32_t)b[t];
+                }
+            }
+            for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64, acc + i * 16, cols * 4);
+        }
+    }
+}
+
+/* Unpack the m x k elements of A (ZZ fractals) into A[r*k + kk] and the
+ * k x n elements of B (ZN fractals) into B[(j*k + kk)*16 + c%16], j = c/16,
+ * as f64 (or s32 for s8).  Padding (A rows m..mp-1, B columns n..16*Nf-1) is
+ * zeroed here; padding of the fractals themselves is never read. */
+#define MM_UNPACK(NAME, T, CONV)                                                                                 \
+    static void NAME(const uint8_t *pa, const uint8_t *pb, T *A, T *B, uint32_t m, uint32_t mp, uint32_t k,      \
+                     uint32_t n, uint32_t k0, uint32_t esize, uint64_t kf, uint64_t nf)                          \
+    {                                                                                                            \
+        if (mp > m) memset(A + (size_t)m * k, 0, (size_t)(mp - m) * k * sizeof(T));                             \
+        if (n % 16) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(T));                        \
+        for (uint32_t r0 = 0; r0 < m; r0 += 16)                                                                  \
+            for (uint32_t c0 = 0; c0 < k; c0 += k0) {                                                            \
+                const uint8_t *f = pa + ((r0 / 16) * kf + c0 / k0) * 512;                                        \
+                uint32_t rn = m - r0 < 16 ? m - r0 : 16, cn = k - c0 < k0 ? k - c0 : k0;                         \
+                for (uint32_t i = 0; i < rn; i++) {                                                              \
+                    T *dst = A + (size_t)(r0 + i) * k + c0;                                                      \
+                    for (uint32_t t = 0; t < cn; t++) {                                                          \
+                        const uint8_t *p = f + (i * k0 + t) * esize;                                             \
+                        dst[t] = CONV;                                                                           \
+                    }                                                                                            \
+                }                                                                                                \
+            }                                                                                                    \
+        for (uint32_t k1 = 0; k1 < k; k1 += k0)                                                                  \
+            for (uint32_t c0 = 0; c0 < n; c0 += 16) {                                                            \
+                const uint8_t *f = pb + ((k1 / k0) * nf + c0 / 16) * 512;                                        \
+                uint32_t kn = k - k1 < k0 ? k - k1 : k0, cn = n - c0 < 16 ? n - c0 : 16;                         \
+                T *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;                                                  \
+                for (uint32_t t = 0; t < cn; t++)                                                                \
+                    for (uint32_t i = 0; i < kn; i++) {                                                          \
+                        const uint8_t *p = f + (t * k0 + i) * esize;                                             \
+                        dst[(size_t)i * 16 + t] = CONV;                                                          \
+                    }                                                                                            \
+            }                                                                                                    \
+    }
+MM_UNPACK(mm_unpack_f16, double, (double)asc_f16_widen(rd_u16(p)))
+MM_UNPACK(mm_unpack_bf16, double, (double)asc_bf16_to_f32(rd_u16(p)))
+MM_UNPACK(mm_unpack_f32, double, (double)rd_f32(p))
+MM_UNPACK(mm_unpack_s8, int32_t, (int32_t)(int8_t)p[0])
 
 ASC_EXEC_FN(MMAD)
 {
@@ -94,38 +246,24 @@ ASC_EXEC_FN(MMAD)
         if (!init) ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, false);
         ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, true);
     }
-    for (uint32_t r = 0; r < m; r++) {
-        /* row r of A, unpacked once (k <= 4095) */
-        double arow[MAX_K];
-        int32_t irow[MAX_K];
-        for (uint32_t kk = 0; kk < k; kk++) {
-            const uint8_t *p = pa + ((r / 16) * kf + kk / k0) * 512 + ((r % 16) * k0 + kk % k0) * esize;
-            if (dt0 == ASC_DT_S8)
-                irow[kk] = (int8_t)p[0];
-            else
-                arow[kk] = in_elem(p, dt0);
-        }
-        for (uint32_t col = 0; col < n; col++) {
-            uint8_t *out = pc + (((uint64_t)(col / 16) * mf * 16 + r) * 16 + col % 16) * 4;
-            if (dt0 == ASC_DT_S8) {
-                uint32_t acc = 0;
-                if (!init) memcpy(&acc, out, 4);
-                for (uint32_t kk = 0; kk < k; kk++) {
-                    const uint8_t *p = pb + ((kk / k0) * nf + col / 16) * 512 + ((col % 16) * k0 + kk % k0);
-                    acc += (uint32_t)(irow[kk] * (int8_t)p[0]);
-                }
-                memcpy(out, &acc, 4);
-            } else {
-                double acc = init ? 0.0 : rd_f32(out);
-                for (uint32_t kk = 0; kk < k; kk++) {
-                    const uint8_t *p = pb + ((kk / k0) * nf + col / 16) * 512 + ((col % 16) * k0 + kk % k0) * esize;
-                    acc += arow[kk] * in_elem(p, dt0);
-                }
-                float f = (float)acc;
-                memcpy(out, &f, 4);
-            }
-        }
+    /* scratch: A (mp x k) and B (nf x k x 16), f64 or s32 */
+    uint32_t mp = (m + MM_R - 1) / MM_R * MM_R;
+    size_t el = dt0 == ASC_DT_S8 ? 4 : 8;
+    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
+    void *scratch = malloc((na + nb) * el);
+    if (!scratch) return asc_exec_fault(ctx, "out of host memory for the mmad operands (%zu bytes)", (na + nb) * el);
+    if (dt0 == ASC_DT_S8) {
+        int32_t *A = scratch, *B = A + na;
+        mm_unpack_s8(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
+        mm_s32(A, B, pc, mf, m, n, k, init);
+    } else {
+        double *A = scratch, *B = A + na;
+        if (dt0 == ASC_DT_F16) mm_unpack_f16(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else mm_unpack_f32(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
+        mm_f64(A, B, pc, mf, m, n, k, init);
     }
+    free(scratch);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *
                      ceil_div(n, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_N0]) * ceil_div(k, (uint64_t)cube_k0);
     st->flops = 2ull * m * n * k;

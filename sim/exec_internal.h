@@ -9,6 +9,7 @@
 #define ASC_EXEC_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "sim_exec.h"
 
@@ -39,6 +40,28 @@ bool asc_exec_check_cfg(AscExecCtx *ctx, AscCfgLayout layout, uint64_t cfg);
  * for GM pages ran out, reported as such. */
 bool asc_exec_gm_read(AscExecCtx *ctx, uint64_t addr, void *dst, size_t n);
 bool asc_exec_gm_write(AscExecCtx *ctx, uint64_t addr, const void *src, size_t n);
+
+/* ---- f16 -> f32 widening: the one definition (asc_f16_to_f32 in fp16.c
+ * returns it), inline so the cube unpacks its operands without a call.
+ * Exact, subnormals included; inf stays inf; NaNs come out quiet, payload
+ * kept.  Normal numbers (the common case) are a shift and an add. */
+static inline float asc_f16_widen(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31;
+    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    uint32_t u;
+    float f;
+    if (e != 0 && e != 0x1f) {
+        u = sign | ((e - 15 + 127) << 23) | (m << 13);
+    } else if (e == 0x1f) {
+        u = sign | 0x7f800000u | (m << 13) | (m ? 0x400000u : 0); /* inf / quiet NaN */
+    } else {
+        f = (float)m * 0x1p-24f; /* zero or subnormal: m * 2^-24, exact in f32 */
+        return sign ? -f : f;
+    }
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 /* ---- roundings beyond sim_exec.h (fp16.c) -------------------------------- */
 float asc_f64_to_f32_rnd(double d, AscRnd rnd);

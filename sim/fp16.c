@@ -29,19 +29,7 @@ static float bits_f32(uint32_t u)
     return f;
 }
 
-float asc_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31;
-    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    if (e == 0x1f) return bits_f32(sign | 0x7f800000u | (m << 13) | (m ? 0x400000u : 0)); /* inf / quiet NaN */
-    if (e == 0) {
-        if (m == 0) return bits_f32(sign);
-        /* subnormal: m * 2^-24, exact in f32 */
-        float v = (float)m * 0x1p-24f;
-        return sign ? -v : v;
-    }
-    return bits_f32(sign | ((e - 15 + 127) << 23) | (m << 13));
-}
+float asc_f16_to_f32(uint16_t h) { return asc_f16_widen(h); }
 
 float asc_bf16_to_f32(uint16_t b)
 {

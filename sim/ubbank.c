@@ -14,44 +14,75 @@
  *   beats = vec.base_beats * max(1, R, W, RW)
  * A block is counted once per operand access (two sources reading the same
  * block count twice).  No allocation: at most ASC_BANK_MAX_BLOCKS each way. */
+#include <string.h>
+
 #include "exec_internal.h"
+
+/* Linear time: the group of an address is a mask when groups is a power of
+ * two (910B: 16) and a modulo otherwise, computed once per block; RW counts
+ * reads and writes per bank in a small open-addressing table (at most
+ * 2 * ASC_BANK_MAX_BLOCKS distinct banks), so each block is looked at a
+ * constant number of times.  The result is the same as comparing every
+ * write's bank with every access. */
+#define BANK_SLOTS 256 /* power of two, > 2 * ASC_BANK_MAX_BLOCKS */
+
+typedef struct BankTable {
+    uint8_t used[BANK_SLOTS];
+    uint64_t bank[BANK_SLOTS];
+    uint8_t nr[BANK_SLOTS], nw[BANK_SLOTS];
+} BankTable;
+
+static uint32_t bank_slot(BankTable *t, uint64_t bank)
+{
+    uint32_t i = (uint32_t)((bank * 0x9e3779b97f4a7c15ull) >> 56) & (BANK_SLOTS - 1);
+    while (t->used[i] && t->bank[i] != bank) i = (i + 1) & (BANK_SLOTS - 1);
+    if (!t->used[i]) {
+        t->used[i] = 1;
+        t->bank[i] = bank;
+        t->nr[i] = t->nw[i] = 0;
+    }
+    return i;
+}
 
 AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep)
 {
     uint32_t groups = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUPS];
     uint32_t glo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO];
     uint32_t llo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
-    uint32_t rcount[64] = {0}, wcount[64] = {0}; /* groups <= 64 (config range) */
+    bool pow2 = (groups & (groups - 1)) == 0;
+    uint64_t gmask = groups - 1;
+    uint8_t rcount[64], wcount[64]; /* groups <= 64 (config range), counts <= ASC_BANK_MAX_BLOCKS */
+    memset(rcount, 0, groups);
+    memset(wcount, 0, groups);
+    uint8_t rg[ASC_BANK_MAX_BLOCKS], wg[ASC_BANK_MAX_BLOCKS];
     AscBankCost c = {0, 0, 0, 0};
     for (uint32_t i = 0; i < rep->nread; i++) {
-        uint32_t g = (uint32_t)((rep->read[i] >> glo) % groups);
+        uint64_t x = rep->read[i] >> glo;
+        uint32_t g = (uint32_t)(pow2 ? x & gmask : x % groups);
+        rg[i] = (uint8_t)g;
         if (++rcount[g] > c.r) c.r = rcount[g];
     }
+    bool both = false; /* some group has reads and writes */
     for (uint32_t i = 0; i < rep->nwrite; i++) {
-        uint32_t g = (uint32_t)((rep->write[i] >> glo) % groups);
+        uint64_t x = rep->write[i] >> glo;
+        uint32_t g = (uint32_t)(pow2 ? x & gmask : x % groups);
+        wg[i] = (uint8_t)g;
         if (++wcount[g] > c.w) c.w = wcount[g];
+        if (rcount[g]) both = true;
     }
-    /* read-write: only banks in a group that has both reads and writes */
-    for (uint32_t i = 0; i < rep->nwrite; i++) {
-        uint64_t a = rep->write[i];
-        uint32_t g = (uint32_t)((a >> glo) % groups);
-        if (!rcount[g]) continue;
-        uint64_t bank = (a >> llo) * groups + g;
-        uint32_t n = 0;
-        bool read = false;
-        for (uint32_t j = 0; j < rep->nread; j++) {
-            uint64_t b = rep->read[j];
-            if ((b >> llo) * groups + (uint32_t)((b >> glo) % groups) == bank) {
-                n++;
-                read = true;
-            }
+    if (both) {
+        /* read-write: banks (layer * groups + group) both read and written */
+        BankTable t;
+        memset(t.used, 0, sizeof t.used);
+        for (uint32_t i = 0; i < rep->nread; i++)
+            if (wcount[rg[i]]) t.nr[bank_slot(&t, (rep->read[i] >> llo) * groups + rg[i])]++;
+        /* every read is in: a bank's last write sees its full count */
+        for (uint32_t i = 0; i < rep->nwrite; i++) {
+            if (!rcount[wg[i]]) continue;
+            uint32_t k = bank_slot(&t, (rep->write[i] >> llo) * groups + wg[i]);
+            t.nw[k]++;
+            if (t.nr[k] && (uint32_t)(t.nr[k] + t.nw[k]) > c.rw) c.rw = t.nr[k] + t.nw[k];
         }
-        if (!read) continue;
-        for (uint32_t j = 0; j < rep->nwrite; j++) {
-            uint64_t b = rep->write[j];
-            if ((b >> llo) * groups + (uint32_t)((b >> glo) % groups) == bank) n++;
-        }
-        if (n > c.rw) c.rw = n;
     }
     uint32_t worst = 1;
     if (c.r > worst) worst = c.r;

@@ -611,6 +611,70 @@ START_TEST(bank_examples)
 }
 END_TEST
 
+/* The bank model's definition, spelled out pairwise (ubbank.c computes it in
+ * linear time): random repeats, several group counts (power of two or not). */
+static AscBankCost bank_cost_pairwise(const AscConfig *cfg, const AscBankRepeat *rep)
+{
+    uint64_t groups = (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUPS];
+    uint64_t glo = (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO], llo = (uint64_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
+    AscBankCost c = {0, 0, 0, 0};
+    for (uint32_t side = 0; side < 2; side++) {
+        const uint64_t *a = side ? rep->write : rep->read;
+        uint32_t n = side ? rep->nwrite : rep->nread, worst = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t same = 0;
+            for (uint32_t j = 0; j < n; j++) same += ((a[i] >> glo) % groups) == ((a[j] >> glo) % groups);
+            if (same > worst) worst = same;
+        }
+        if (side) c.w = worst;
+        else c.r = worst;
+    }
+    for (uint32_t i = 0; i < rep->nwrite; i++) {
+        uint64_t bank = (rep->write[i] >> llo) * groups + (rep->write[i] >> glo) % groups;
+        uint32_t nr = 0, nw = 0;
+        for (uint32_t j = 0; j < rep->nread; j++)
+            nr += (rep->read[j] >> llo) * groups + (rep->read[j] >> glo) % groups == bank;
+        for (uint32_t j = 0; j < rep->nwrite; j++)
+            nw += (rep->write[j] >> llo) * groups + (rep->write[j] >> glo) % groups == bank;
+        if (nr && nr + nw > c.rw) c.rw = nr + nw;
+    }
+    uint32_t worst = 1;
+    if (c.r > worst) worst = c.r;
+    if (c.w > worst) worst = c.w;
+    if (c.rw > worst) worst = c.rw;
+    c.beats = (uint32_t)cfg->v[ASC_KEY_VEC_BASE_BEATS] * worst;
+    return c;
+}
+
+START_TEST(bank_linear_matches_pairwise)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    static const int64_t group_counts[] = {16, 1, 3, 64, 12};
+    uint64_t seed = 12345;
+    for (unsigned t = 0; t < 4000; t++) {
+        e.cfg.v[ASC_KEY_UB_BANK_GROUPS] = group_counts[t % 5];
+        AscBankRepeat rep;
+        memset(&rep, 0, sizeof rep);
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        rep.nread = (uint32_t)(seed >> 33) % (ASC_BANK_MAX_BLOCKS + 1);
+        rep.nwrite = (uint32_t)(seed >> 45) % (ASC_BANK_MAX_BLOCKS + 1);
+        uint64_t span = (t & 1) ? 0x400 : 0x40000; /* crowded or spread over layers */
+        for (uint32_t i = 0; i < rep.nread + rep.nwrite; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t a = ((seed >> 20) % span) & ~31ull;
+            if (i < rep.nread) rep.read[i] = a;
+            else rep.write[i - rep.nread] = a;
+        }
+        AscBankCost want = bank_cost_pairwise(&e.cfg, &rep), got = asc_ubbank_cost(&e.cfg, &rep);
+        ck_assert_msg(got.r == want.r && got.w == want.w && got.rw == want.rw && got.beats == want.beats,
+                      "case %u: r/w/rw/beats %u/%u/%u/%u, pairwise %u/%u/%u/%u", t, got.r, got.w, got.rw, got.beats,
+                      want.r, want.w, want.rw, want.beats);
+    }
+    env_free(&e);
+}
+END_TEST
+
 /* ---- faults ---------------------------------------------------------------- */
 
 static void expect_fault(Env *e, AscIssued *q, const char *needle)
@@ -698,6 +762,7 @@ int main(void)
     tcase_add_test(tc, brcb_transpose_reduce);
     tcase_add_test(tc, noops);
     tcase_add_test(tc, bank_examples);
+    tcase_add_test(tc, bank_linear_matches_pairwise);
     tcase_add_test(tc, vector_faults);
     suite_add_tcase(s, tc);
     return asc_check_run(s);
