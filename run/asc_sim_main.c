@@ -19,7 +19,7 @@ static const char usage[] =
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
     "                   [--check-races]\n"
     "       asc-sim targets\n"
-    "       asc-sim config [--target NAME | --config F.json] [--set key=value]...\n"
+    "       asc-sim config [--target NAME | --config F.json] [--set key=value]... [--peaks]\n"
     "       asc-sim --help | --version\n";
 
 typedef struct Opts {
@@ -27,7 +27,7 @@ typedef struct Opts {
     const char *sets[64]; /* --set, applied in order */
     unsigned nsets, nargs, blocks;
     AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
-    bool json, functional, check_races;
+    bool json, functional, check_races, peaks;
     unsigned long long max_cycles; /* 0: no limit */
 } Opts;
 
@@ -77,6 +77,7 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
         else if (!strcmp(a, "--json")) o->json = true;
         else if (!strcmp(a, "--functional")) o->functional = true;
         else if (!strcmp(a, "--check-races")) o->check_races = true;
+        else if (!strcmp(a, "--peaks")) o->peaks = true;
         else if (!strcmp(a, "--set")) {
             if (o->nsets == 64) {
                 fprintf(stderr, "asc-sim: too many --set (at most 64)\n");
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
         AscConfig c;
         if (!asc_config_load(&c, o.config, o.target ? o.target : ASC_DEFAULT_TARGET, o.sets, o.nsets, &d))
             return fail(&d, 1);
-        return put_text(asc_config_to_json(&c, NULL), &d);
+        return put_text(o.peaks ? asc_config_peaks_text(&c, NULL) : asc_config_to_json(&c, NULL), &d);
     }
     return cmd_run(&o, &d);
 }

@@ -102,6 +102,22 @@ int asc_config_key_index(const char *key);
 bool asc_config_get(const AscConfig *cfg, const char *key, int64_t *out, AscDiags *d);
 const char *asc_config_name(const AscConfig *cfg); /* "ascend910b" */
 
+/* Chip-level peaks derived from the keys (target/peaks.c; asc-sim config
+ * --peaks).  Cube FLOP/cycle per cube-capable core for the three K0 classes
+ * (s8 counts integer operations), vector FLOP/cycle per vector-capable core
+ * for f16 and f32 (one operation per element). */
+enum { ASC_PEAK_B16 = 0, ASC_PEAK_B8 = 1, ASC_PEAK_B32 = 2, ASC_PEAK_DTYPES = 3 };
+typedef struct AscPeaks {
+    int64_t clock_mhz, cube_cores, vector_cores;
+    int64_t cube_flop_per_cycle[ASC_PEAK_DTYPES];
+    int64_t vec_flop_per_cycle[2]; /* f16, f32 */
+    int64_t hbm_bytes_per_cycle, gm_bytes_per_cycle;
+} AscPeaks;
+void asc_config_peaks(const AscConfig *cfg, AscPeaks *peaks);
+/* The peaks as text with TFLOP/s and TB/s at the clock; allocated with
+ * `alloc`, NULL when out of memory. */
+char *asc_config_peaks_text(const AscConfig *cfg, const AscAlloc *alloc);
+
 /* Questions the assembler and the loader ask of a target. */
 bool asc_config_core_has_pipe(const AscConfig *cfg, AscCoreKind core, AscPipe pipe);
 bool asc_config_sync_legal(const AscConfig *cfg, AscCoreKind core, AscPipe src, AscPipe dst);

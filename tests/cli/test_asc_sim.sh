@@ -69,6 +69,8 @@ check config 0 "$sim" config --target teach
 expect config '"name": "teach"'
 check config_set 0 "$sim" config --target teach --set queue_depth=4
 expect config_set '"queue_depth": 4'
+check peaks 0 "$sim" config --target ascend910 --peaks
+expect peaks 'cube f16/bf16         8192 FLOP/cycle per core, 262.1 TFLOP/s chip'
 check badkey 1 "$sim" config --set no_such_key=1
 expect badkey "unknown config key 'no_such_key'"
 check badrange 1 "$sim" config --set event_ids=99

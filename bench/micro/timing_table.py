@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""timing_table.py -- the table of every profile key of docs/timing.md
+("Sources and microbenchmarks"): value in each built-in profile (from
+`asc-sim config`), its source (the parenthesised source in
+sim/asc_config.def, else "assumption" with the reason below) and the
+microbenchmark of bench/micro/micro.py that measures it (run here on
+ascend910b to get the names, so the column cannot drift).
+
+  /usr/bin/python3 bench/micro/timing_table.py [--build DIR] > table.md
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import micro  # noqa: E402
+
+PROFILES = ("ascend910b", "ascend910", "teach")
+
+# Keys without a published figure: why no source exists.
+ASSUMED = {
+    "gm_bytes": "a simulator address-space size, not a chip property (HBM capacity is 32-64 GB)",
+    "l1_bytes": "the L1 size of 910B is not in the sources gathered (ascend_facts.md); 512 KB matches CATLASS-style tiling of 910B kernels",
+    "l0a_bytes": "64 KB is the size kernels tile for; no official table was found",
+    "l0b_bytes": "as l0a_bytes",
+    "l0c_bytes": "128 KB (910B) / 256 KB (910) as kernels tile for; no official table was found",
+    "l1_align": "32 B like UB; not stated separately",
+    "l0ab_align": "one 512 B fractal (16x16 f16); the cube reads whole fractals",
+    "l0c_align": "one 16x16 f32 row block granule; not stated",
+    "ub_bank_layers": "192 KB UB / 64 KB per layer; the bank guide gives groups, not layers",
+    "queue_depth": "instruction queue depths are unpublished (ascend_facts.md GAPs)",
+    "launch_cycles": "no public per-launch start-up figure on the device side; 500 cycles (~0.27 us) is a guess below the few-us host launch cost",
+    "lat.scalar": "one cycle per scalar instruction: the scalar unit is an in-order core; no per-instruction table is public",
+    "lat.branch": "taken-branch penalty of a short in-order pipeline; unpublished",
+    "lat.scalar_load": "a DCache miss to L2; unpublished, order of magnitude from L2 latency",
+    "lat.scalar_store": "write-buffered store; unpublished",
+    "lat.sync": "one cycle per flag/barrier instruction on its pipe; unpublished",
+    "lat.mmad": "cube pipeline fill; unpublished",
+    "dma.setup_cycles": "per-instruction MTE start-up; unpublished",
+    "dma.burst_cycles": "per-burst overhead; unpublished",
+    "dma.local_bytes_per_cycle": "UB<->L1 path width; unpublished",
+    "dma.local_latency": "unpublished",
+    "dma.l1_to_l0_latency": "unpublished",
+    "dma.fix_bytes_per_cycle": "fixpipe output width; unpublished",
+    "dma.fix_latency": "unpublished",
+    "xcore_max_pending": None,
+}
+
+
+# Sources the def line's parentheses do not spell out.
+SOURCE = {
+    "split": "ASCDK: arch 2201 is split (AIC + AIV), 1001 coupled",
+    "ub_bank_groups": "ASCDK bank guide; MSOP ub_conflict_calculator",
+    "ub_bank_group_lo": "ASCDK bank guide (32 B bank rows); MSOP ub_conflict_calculator",
+    "ub_bank_layer_lo": "ASCDK bank guide (64 KB per bank layer); MSOP ub_conflict_calculator",
+    "cube.n0": "ASCDK: 16x16x16 f16 fractal per cycle",
+    "cube.k0_b16": "ASCDK: 16x16x16 f16 fractal per cycle",
+    "cube.k0_b8": "ASCDK: K0 = 32 B / element size (s8: 32)",
+    "cube.k0_b32": "ASCDK: K0 = 32 B / element size (f32: 8)",
+    "dma.gm_align_fast": "ASCDK: GM addresses 512 B aligned run at full rate",
+}
+
+
+def def_sources(path):
+    src = {}
+    for line in open(path):
+        m = re.match(r'ASC_KEY\(\w+,\s*"([^"]+)",.*"([^"]*)"\)\s*$', line)
+        if m:
+            key, what = m.groups()
+            paren = re.findall(r"\(([^()]*)\)", what)
+            src[key] = (what, paren[-1] if paren else None)
+    return src
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    a = ap.parse_args()
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = def_sources(os.path.join(top, "sim", "asc_config.def"))
+    simbin = os.path.join(a.build, "sim", "asc-sim")
+    cfg = {p: json.loads(subprocess.run([simbin, "config", "--target", p], check=True, capture_output=True,
+                                        text=True).stdout) for p in PROFILES}
+    sim = micro.Sim(a.build, "ascend910b", None)
+    try:
+        suite = micro.Suite(sim)
+        for bench in (suite.scalar, suite.sync, suite.queue_depth, suite.vector, suite.banks, suite.cube,
+                      suite.dma, suite.hbm, suite.local, suite.l1_to_l0, suite.fixpipe):
+            bench()
+    finally:
+        import shutil
+        shutil.rmtree(sim.tmp, ignore_errors=True)
+    print("| key | " + " | ".join(PROFILES) + " | source | microbenchmark |")
+    print("|---|" + "---|" * len(PROFILES) + "---|---|")
+    for key, (what, paren) in src.items():
+        vals = " | ".join(str(cfg[p][key]) for p in PROFILES)
+        why = ASSUMED.get(key)
+        if key in SOURCE:
+            source = SOURCE[key]
+        elif paren and not paren.startswith("GAP") and key not in ASSUMED:
+            source = paren
+        elif why:
+            source = "assumption: " + why
+        else:
+            source = paren or "design: " + what
+        bench = suite.how.get(key) or "not timed: " + micro.NOT_TIMED.get(key, "?")
+        print(f"| `{key}` | {vals} | {source} | {bench} |")
+
+
+if __name__ == "__main__":
+    main()
