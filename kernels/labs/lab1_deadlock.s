@@ -1,18 +1,18 @@
-; lab1_deadlock.s -- LAB 1: flags that are never set.
+; lab1_deadlock.s -- LAB 1: pipes, queues and deadlocks (lab1_pipes.md).
 ;
 ; This is kernels/asm/vadd_single.s with ONE line removed: the set_flag that
-; primes the loop ("z written back: true before the first tile").  Run it:
+; primes the loop ("z written back: true before the first tile").  The
+; scalar unit runs the loop and dispatches each MTE2, VECTOR and MTE3
+; instruction into its pipe's queue; the pipes run on their own and meet
+; only at set_flag / wait_flag pairs.
 ;
+; The tasks and the commands are in lab1_pipes.md; run them all with
+;   /usr/bin/python3 kernels/labs/lab1_pipes.py
+; or one by one:
 ;   build/asm/asc-as kernels/labs/lab1_deadlock.s -o lab1.bin
 ;   build/sim/asc-sim run lab1.bin --arg x=x.npy --arg y=y.npy \
 ;       --arg z=@z.npy:65536:f16 --arg n=65536
-;
-; The simulator stops with a deadlock report that lists every blocked pipe,
-; the flag it waits for and the source line.  Questions:
-;   1. Which pipe is the first to block, and on which flag?
-;   2. Why is the scalar unit blocked too (read its line of the report)?
-;   3. Put the missing set_flag back.  Why must the loop also end with a
-;      wait_flag on the same flag (try removing that one instead)?
+; (This header keeps its length: docs quote the line numbers below.)
 
 .kernel lab1_deadlock, aiv
 .arg x, gm, f16

@@ -1,37 +1,37 @@
-; lab2_race.s -- LAB 2: a race the numbers do not show.
+; lab2_race.s -- LAB 2: races and the happens-before rule (lab2_races.md).
 ;
 ; This is kernels/asm/vadd_double.s with ONE wait_flag removed: the pong
 ; half's "x, y landed" wait (wait_flag mte2, v, 1), together with the
 ; set_flag that fed it (a flag set twice with no wait in between would stop
-; the run with a "flag already set" fault instead).  Run it twice:
+; the run with a "flag already set" fault instead).  Nothing else differs:
+; the ping half (event id 0) keeps all its flags.
 ;
+; The flags of vadd_double.s, per half (id 0 = ping, id 1 = pong):
+;   MTE2 -> V   "x, y landed"          V -> MTE2  "x, y free again"
+;   V -> MTE3   "z computed"           MTE3 -> V  "z free again"
+;
+; The tasks are in lab2_races.md; run them all with
+;   /usr/bin/python3 kernels/labs/lab2_races.py
+; or one by one:
 ;   build/asm/asc-as kernels/labs/lab2_race.s -o lab2.bin
 ;   build/sim/asc-sim run lab2.bin --arg x=x.npy --arg y=y.npy \
 ;       --arg z=@z.npy:65536:f16 --arg n=65536
 ;   build/sim/asc-sim run lab2.bin ... --check-races --trace lab2.json
 ;
-; The first run finishes and writes z.npy: the simulator applies an
-; instruction's data when its pipe starts it, and here each pong load starts
-; before the vadd that reads it, so the numbers look right.  On hardware the
-; vadd would read whatever the pong buffers held before.  The second run
-; reports the race (exit 1, no z.npy): the vadd, its line, the mov_out_to_ub
-; it is not ordered after, its line, the UB range, and for information the
-; cycles of this run.  The check does not compare cycles: it asks whether a
-; chain of set_flag/wait_flag pairs (or a bar all) orders the load before the
-; vadd, so the answer is the same whatever the latencies (try --set
-; dma.setup_cycles=1 or --functional).  Questions:
-;   1. Which cycles does the report give for the vadd and for the loads?
-;      Find them in the trace (asc-viz lab2.json): do they overlap?  Would
-;      the race be a bug if they did not?
-;   2. Why does the ping half report nothing?  Which flags order its loads
-;      before its vadd?
-;   3. Put the two lines back and check that --check-races is silent.  How
-;      many cycles did the missing wait "save", and why is that not a win?
-;   4. Now remove the pong "buffer free" wait instead (wait_flag v, mte2, 1
-;      before the pong loads, and its set_flag after the pong vadd).  The
-;      report says WAR: which instruction overwrites what which one reads?
-;      With the default timing the vadd is long over when the load writes:
-;      why is it reported all the same?
+; UB layout (bank-conflict free, see kernels/asm/vadd_single.s):
+;   ping: x 0x0000, y 0x2100, z 0x10000     pong: x 0x4200, y 0x6300, z 0x12000
+;
+; Requires: n a multiple of 2 * TILE * block_num (the lab uses 65536 on
+; one core: 8 ping-pong pairs).
+;
+; The line numbers of the pong loads (88, 89) and of the pong vadd (91) are
+; quoted by docs/timing.md and tests/cli/test_asc_sim.sh: this header keeps
+; its length.
+;
+; --check-races (docs/timing.md) reports two pipes that touch the same 32 B
+; block of UB, at least one of them writing, when no chain of set_flag /
+; wait_flag pairs (or a bar all) orders the two accesses.
+;
 
 .kernel lab2_race, aiv
 .arg x, gm, f16
