@@ -911,6 +911,109 @@ static void draw_details(VizGfx *g, const AscVizModel *m, const AscVizView *v, c
     fill(g, half, y + 8, 1, h - 16, 0xD5D9DF);
 }
 
+/* ---- step mode ---------------------------------------------------------- */
+
+#define C_STEP 0x0891B2
+
+int viz_gfx_step_height(const VizGfx *g, const AscVizState *st)
+{
+    return ((st ? (int)st->npipes : 0) + 3) * (g->ch + 3) + 14;
+}
+
+/* "at cycle N" or "at T" */
+static void fmt_at(char *b, size_t n, const AscVizModel *m, double t)
+{
+    double mhz = asc_viz_model_mhz(m);
+    if (mhz > 0) snprintf(b, n, "cycle %.0f", t * mhz);
+    else fmt_us(b, n, t);
+}
+
+/* a flow category "VECTORToMTE2" as "VECTOR->MTE2" */
+static void fmt_cat(char *b, size_t n, const char *cat)
+{
+    const char *to = strstr(cat, "To");
+    if (to && to > cat && to[2]) snprintf(b, n, "%.*s->%s", (int)(to - cat), cat, to + 2);
+    else snprintf(b, n, "%s", cat);
+}
+
+/* The cursor: a line at the cursor event's start through the plot, the
+ * event outlined; under the rows the state of its core at that cycle: per
+ * pipe what runs, what waits on which flag (and when and by whom it is
+ * set), the queue's contents; then the flags that are set. */
+static void draw_step(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    if (ui->step < 0) return;
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ui->step);
+    if (!e) return;
+    double xc = asc_viz_view_x_of_time(v, e->t0_us);
+    if (xc >= v->plot_x0 && xc < v->plot_x1) fill(g, (int)floor(xc), v->plot_y0, 2, v->plot_y1 - v->plot_y0, C_STEP);
+    outline_event(g, m, v, ui->step, C_STEP, 3);
+    const AscVizState *st = ui->state;
+    if (!st || v->bottom_h <= 0) return;
+    int y = v->plot_y1, h = v->bottom_h, lh = g->ch + 3, maxc = (v->width - 24) / g->cw;
+    fill(g, 0, y, v->width, h, 0xF0FDFF);
+    fill(g, 0, y, v->width, 2, C_STEP);
+    SDL_Rect clip = {0, y, v->width, h};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    char b[1024], at[48], at2[48];
+    AscVizRowInfo ri = asc_viz_model_row(m, e->row);
+    fmt_at(at, sizeof at, m, e->t0_us);
+    snprintf(b, sizeof b, "step  %s   cursor: %s on %s / %s   Left/Right: previous/next event (Shift: 10)   s or Esc: leave",
+             at, asc_viz_model_str(m, e->name), ri.process, ri.lane);
+    int ly = y + 6;
+    text_fit(g, 12, ly, b, C_STEP, maxc);
+    ly += lh;
+    for (uint32_t k = 0; k < st->npipes; k++, ly += lh) {
+        const AscVizPipeState *p = &st->pipes[k];
+        AscVizRowInfo pr = asc_viz_model_row(m, p->row);
+        const char *dot = strchr(pr.process, '.');
+        int n = snprintf(b, sizeof b, "%-10.10s %-8.8s ", dot ? dot + 1 : pr.process, pr.lane);
+        if (p->waiting >= 0) {
+            const AscVizEvent *w = asc_viz_model_event(m, (uint32_t)p->waiting);
+            AscVizEventArgs a;
+            asc_viz_model_event_args(m, (uint32_t)p->waiting, &a);
+            fmt_at(at2, sizeof at2, m, w->t1_us);
+            n += snprintf(b + n, sizeof b - (size_t)n, "WAITS  %s on %s until %s", asc_viz_model_str(m, w->name),
+                          a.stall[0] ? a.stall : "a flag", at2);
+            if (p->release >= 0) {
+                const AscVizFlow *f = asc_viz_model_flow(m, (uint32_t)p->release);
+                fmt_at(at2, sizeof at2, m, f->ts_s);
+                n += snprintf(b + n, sizeof b - (size_t)n, " (set by %s at %s%s)", asc_viz_model_row(m, f->row_s).lane,
+                              at2, f->ts_s > st->t ? ", later" : "");
+            }
+        } else if (p->running >= 0) {
+            const AscVizEvent *r = asc_viz_model_event(m, (uint32_t)p->running);
+            AscVizEventArgs a;
+            asc_viz_model_event_args(m, (uint32_t)p->running, &a);
+            fmt_at(at2, sizeof at2, m, r->t1_us);
+            n += snprintf(b + n, sizeof b - (size_t)n, "runs   %s until %s", a.instr[0] ? a.instr : asc_viz_model_str(m, r->name),
+                          at2);
+        } else {
+            n += snprintf(b + n, sizeof b - (size_t)n, "idle");
+        }
+        if (n < (int)sizeof b && p->queue_ctr >= 0) {
+            n += snprintf(b + n, sizeof b - (size_t)n, "   | queue %u%s", p->queued, p->queue_len ? ":" : "");
+            for (uint32_t q = 0; q < p->queue_len && n < (int)sizeof b - 40; q++) {
+                const AscVizEvent *qe = asc_viz_model_event(m, p->queue_first + q);
+                n += snprintf(b + n, sizeof b - (size_t)n, " %s", asc_viz_model_str(m, qe->name));
+            }
+        }
+        uint32_t rgb = p->waiting >= 0 ? C_HATCH : p->running >= 0 ? C_TEXT : C_DIM;
+        fill(g, 6, ly + 2, 4, g->ch - 4, pr.rgb);
+        text_fit(g, 14, ly, b, rgb, maxc - 1);
+    }
+    int n = snprintf(b, sizeof b, "flags set: %s", st->nflags ? "" : "none");
+    for (uint32_t k = 0; k < st->nflags && n < (int)sizeof b - 80; k++) {
+        const AscVizFlow *f = asc_viz_model_flow(m, st->flags[k]);
+        char cat[64];
+        fmt_cat(cat, sizeof cat, asc_viz_model_str(m, f->cat));
+        fmt_at(at2, sizeof at2, m, f->ts_s);
+        n += snprintf(b + n, sizeof b - (size_t)n, "%s%s (set at %s)", k ? ",  " : "", cat, at2);
+    }
+    text_fit(g, 12, ly, b, C_DEP, maxc);
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
 static const char *const help_lines[] = {
     "asc-viz keys and mouse",
     "",
@@ -928,6 +1031,14 @@ static const char *const help_lines[] = {
     "Esc                  cancel search, clear selection, close help",
     "c                    show / hide the counter tracks (HBM GB/s,",
     "                     queue occupancy per pipe): step lines",
+    "click a core's name  collapse it to one summary row (heat per",
+    "                     pipe) or expand it again",
+    "e                    expand all cores / collapse all cores",
+    "s                    step mode: a cursor on one event; Left /",
+    "                     Right move it event by event (Shift: 10);",
+    "                     the panel shows the core's pipes at that",
+    "                     cycle: running, waiting on which flag,",
+    "                     queue contents, and the flags set",
     "?                    toggle this help",
     "q                    quit",
     "",
@@ -995,7 +1106,8 @@ void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const As
     draw_panel(g, m, v);
     draw_title(g, m, v, ui);
     draw_footer(g, m, v, ui);
-    if (ui) draw_details(g, m, v, ui);
+    if (ui && ui->step >= 0) draw_step(g, m, v, ui);
+    else if (ui) draw_details(g, m, v, ui);
     if (ui) {
         tooltip(g, m, v, ui);
         if (ui->help) draw_help(g, v);
