@@ -1074,15 +1074,20 @@ int64_t asc_viz_model_step(const AscVizModel *m, int64_t cur, int dir, const uin
     return best;
 }
 
+/* Times at the cursor compare with a tolerance of 0.1 ps: far below a
+ * cycle (540 ps at 1850 MHz) and the 1 ps of a trace's 6-decimal ts, far
+ * above the rounding of ts + dur in doubles. */
+#define STATE_EPS 1e-7
+
 /* the event of row r covering t (t0 <= t < t1), stall or not: innermost */
 static int64_t covering(const AscVizModel *m, uint32_t r, double t, bool stall)
 {
     uint32_t first, last;
-    asc_viz_model_window(m, r, t, t, &first, &last);
+    asc_viz_model_window(m, r, t, t + STATE_EPS, &first, &last);
     int64_t best = -1;
     for (uint32_t i = first; i < last; i++) {
         const AscVizEvent *e = &m->ev[i];
-        if (!(e->t0_us <= t && t < e->t1_us)) continue;
+        if (!(e->t0_us <= t + STATE_EPS && t + STATE_EPS < e->t1_us)) continue;
         if (((e->flags & ASC_VIZ_EV_STALL) != 0) != stall) continue;
         if (best < 0 || e->depth >= m->ev[best].depth) best = i;
     }
@@ -1094,6 +1099,7 @@ int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t gro
     memset(s, 0, sizeof *s);
     s->alloc = m->al;
     s->t = t;
+    double te = t + STATE_EPS;
     uint32_t r0 = 0, r1 = m->nrows;
     if (group >= 0 && (uint64_t)group < m->ngroups) {
         r0 = m->groups[group].row0;
@@ -1103,7 +1109,7 @@ int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t gro
     uint32_t nf = 0;
     for (uint32_t i = 0; i < m->nflows; i++) {
         const AscVizFlow *f = &m->flows[i];
-        if (f->ts_s <= t && t < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))) nf++;
+        if (f->ts_s <= te && te < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))) nf++;
     }
     s->flags = viz_calloc(m, nf + 1, sizeof *s->flags);
     s->flag_set = viz_calloc(m, nf + 1, sizeof *s->flag_set);
@@ -1113,7 +1119,7 @@ int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t gro
     }
     for (uint32_t i = 0; i < m->nflows; i++) {
         const AscVizFlow *f = &m->flows[i];
-        if (!(f->ts_s <= t && t < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))))
+        if (!(f->ts_s <= te && te < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))))
             continue;
         s->flags[s->nflags] = i;
         s->flag_set[s->nflags] = near_flagged(m, f->row_s, f->ts_s, ASC_VIZ_EV_SETFLAG);
@@ -1142,12 +1148,12 @@ int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t gro
         uint32_t a = m->row_first[r], b = m->row_first[r + 1], lo = a, hi = b;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
-            if (m->ev[mid].t0_us <= t) lo = mid + 1;
+            if (m->ev[mid].t0_us <= te) lo = mid + 1;
             else hi = mid;
         }
         p->queue_first = lo;
         if (p->queue_ctr >= 0) {
-            double v = asc_viz_model_counter_value(m, (uint32_t)p->queue_ctr, t);
+            double v = asc_viz_model_counter_value(m, (uint32_t)p->queue_ctr, te);
             p->queued = v > 0 ? (uint32_t)llround(v) : 0;
             p->queue_len = p->queued < b - lo ? p->queued : b - lo;
         }

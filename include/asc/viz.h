@@ -236,7 +236,9 @@ typedef struct AscVizPipeState {
     uint32_t queue_len;   /* min(queued, events left on the row) */
 } AscVizPipeState;
 
-/* The state at time t of the rows of group g (all rows when g < 0). */
+/* The state at time t of the rows of group g (all rows when g < 0).  Times
+ * compare with a tolerance of 0.1 ps (far below a cycle), so at an event's
+ * start the event runs, samples at t count and a flow ending at t is consumed. */
 typedef struct AscVizState {
     double t;
     AscVizPipeState *pipes;
