@@ -13,7 +13,9 @@ static const char usage[] =
     "X / B-E trace) in the timeline viewer.\n"
     "\n"
     "  --png OUT.png      render headless to OUT.png instead of opening a window\n"
-    "  --size WxH         image or window size (default 1600x900 for --png)\n"
+    "  --size WxH         image or window size (default for --png: 1600 wide, 900 tall\n"
+    "                     or taller until every core shows; cores that do not fit\n"
+    "                     the given height are named on stderr)\n"
     "  --cycles A:B       visible window in cycles (needs a clock; default: fit)\n"
     "  --us A:B           visible window in microseconds\n"
     "  --mhz N            clock in MHz when the trace has no otherData.clock_mhz\n"
@@ -105,7 +107,13 @@ int main(int argc, char **argv)
         rd.height = h;
         rd.font_path = font;
         rd.title = base;
-        rc = asc_viz_render_png(m, &rd, png, &err);
+        AscVizRenderInfo info;
+        rc = asc_viz_render_png_info(m, &rd, png, &info, &err);
+        if (!rc && info.groups_shown < info.ngroups)
+            fprintf(stderr,
+                    "asc-viz: warning: %s (%dx%d) shows %u of %u cores in full; left out: %s "
+                    "(omit --size's height to let asc-viz pick one, or press e in the window)\n",
+                    png, info.width, info.height, info.groups_shown, info.ngroups, info.groups_left_out);
     } else {
         AscVizRunDesc run = {.width = w, .height = h, .script = script, .font_path = font, .title = base};
         rc = asc_viz_run(m, &run, &err);

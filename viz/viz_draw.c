@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
-#define NGLYPH 96 /* ASCII 32..126 and the micro sign */
+#define NGLYPH 97 /* ASCII 32..126, the micro sign and the ellipsis */
 
 
 static int set_err(AscVizError *err, const char *fmt, const char *a)
@@ -39,6 +39,7 @@ void asc_viz_ui_init(AscVizUi *ui)
     ui->deps = (AscVizDeps){-1, -1, -1, -1};
     ui->match_cur = -1;
     ui->mouse_x = ui->mouse_y = -1;
+    ui->step = -1;
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -73,7 +74,7 @@ int viz_gfx_init(VizGfx *g, SDL_Renderer *ren, const char *font_path, AscVizErro
     SDL_FillRect(atlas, NULL, SDL_MapRGBA(atlas->format, 255, 255, 255, 0));
     SDL_Color white = {255, 255, 255, 255};
     for (int i = 0; i < NGLYPH; i++) {
-        uint32_t cp = i < 95 ? (uint32_t)(32 + i) : 0xB5;
+        uint32_t cp = i < 95 ? (uint32_t)(32 + i) : i == 95 ? 0xB5 : 0x2026;
         SDL_Surface *gs = TTF_RenderGlyph32_Blended(font, cp, white);
         if (!gs) continue;
         SDL_SetSurfaceBlendMode(gs, SDL_BLENDMODE_NONE);
@@ -172,13 +173,23 @@ static int text(VizGfx *g, int x, int y, const char *s, uint32_t rgb, int max_ch
             cp = *p & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
             for (int k = 1; k < len && p[k]; k++) cp = cp << 6 | (p[k] & 0x3F);
             for (int k = 0; k < len && *p; k++) p++;
-            idx = cp == 0xB5 || cp == 0x3BC ? 95 : '?' - 32;
+            idx = cp == 0xB5 || cp == 0x3BC ? 95 : cp == 0x2026 ? 96 : '?' - 32;
         }
         SDL_Rect src = {idx * g->cellw, 0, g->cellw, g->cellh}, dst = {x, y, g->cellw, g->cellh};
         SDL_RenderCopy(g->ren, g->atlas, &src, &dst);
         x += g->cw;
     }
     return x - x0;
+}
+
+/* Text in at most max_chars glyphs, elided by whole words (never a
+ * mnemonic cut inside a word: asc_viz_elide); nothing when the first word
+ * does not fit. */
+static int text_fit(VizGfx *g, int x, int y, const char *s, uint32_t rgb, int max_chars)
+{
+    char b[512];
+    if (asc_viz_elide(s, max_chars, b, sizeof b) <= 0) return 0;
+    return text(g, x, y, b, rgb, -1);
 }
 
 static int utf8_len(const char *s)
@@ -291,7 +302,7 @@ static void draw_event(VizGfx *g, const AscVizModel *m, const AscVizView *v, uin
     if (w > 3 * g->cw && h >= g->ch - 2) {
         const char *name = asc_viz_model_str(m, e->name);
         int maxc = (w - 6) / g->cw;
-        text(g, x + 3, y + (h - g->ch) / 2, name, is_dark(rgb) ? 0xFFFFFF : C_TEXT, maxc);
+        text_fit(g, x + 3, y + (h - g->ch) / 2, name, is_dark(rgb) ? 0xFFFFFF : C_TEXT, maxc);
     }
 }
 
@@ -470,6 +481,75 @@ static void draw_counters(VizGfx *g, const AscVizModel *m, const AscVizView *v)
     SDL_RenderSetClipRect(g->ren, NULL);
 }
 
+/* A small expand mark: pointing right (collapsed) or down (expanded). */
+static void triangle(VizGfx *g, int x, int yc, bool right, uint32_t rgb)
+{
+    SDL_Color c = {(Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255};
+    SDL_Vertex t[3];
+    if (right) {
+        t[0] = (SDL_Vertex){{(float)x, (float)yc - 4.5f}, c, {0, 0}};
+        t[1] = (SDL_Vertex){{(float)x + 7, (float)yc}, c, {0, 0}};
+        t[2] = (SDL_Vertex){{(float)x, (float)yc + 4.5f}, c, {0, 0}};
+    } else {
+        t[0] = (SDL_Vertex){{(float)x, (float)yc - 3}, c, {0, 0}};
+        t[1] = (SDL_Vertex){{(float)x + 9, (float)yc - 3}, c, {0, 0}};
+        t[2] = (SDL_Vertex){{(float)x + 4.5f, (float)yc + 4}, c, {0, 0}};
+    }
+    SDL_RenderGeometry(g->ren, NULL, t, 3, NULL, 0);
+}
+
+/* A group pipe's colour: its first row's lane colour. */
+static uint32_t group_pipe_rgb(const AscVizModel *m, uint32_t gi, uint32_t k)
+{
+    AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+    const char *pn = asc_viz_model_group_pipe(m, gi, k);
+    for (uint32_t r = gr.first_row; r < gr.first_row + gr.nrows; r++) {
+        AscVizRowInfo ri = asc_viz_model_row(m, r);
+        if (!strcmp(ri.lane, pn)) return ri.rgb;
+    }
+    return 0x8C8C8C;
+}
+
+/* Summary rows of collapsed groups: one strip per pipe, top to bottom in
+ * lane order, each pixel column shaded by the pipe's busy fraction there
+ * (averaged over the group's rows of that lane): a heat map of the core. */
+static void draw_groups(VizGfx *g, const AscVizModel *m, const AscVizView *v)
+{
+    int plotw = v->plot_x1 - v->plot_x0;
+    if (!gfx_reserve(g, plotw + 8)) return;
+    SDL_Rect clip = {v->plot_x0, v->plot_y0, plotw, v->plot_y1 - v->plot_y0};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    for (uint32_t gi = 0; gi < v->ngroups; gi++) {
+        int y0, y1;
+        if (!asc_viz_view_group_band(v, gi, &y0, &y1)) continue;
+        AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+        if (!gr.npipes) continue;
+        int inner = y1 - y0 - 4, sh = inner / (int)gr.npipes;
+        if (sh < 1) sh = 1;
+        int ys = y0 + 2 + (inner - sh * (int)gr.npipes) / 2;
+        for (uint32_t k = 0; k < gr.npipes; k++, ys += sh) {
+            if (ys + sh > y1 - 1) break;
+            uint32_t rgb = group_pipe_rgb(m, gi, k);
+            asc_viz_model_group_lod(m, gi, k, v->t0, v->t1, (uint32_t)plotw, g->busy);
+            int nlev[LOD_LEVELS] = {0};
+            for (int c = 0; c < plotw; c++) {
+                float b = g->busy[c];
+                if (!(b > 0)) continue;
+                int lv = (int)ceil(b * LOD_LEVELS) - 1;
+                if (lv < 0) lv = 0;
+                if (lv >= LOD_LEVELS) lv = LOD_LEVELS - 1;
+                g->rects[lv][nlev[lv]++] = (SDL_Rect){v->plot_x0 + c, ys, 1, sh};
+            }
+            for (int lv = 0; lv < LOD_LEVELS; lv++) {
+                if (!nlev[lv]) continue;
+                color(g, blend(C_BG, rgb, 0.25 + 0.75 * (lv + 1) / LOD_LEVELS));
+                SDL_RenderFillRects(g->ren, g->rects[lv], nlev[lv]);
+            }
+        }
+    }
+    SDL_RenderSetClipRect(g->ren, NULL);
+}
+
 static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
 {
     SDL_Rect clip = {0, v->plot_y0, v->width, v->plot_y1 - v->plot_y0};
@@ -481,7 +561,28 @@ static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         if (y + v->header_h < v->plot_y0 || y > v->plot_y1) continue;
         fill(g, 0, y, v->width, v->header_h, C_HEADER);
         fill(g, 0, y + v->header_h - 1, v->width, 1, 0xC9CDD3);
-        text(g, 6, y + (v->header_h - g->ch) / 2, asc_viz_model_process_name(m, p), C_TEXT, -1);
+        uint32_t gi = asc_viz_model_group_of_proc(m, p);
+        AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+        int tx = 6;
+        if (gr.nrows && gr.first_proc == p) { /* the group's first header carries its expand mark */
+            triangle(g, 6, y + v->header_h / 2, false, C_TEXT);
+            tx = 18;
+        }
+        text(g, tx, y + (v->header_h - g->ch) / 2, asc_viz_model_process_name(m, p), C_TEXT, -1);
+    }
+    for (uint32_t gi = 0; gi < v->ngroups; gi++) {
+        int y0, y1;
+        if (!asc_viz_view_group_band(v, gi, &y0, &y1)) continue;
+        AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+        triangle(g, 6, (y0 + y1) / 2, true, C_TEXT);
+        int x = 18 + text(g, 18, y0 + (y1 - y0 - g->ch) / 2, gr.name, C_TEXT, -1) + 8;
+        /* the pipes of the strips, top to bottom, as coloured initials */
+        for (uint32_t k = 0; k < gr.npipes && x + g->cw < v->label_w - 4; k++) {
+            const char *pn = asc_viz_model_group_pipe(m, gi, k);
+            char b[2] = {pn[0], 0};
+            text(g, x, y0 + (y1 - y0 - g->ch) / 2, b, blend(group_pipe_rgb(m, gi, k), 0, 0.3), -1);
+            x += g->cw;
+        }
     }
     for (uint32_t r = 0; r < v->nrows; r++) {
         int y0, y1;
@@ -490,7 +591,7 @@ static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         int sh = y1 - y0 - 8 < 14 ? y1 - y0 - 8 : 14; /* swatch: at most 14 px tall when rows are tall */
         fill(g, 6, y0 + (y1 - y0 - sh) / 2, 8, sh, ri.rgb);
         frame_rect(g, 6, y0 + (y1 - y0 - sh) / 2, 8, sh, blend(ri.rgb, 0, 0.35));
-        text(g, 20, y0 + (y1 - y0 - g->ch) / 2, ri.lane, C_TEXT, (v->label_w - 26) / g->cw);
+        text_fit(g, 20, y0 + (y1 - y0 - g->ch) / 2, ri.lane, C_TEXT, (v->label_w - 26) / g->cw);
     }
     for (uint32_t c = 0; c < v->nctrs; c++) {
         int y0, y1;
@@ -500,7 +601,7 @@ static void draw_labels(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         fill(g, 8, y0 + (y1 - y0) / 2, 4, 1, rgb); /* a tiny step glyph */
         fill(g, 11, y0 + (y1 - y0) / 2 - 4, 1, 5, rgb);
         fill(g, 11, y0 + (y1 - y0) / 2 - 4, 4, 1, rgb);
-        text(g, 20, y0 + (y1 - y0 - g->ch) / 2, ci.name, C_DIM, (v->label_w - 26) / g->cw);
+        text_fit(g, 20, y0 + (y1 - y0 - g->ch) / 2, ci.name, C_DIM, (v->label_w - 26) / g->cw);
     }
     fill(g, v->label_w - 1, v->plot_y0, 1, v->plot_y1 - v->plot_y0, 0xC9CDD3);
     SDL_RenderSetClipRect(g->ren, NULL);
@@ -532,6 +633,23 @@ static void draw_panel(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         snprintf(b, sizeof b, "%3.0f%% (%.0f%%)", uv * 100, ut * 100);
         text(g, bx + bw + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_TEXT, -1);
     }
+    for (uint32_t gi = 0; gi < v->ngroups; gi++) {
+        int y0, y1;
+        if (!asc_viz_view_group_band(v, gi, &y0, &y1)) continue;
+        /* the busiest pipe of the core, over the view (and the trace) */
+        AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+        double best = -1, bt = 0;
+        uint32_t bk = 0;
+        for (uint32_t k = 0; k < gr.npipes; k++) {
+            double u = asc_viz_model_group_utilisation(m, gi, k, v->t0 > s0 ? v->t0 : s0, v->t1 < s1 ? v->t1 : s1);
+            if (u > best) best = u, bk = k;
+        }
+        if (best < 0) continue;
+        bt = asc_viz_model_group_utilisation(m, gi, bk, s0, s1);
+        char b[64];
+        snprintf(b, sizeof b, "%s %.0f%% (%.0f%%)", asc_viz_model_group_pipe(m, gi, bk), best * 100, bt * 100);
+        text_fit(g, x + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_TEXT, (v->panel_w - 8) / g->cw);
+    }
     for (uint32_t c = 0; c < v->nctrs; c++) {
         int y0, y1;
         if (!asc_viz_view_counter_band(v, c, &y0, &y1)) continue;
@@ -539,7 +657,7 @@ static void draw_panel(VizGfx *g, const AscVizModel *m, const AscVizView *v)
         char b[48], val[32];
         fmt_value(val, sizeof val, ci.vmax);
         snprintf(b, sizeof b, "peak %s", val);
-        text(g, x + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_DIM, (v->panel_w - 8) / g->cw);
+        text_fit(g, x + 6, y0 + (y1 - y0 - g->ch) / 2, b, C_DIM, (v->panel_w - 8) / g->cw);
     }
     SDL_RenderSetClipRect(g->ren, NULL);
 }
@@ -609,7 +727,7 @@ static void draw_title(VizGfx *g, const AscVizModel *m, const AscVizView *v, con
         n = snprintf(b, sizeof b, "asc-viz  %s   no clock (use --mhz N for cycles)   view from %s, %s wide   %u events  %u lanes",
                      ui && ui->title ? ui->title : "", w0, w1, asc_viz_model_event_count(m), v->nrows);
     (void)n;
-    text(g, 8, (22 - g->ch) / 2, b, 0xFFFFFF, (v->width - 16) / g->cw);
+    text_fit(g, 8, (22 - g->ch) / 2, b, 0xFFFFFF, (v->width - 16) / g->cw);
 }
 
 /* A box of text lines near the mouse (first line in the selection blue). */
@@ -630,7 +748,7 @@ static void text_box(VizGfx *g, const AscVizView *v, const AscVizUi *ui, char (*
     fill(g, x + 3, y + 3, w, h, 0xB8BDC4);
     fill(g, x, y, w, h, 0xFFFFF0);
     frame_rect(g, x, y, w, h, 0x6B7280);
-    for (int i = 0; i < n; i++) text(g, x + 8, y + 5 + i * (g->ch + 2), lines[i], i ? C_TEXT : C_SEL, 90);
+    for (int i = 0; i < n; i++) text_fit(g, x + 8, y + 5 + i * (g->ch + 2), lines[i], i ? C_TEXT : C_SEL, 90);
 }
 
 /* Hovering a counter track: its value under the mouse, with a guide line. */
@@ -785,12 +903,115 @@ static void draw_details(VizGfx *g, const AscVizModel *m, const AscVizView *v, c
     }
     snprintf(R[DETAILS_LINES - 1], 400, "Esc: clear the selection");
     int half = v->width / 2, maxl = (half - 24) / g->cw;
-    for (int i = 0; i < n; i++) text(g, 12, y + 8 + i * lh, L[i], i ? C_TEXT : C_SEL, maxl);
+    for (int i = 0; i < n; i++) text_fit(g, 12, y + 8 + i * lh, L[i], i ? C_TEXT : C_SEL, maxl);
     for (int i = 0; i < DETAILS_LINES; i++)
         if (R[i][0])
-            text(g, half + 12, y + 8 + i * lh, R[i], i == 0 ? C_DEP : i == DETAILS_LINES - 1 ? C_DIM : C_TEXT,
+            text_fit(g, half + 12, y + 8 + i * lh, R[i], i == 0 ? C_DEP : i == DETAILS_LINES - 1 ? C_DIM : C_TEXT,
                  (v->width - half - 24) / g->cw);
     fill(g, half, y + 8, 1, h - 16, 0xD5D9DF);
+}
+
+/* ---- step mode ---------------------------------------------------------- */
+
+#define C_STEP 0x0891B2
+
+int viz_gfx_step_height(const VizGfx *g, const AscVizState *st)
+{
+    return ((st ? (int)st->npipes : 0) + 3) * (g->ch + 3) + 14;
+}
+
+/* "at cycle N" or "at T" */
+static void fmt_at(char *b, size_t n, const AscVizModel *m, double t)
+{
+    double mhz = asc_viz_model_mhz(m);
+    if (mhz > 0) snprintf(b, n, "cycle %.0f", t * mhz);
+    else fmt_us(b, n, t);
+}
+
+/* a flow category "VECTORToMTE2" as "VECTOR->MTE2" */
+static void fmt_cat(char *b, size_t n, const char *cat)
+{
+    const char *to = strstr(cat, "To");
+    if (to && to > cat && to[2]) snprintf(b, n, "%.*s->%s", (int)(to - cat), cat, to + 2);
+    else snprintf(b, n, "%s", cat);
+}
+
+/* The cursor: a line at the cursor event's start through the plot, the
+ * event outlined; under the rows the state of its core at that cycle: per
+ * pipe what runs, what waits on which flag (and when and by whom it is
+ * set), the queue's contents; then the flags that are set. */
+static void draw_step(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui)
+{
+    if (ui->step < 0) return;
+    const AscVizEvent *e = asc_viz_model_event(m, (uint32_t)ui->step);
+    if (!e) return;
+    double xc = asc_viz_view_x_of_time(v, e->t0_us);
+    if (xc >= v->plot_x0 && xc < v->plot_x1) fill(g, (int)floor(xc), v->plot_y0, 2, v->plot_y1 - v->plot_y0, C_STEP);
+    outline_event(g, m, v, ui->step, C_STEP, 3);
+    const AscVizState *st = ui->state;
+    if (!st || v->bottom_h <= 0) return;
+    int y = v->plot_y1, h = v->bottom_h, lh = g->ch + 3, maxc = (v->width - 24) / g->cw;
+    fill(g, 0, y, v->width, h, 0xF0FDFF);
+    fill(g, 0, y, v->width, 2, C_STEP);
+    SDL_Rect clip = {0, y, v->width, h};
+    SDL_RenderSetClipRect(g->ren, &clip);
+    char b[1024], at[48], at2[48];
+    AscVizRowInfo ri = asc_viz_model_row(m, e->row);
+    fmt_at(at, sizeof at, m, e->t0_us);
+    snprintf(b, sizeof b, "step  %s   cursor: %s on %s / %s   Left/Right: previous/next event (Shift: 10)   s or Esc: leave",
+             at, asc_viz_model_str(m, e->name), ri.process, ri.lane);
+    int ly = y + 6;
+    text_fit(g, 12, ly, b, C_STEP, maxc);
+    ly += lh;
+    for (uint32_t k = 0; k < st->npipes; k++, ly += lh) {
+        const AscVizPipeState *p = &st->pipes[k];
+        AscVizRowInfo pr = asc_viz_model_row(m, p->row);
+        const char *dot = strchr(pr.process, '.');
+        int n = snprintf(b, sizeof b, "%-10.10s %-8.8s ", dot ? dot + 1 : pr.process, pr.lane);
+        if (p->waiting >= 0) {
+            const AscVizEvent *w = asc_viz_model_event(m, (uint32_t)p->waiting);
+            AscVizEventArgs a;
+            asc_viz_model_event_args(m, (uint32_t)p->waiting, &a);
+            fmt_at(at2, sizeof at2, m, w->t1_us);
+            n += snprintf(b + n, sizeof b - (size_t)n, "WAITS  %s on %s until %s", asc_viz_model_str(m, w->name),
+                          a.stall[0] ? a.stall : "a flag", at2);
+            if (p->release >= 0) {
+                const AscVizFlow *f = asc_viz_model_flow(m, (uint32_t)p->release);
+                fmt_at(at2, sizeof at2, m, f->ts_s);
+                n += snprintf(b + n, sizeof b - (size_t)n, " (set by %s at %s%s)", asc_viz_model_row(m, f->row_s).lane,
+                              at2, f->ts_s > st->t ? ", later" : "");
+            }
+        } else if (p->running >= 0) {
+            const AscVizEvent *r = asc_viz_model_event(m, (uint32_t)p->running);
+            AscVizEventArgs a;
+            asc_viz_model_event_args(m, (uint32_t)p->running, &a);
+            fmt_at(at2, sizeof at2, m, r->t1_us);
+            n += snprintf(b + n, sizeof b - (size_t)n, "runs   %s until %s", a.instr[0] ? a.instr : asc_viz_model_str(m, r->name),
+                          at2);
+        } else {
+            n += snprintf(b + n, sizeof b - (size_t)n, "idle");
+        }
+        if (n < (int)sizeof b && p->queue_ctr >= 0) {
+            n += snprintf(b + n, sizeof b - (size_t)n, "   | queue %u%s", p->queued, p->queue_len ? ":" : "");
+            for (uint32_t q = 0; q < p->queue_len && n < (int)sizeof b - 40; q++) {
+                const AscVizEvent *qe = asc_viz_model_event(m, p->queue_first + q);
+                n += snprintf(b + n, sizeof b - (size_t)n, " %s", asc_viz_model_str(m, qe->name));
+            }
+        }
+        uint32_t rgb = p->waiting >= 0 ? C_HATCH : p->running >= 0 ? C_TEXT : C_DIM;
+        fill(g, 6, ly + 2, 4, g->ch - 4, pr.rgb);
+        text_fit(g, 14, ly, b, rgb, maxc - 1);
+    }
+    int n = snprintf(b, sizeof b, "flags set: %s", st->nflags ? "" : "none");
+    for (uint32_t k = 0; k < st->nflags && n < (int)sizeof b - 80; k++) {
+        const AscVizFlow *f = asc_viz_model_flow(m, st->flags[k]);
+        char cat[64];
+        fmt_cat(cat, sizeof cat, asc_viz_model_str(m, f->cat));
+        fmt_at(at2, sizeof at2, m, f->ts_s);
+        n += snprintf(b + n, sizeof b - (size_t)n, "%s%s (set at %s)", k ? ",  " : "", cat, at2);
+    }
+    text_fit(g, 12, ly, b, C_DEP, maxc);
+    SDL_RenderSetClipRect(g->ren, NULL);
 }
 
 static const char *const help_lines[] = {
@@ -810,6 +1031,14 @@ static const char *const help_lines[] = {
     "Esc                  cancel search, clear selection, close help",
     "c                    show / hide the counter tracks (HBM GB/s,",
     "                     queue occupancy per pipe): step lines",
+    "click a core's name  collapse it to one summary row (heat per",
+    "                     pipe) or expand it again",
+    "e                    expand all cores / collapse all cores",
+    "s                    step mode: a cursor on one event; Left /",
+    "                     Right move it event by event (Shift: 10);",
+    "                     the panel shows the core's pipes at that",
+    "                     cycle: running, waiting on which flag,",
+    "                     queue contents, and the flags set",
     "?                    toggle this help",
     "q                    quit",
     "",
@@ -847,9 +1076,17 @@ void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const As
         int a = y0 < v->plot_y0 ? v->plot_y0 : y0, b = y1 > v->plot_y1 ? v->plot_y1 : y1;
         fill(g, v->plot_x0, a, v->plot_x1 - v->plot_x0, b - a, 0xFBFBFC);
     }
+    for (uint32_t gi = 0; gi < v->ngroups; gi++) {
+        int y0, y1;
+        if (!asc_viz_view_group_band(v, gi, &y0, &y1)) continue;
+        int a = y0 < v->plot_y0 ? v->plot_y0 : y0, b = y1 > v->plot_y1 ? v->plot_y1 : y1;
+        fill(g, 0, a, v->width, b - a, gi % 2 ? C_BG_ALT : C_BG);
+        fill(g, 0, b - 1, v->width, 1, C_GRID);
+    }
     draw_axis(g, v);
     draw_labels(g, m, v);
     draw_rows(g, m, v);
+    draw_groups(g, m, v);
     draw_counters(g, m, v);
     draw_flows(g, m, v, ui);
     if (ui) {
@@ -869,7 +1106,8 @@ void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const As
     draw_panel(g, m, v);
     draw_title(g, m, v, ui);
     draw_footer(g, m, v, ui);
-    if (ui) draw_details(g, m, v, ui);
+    if (ui && ui->step >= 0) draw_step(g, m, v, ui);
+    else if (ui) draw_details(g, m, v, ui);
     if (ui) {
         tooltip(g, m, v, ui);
         if (ui->help) draw_help(g, v);
@@ -932,7 +1170,35 @@ void asc_viz_offscreen_free(AscVizOffscreen *o)
     free(o);
 }
 
-int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path, AscVizError *err)
+/* The groups with rows that v does not show fully, as "a, b, ..." */
+static void left_out(const AscVizModel *m, const AscVizView *v, AscVizRenderInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->width = v->width;
+    info->height = v->height;
+    size_t len = 0, cap = sizeof info->groups_left_out;
+    for (uint32_t gi = 0; gi < v->ngroups; gi++) {
+        AscVizGroupInfo gr = asc_viz_model_group(m, gi);
+        if (!gr.nrows) continue;
+        info->ngroups++;
+        if (asc_viz_view_group_shown(v, gi)) {
+            info->groups_shown++;
+            continue;
+        }
+        size_t need = strlen(gr.name) + 2;
+        if (len + need + 4 >= cap) {
+            if (len + 4 < cap && (len < 3 || strcmp(info->groups_left_out + len - 3, "..."))) {
+                memcpy(info->groups_left_out + len, len ? ", ..." : "...", len ? 6 : 4);
+                len += len ? 5 : 3;
+            }
+            continue;
+        }
+        len += (size_t)snprintf(info->groups_left_out + len, cap - len, "%s%s", len ? ", " : "", gr.name);
+    }
+}
+
+int asc_viz_render_png_info(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path,
+                            AscVizRenderInfo *info, AscVizError *err)
 {
     AscVizRenderDesc d = desc ? *desc : (AscVizRenderDesc){0};
     AscVizViewDesc vd = {.width = d.width > 0 ? d.width : 1600, .height = d.height > 0 ? d.height : 900};
@@ -942,6 +1208,14 @@ int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const
         return set_err(err, "the window A:B must have B > A%s", "");
     AscVizView v;
     if (asc_viz_view_init(&v, m, &vd)) return set_err(err, "out of memory%s", "");
+    AscVizRenderInfo inf;
+    left_out(m, &v, &inf);
+    if (d.height <= 0 && inf.groups_shown < inf.ngroups) {
+        /* pick a height: the one that shows this layout whole (collapsed groups stay so) */
+        int h = asc_viz_view_full_height(&v);
+        asc_viz_view_resize(&v, v.width, h < 16384 ? h : 16384);
+        left_out(m, &v, &inf);
+    }
     if (d.has_cycles) asc_viz_view_set_window(&v, d.c0 / asc_viz_model_mhz(m), d.c1 / asc_viz_model_mhz(m));
     else if (d.has_us) asc_viz_view_set_window(&v, d.t0_us, d.t1_us);
     AscVizOffscreen *o = asc_viz_offscreen_create(v.width, v.height, d.font_path, err);
@@ -958,5 +1232,11 @@ int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const
     int rc = asc_viz_png_write(path, px, v.width, v.height, stride, err);
     asc_viz_offscreen_free(o);
     asc_viz_view_free(&v);
+    if (info) *info = inf;
     return rc;
+}
+
+int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path, AscVizError *err)
+{
+    return asc_viz_render_png_info(m, desc, path, NULL, err);
 }

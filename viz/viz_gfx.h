@@ -25,6 +25,8 @@ void viz_gfx_free(VizGfx *g);
 /* Height of the details panel of a selected event (the window reserves it
  * under the rows with asc_viz_view_reserve_bottom). */
 int viz_gfx_details_height(const VizGfx *g);
+/* Height of the step-mode panel for a state. */
+int viz_gfx_step_height(const VizGfx *g, const AscVizState *st);
 /* Draw one whole frame of m through v, with ui's hover/selection/overlays. */
 void viz_gfx_draw(VizGfx *g, const AscVizModel *m, const AscVizView *v, const AscVizUi *ui);
 

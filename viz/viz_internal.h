@@ -64,6 +64,13 @@ typedef struct VizCtrTrack {
     double vmin, vmax;
 } VizCtrTrack;
 
+/* A group of processes (a chip's core): see asc_viz_model_group. */
+typedef struct VizGroup {
+    uint32_t name;                 /* string id */
+    uint32_t proc0, nproc, row0, nrow, ctr0, nctr;
+    uint32_t pipe0, npipe;         /* into gpipe[] */
+} VizGroup;
+
 typedef struct VizSpan {
     double a, b;
 } VizSpan;
@@ -135,6 +142,11 @@ struct AscVizModel {
     uint32_t *flow_by_t;  /* flow ids sorted by (row_t, ts_t) */
     uint32_t *row_flow_first; /* nrows + 1, into flow_by_t */
     double span0, span1;
+    VizGroup *groups;
+    uint32_t ngroups;
+    uint32_t *proc_group; /* display process -> group */
+    uint32_t *gpipe;      /* lane label string ids, per group from pipe0 */
+    uint32_t *row_pipe;   /* row -> pipe index inside its group */
 };
 
 /* Allocation through m->al: a zero AscAlloc means libc (and a real

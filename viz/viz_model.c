@@ -163,6 +163,7 @@ void asc_viz_model_free(AscVizModel *m)
     }
     viz_free(m, m->busy); viz_free(m, m->stall);
     viz_free(m, m->flows); viz_free(m, m->flow_by_t); viz_free(m, m->row_flow_first);
+    viz_free(m, m->groups); viz_free(m, m->proc_group); viz_free(m, m->gpipe); viz_free(m, m->row_pipe);
     AscVizModel self = *m; /* the allocator outlives the struct it lives in */
     viz_free(&self, m);
 }
@@ -309,6 +310,75 @@ static int build_union(const AscVizModel *m, uint32_t first, uint32_t last, bool
     }
     u->pre[0] = 0;
     for (uint32_t k = 0; k < u->n; k++) u->pre[k + 1] = u->pre[k] + (u->iv[k].b - u->iv[k].a);
+    return 0;
+}
+
+/* Groups (a chip's cores): consecutive display processes sharing the name
+ * part before the first '.'; pipes = distinct lane labels of the group's
+ * rows in msOpProf order, then first appearance. */
+static int build_groups(AscVizModel *m)
+{
+    uint32_t np = m->nprocs_shown;
+    m->groups = viz_calloc(m, np + 1, sizeof *m->groups);
+    m->proc_group = viz_calloc(m, np + 1, sizeof *m->proc_group);
+    m->gpipe = viz_calloc(m, m->nrows + 1, sizeof *m->gpipe);
+    m->row_pipe = viz_calloc(m, m->nrows + 1, sizeof *m->row_pipe);
+    if (!m->groups || !m->proc_group || !m->gpipe || !m->row_pipe) return -1;
+    uint32_t r = 0, c = 0, npipes = 0;
+    for (uint32_t p = 0; p < np; p++) {
+        const char *name = S(m, m->procs[m->proc_order[p]].label), *dot = strchr(name, '.');
+        size_t plen = dot && dot > name ? (size_t)(dot - name) : strlen(name);
+        VizGroup *g = m->ngroups ? &m->groups[m->ngroups - 1] : NULL;
+        bool join = false;
+        if (g && dot && dot > name) {
+            const char *gn = S(m, g->name);
+            const char *prev = S(m, m->procs[m->proc_order[p - 1]].label);
+            join = strlen(gn) == plen && !strncmp(gn, name, plen) && strchr(prev, '.') != NULL;
+        }
+        if (!join) {
+            uint32_t id = viz_intern(m, name, plen);
+            if (id == VIZ_NONE) return -1;
+            g = &m->groups[m->ngroups++];
+            memset(g, 0, sizeof *g);
+            g->name = id;
+            g->proc0 = p;
+            g->row0 = r;
+            g->ctr0 = c;
+            g->pipe0 = npipes;
+        }
+        g->nproc++;
+        m->proc_group[p] = m->ngroups - 1;
+        for (; r < m->nrows && m->row_proc[r] == p; r++) {
+            uint32_t lab = m->lanes[m->row_lane[r]].label, k = 0;
+            while (k < g->npipe && m->gpipe[g->pipe0 + k] != lab) k++;
+            if (k == g->npipe) {
+                /* insert by lane rank (stable: first appearance among equals) */
+                int rank = known_lane(S(m, lab));
+                int64_t rk = rank ? rank : INT64_MAX / 2;
+                uint32_t pos = g->npipe;
+                while (pos > 0) {
+                    int r2 = known_lane(S(m, m->gpipe[g->pipe0 + pos - 1]));
+                    int64_t rk2 = r2 ? r2 : INT64_MAX / 2;
+                    if (rk2 <= rk) break;
+                    pos--;
+                }
+                for (uint32_t q = g->npipe; q > pos; q--) m->gpipe[g->pipe0 + q] = m->gpipe[g->pipe0 + q - 1];
+                m->gpipe[g->pipe0 + pos] = lab;
+                g->npipe++;
+                npipes++;
+            }
+            g->nrow++;
+        }
+        for (; c < m->ntracks && m->procs[m->tracks[c].proc].order == p; c++) g->nctr++;
+    }
+    for (uint32_t gi = 0; gi < m->ngroups; gi++) {
+        const VizGroup *g = &m->groups[gi];
+        for (uint32_t k = g->row0; k < g->row0 + g->nrow; k++) {
+            uint32_t lab = m->lanes[m->row_lane[k]].label, q = 0;
+            while (q < g->npipe && m->gpipe[g->pipe0 + q] != lab) q++;
+            m->row_pipe[k] = q;
+        }
+    }
     return 0;
 }
 
@@ -545,6 +615,7 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         }
     if (m->span0 > m->span1) { m->span0 = 0; m->span1 = 1; }
     if (m->span1 <= m->span0) m->span1 = m->span0 + 1e-3;
+    if (build_groups(m)) return fail_oom(err);
     /* the raw records are no longer needed */
     viz_free(m, m->be); m->be = NULL; m->nbe = 0;
     viz_free(m, m->fe); m->fe = NULL; m->nfe = 0;
@@ -848,6 +919,259 @@ int asc_viz_model_event_args(const AscVizModel *m, uint32_t ev, AscVizEventArgs 
     return viz_event_args(m, &m->ev[ev], out);
 }
 
+/* ---- groups ------------------------------------------------------------- */
+
+uint32_t asc_viz_model_group_count(const AscVizModel *m) { return m->ngroups; }
+
+AscVizGroupInfo asc_viz_model_group(const AscVizModel *m, uint32_t g)
+{
+    AscVizGroupInfo gi = {"", 0, 0, 0, 0, 0, 0, 0};
+    if (g >= m->ngroups) return gi;
+    const VizGroup *x = &m->groups[g];
+    gi.name = S(m, x->name);
+    gi.first_proc = x->proc0;
+    gi.nprocs = x->nproc;
+    gi.first_row = x->row0;
+    gi.nrows = x->nrow;
+    gi.first_ctr = x->ctr0;
+    gi.nctrs = x->nctr;
+    gi.npipes = x->npipe;
+    return gi;
+}
+
+uint32_t asc_viz_model_group_of_proc(const AscVizModel *m, uint32_t proc)
+{
+    return proc < m->nprocs_shown ? m->proc_group[proc] : 0;
+}
+
+const char *asc_viz_model_group_pipe(const AscVizModel *m, uint32_t g, uint32_t k)
+{
+    if (g >= m->ngroups || k >= m->groups[g].npipe) return "";
+    return S(m, m->gpipe[m->groups[g].pipe0 + k]);
+}
+
+void asc_viz_model_group_lod(const AscVizModel *m, uint32_t g, uint32_t k, double t0, double t1, uint32_t ncols,
+                             float *busy)
+{
+    if (!ncols) return;
+    memset(busy, 0, ncols * sizeof *busy);
+    double w = (t1 - t0) / ncols;
+    if (g >= m->ngroups || !(w > 0)) return;
+    const VizGroup *x = &m->groups[g];
+    uint32_t n = 0;
+    for (uint32_t r = x->row0; r < x->row0 + x->nrow; r++) {
+        if (m->row_pipe[r] != k) continue;
+        n++;
+        const VizUnion *u = &m->busy[r];
+        double prev = union_upto(u, t0);
+        for (uint32_t i = 0; i < ncols; i++) {
+            double b = i + 1 == ncols ? t1 : t0 + w * (i + 1), cur = union_upto(u, b);
+            busy[i] += (float)((cur - prev) / w);
+            prev = cur;
+        }
+    }
+    for (uint32_t i = 0; n && i < ncols; i++) {
+        float f = busy[i] / (float)n;
+        busy[i] = f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+}
+
+double asc_viz_model_group_utilisation(const AscVizModel *m, uint32_t g, uint32_t k, double t0, double t1)
+{
+    if (g >= m->ngroups || !(t1 > t0)) return 0;
+    const VizGroup *x = &m->groups[g];
+    double sum = 0;
+    uint32_t n = 0;
+    for (uint32_t r = x->row0; r < x->row0 + x->nrow; r++)
+        if (m->row_pipe[r] == k) sum += asc_viz_model_utilisation(m, r, t0, t1), n++;
+    return n ? sum / n : 0;
+}
+
+/* ---- label elision ------------------------------------------------------ */
+
+static bool word_end(char c)
+{
+    return c == '_' || c == '.' || c == ' ' || c == '/' || c == '-' || c == ',' || c == ':' || c == '(';
+}
+
+int asc_viz_elide(const char *s, int max_chars, char *out, size_t n)
+{
+    if (!n) return 0;
+    out[0] = 0;
+    if (max_chars <= 0) return 0;
+    /* glyph count and the byte offsets of word ends */
+    int glyphs = 0;
+    for (const char *p = s; *p; p++) glyphs += ((unsigned char)*p & 0xC0) != 0x80;
+    size_t len = strlen(s);
+    if (glyphs <= max_chars) {
+        if (len + 1 > n) len = n - 1;
+        memcpy(out, s, len);
+        out[len] = 0;
+        return glyphs;
+    }
+    /* the last word end whose prefix, plus the ellipsis, fits */
+    size_t best = 0;
+    int best_g = 0, g = 0;
+    for (size_t i = 0; i < len; i++) {
+        bool start = ((unsigned char)s[i] & 0xC0) != 0x80;
+        if (start && i > 0 && word_end(s[i]) && !word_end(s[i - 1])) {
+            if (g + 1 > max_chars) break;
+            best = i;
+            best_g = g;
+        }
+        g += start;
+    }
+    if (!best || best + 4 > n) return 0;
+    memcpy(out, s, best);
+    memcpy(out + best, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
+    return best_g + 1;
+}
+
+/* ---- step mode ---------------------------------------------------------- */
+
+/* (t0, row, index) order of events */
+static int step_cmp(const AscVizModel *m, uint32_t a, uint32_t b)
+{
+    const AscVizEvent *x = &m->ev[a], *y = &m->ev[b];
+    if (x->t0_us != y->t0_us) return x->t0_us < y->t0_us ? -1 : 1;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+int64_t asc_viz_model_step(const AscVizModel *m, int64_t cur, int dir, const uint8_t *rows_mask)
+{
+    if (cur >= (int64_t)m->nev) cur = -1;
+    int64_t best = -1;
+    for (uint32_t r = 0; r < m->nrows; r++) {
+        if (rows_mask && !rows_mask[r]) continue;
+        uint32_t a = m->row_first[r], b = m->row_first[r + 1];
+        if (a == b) continue;
+        int64_t cand;
+        if (cur < 0) {
+            cand = dir > 0 ? a : (int64_t)b - 1;
+        } else {
+            /* events of a row are sorted by (t0, index): binary search for the
+             * first one after cur (dir > 0) or the last one before it */
+            uint32_t lo = a, hi = b;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (step_cmp(m, mid, (uint32_t)cur) <= 0) lo = mid + 1;
+                else hi = mid;
+            }
+            if (dir > 0) cand = lo < b ? (int64_t)lo : -1;
+            else {
+                /* lo = first after cur; the one before cur is below, skipping cur itself */
+                int64_t j = (int64_t)lo - 1;
+                if (j >= (int64_t)a && j == cur) j--;
+                cand = j >= (int64_t)a ? j : -1;
+            }
+        }
+        if (cand < 0) continue;
+        if (best < 0 || (dir > 0 ? step_cmp(m, (uint32_t)cand, (uint32_t)best) < 0
+                                 : step_cmp(m, (uint32_t)cand, (uint32_t)best) > 0))
+            best = cand;
+    }
+    return best;
+}
+
+/* Times at the cursor compare with a tolerance of 0.1 ps: far below a
+ * cycle (540 ps at 1850 MHz) and the 1 ps of a trace's 6-decimal ts, far
+ * above the rounding of ts + dur in doubles. */
+#define STATE_EPS 1e-7
+
+/* the event of row r covering t (t0 <= t < t1), stall or not: innermost */
+static int64_t covering(const AscVizModel *m, uint32_t r, double t, bool stall)
+{
+    uint32_t first, last;
+    asc_viz_model_window(m, r, t, t + STATE_EPS, &first, &last);
+    int64_t best = -1;
+    for (uint32_t i = first; i < last; i++) {
+        const AscVizEvent *e = &m->ev[i];
+        if (!(e->t0_us <= t + STATE_EPS && t + STATE_EPS < e->t1_us)) continue;
+        if (((e->flags & ASC_VIZ_EV_STALL) != 0) != stall) continue;
+        if (best < 0 || e->depth >= m->ev[best].depth) best = i;
+    }
+    return best;
+}
+
+int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t group)
+{
+    memset(s, 0, sizeof *s);
+    s->alloc = m->al;
+    s->t = t;
+    double te = t + STATE_EPS;
+    uint32_t r0 = 0, r1 = m->nrows;
+    if (group >= 0 && (uint64_t)group < m->ngroups) {
+        r0 = m->groups[group].row0;
+        r1 = r0 + m->groups[group].nrow;
+    }
+    s->pipes = viz_calloc(m, r1 - r0 + 1, sizeof *s->pipes);
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < m->nflows; i++) {
+        const AscVizFlow *f = &m->flows[i];
+        if (f->ts_s <= te && te < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))) nf++;
+    }
+    s->flags = viz_calloc(m, nf + 1, sizeof *s->flags);
+    s->flag_set = viz_calloc(m, nf + 1, sizeof *s->flag_set);
+    if (!s->pipes || !s->flags || !s->flag_set) {
+        asc_viz_state_free(s);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->nflows; i++) {
+        const AscVizFlow *f = &m->flows[i];
+        if (!(f->ts_s <= te && te < f->ts_t && ((f->row_s >= r0 && f->row_s < r1) || (f->row_t >= r0 && f->row_t < r1))))
+            continue;
+        s->flags[s->nflags] = i;
+        s->flag_set[s->nflags] = near_flagged(m, f->row_s, f->ts_s, ASC_VIZ_EV_SETFLAG);
+        if (s->flag_set[s->nflags] >= 0 && !(m->ev[s->flag_set[s->nflags]].flags & ASC_VIZ_EV_SETFLAG))
+            s->flag_set[s->nflags] = -1;
+        s->nflags++;
+    }
+    for (uint32_t r = r0; r < r1; r++) {
+        AscVizPipeState *p = &s->pipes[s->npipes++];
+        p->row = r;
+        p->running = covering(m, r, t, false);
+        p->waiting = covering(m, r, t, true);
+        p->release = p->waiting >= 0 ? asc_viz_model_deps(m, (uint32_t)p->waiting).flow : -1;
+        p->queue_ctr = -1;
+        /* the queue counter: "queue LANE" of the same process */
+        const VizLane *l = &m->lanes[m->row_lane[r]];
+        const char *lane = S(m, l->label);
+        for (uint32_t c = 0; c < m->ntracks; c++) {
+            const char *name = S(m, m->tracks[c].name);
+            if (m->tracks[c].proc == l->proc && !strncmp(name, "queue ", 6) && !strcmp(name + 6, lane)) {
+                p->queue_ctr = c;
+                break;
+            }
+        }
+        /* the next events to start after t, in order */
+        uint32_t a = m->row_first[r], b = m->row_first[r + 1], lo = a, hi = b;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->ev[mid].t0_us <= te) lo = mid + 1;
+            else hi = mid;
+        }
+        p->queue_first = lo;
+        if (p->queue_ctr >= 0) {
+            double v = asc_viz_model_counter_value(m, (uint32_t)p->queue_ctr, te);
+            p->queued = v > 0 ? (uint32_t)llround(v) : 0;
+            p->queue_len = p->queued < b - lo ? p->queued : b - lo;
+        }
+    }
+    return 0;
+}
+
+void asc_viz_state_free(AscVizState *s)
+{
+    asc_free(&s->alloc, s->pipes);
+    asc_free(&s->alloc, s->flags);
+    asc_free(&s->alloc, s->flag_set);
+    s->pipes = NULL;
+    s->flags = NULL;
+    s->flag_set = NULL;
+    s->npipes = s->nflags = 0;
+}
+
 /* ---- search ------------------------------------------------------------- */
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -932,10 +1256,34 @@ void asc_viz_search_free(AscVizSearch *s)
 
 /* ---- the view ----------------------------------------------------------- */
 
-/* Place headers, rows and counter tracks.  With fit rows (desc.row_height
- * 0) the rows share the height left by headers and counter tracks, 20 to
- * 56 px each: a few lanes fill a projected screen instead of a strip at
- * the top; many lanes keep 20 px and scroll. */
+/* Content height at row height rh with counters shown or not, for the
+ * current collapse state. */
+static int view_measure(const AscVizView *v, int rh, bool counters, int ctr_h)
+{
+    const AscVizModel *m = v->model;
+    int y = 0;
+    for (uint32_t g = 0; g < m->ngroups; g++) {
+        const VizGroup *x = &m->groups[g];
+        if (x->nrow && v->collapsed[g]) {
+            y += rh;
+            continue;
+        }
+        for (uint32_t p = x->proc0; p < x->proc0 + x->nproc; p++) {
+            int nr = 0, nc = 0;
+            for (uint32_t r = x->row0; r < x->row0 + x->nrow; r++) nr += m->row_proc[r] == p;
+            for (uint32_t c = x->ctr0; c < x->ctr0 + x->nctr; c++) nc += m->procs[m->tracks[c].proc].order == p;
+            if (!nr && !(nc && counters)) continue;
+            y += v->header_h + nr * rh + (counters ? nc * ctr_h : 0);
+        }
+    }
+    return y;
+}
+
+/* Place headers, rows, counter tracks and summary rows.  With fit rows
+ * (desc.row_height 0) the rows share the height left by headers and
+ * counter tracks, 20 to 56 px each: a few lanes fill a projected screen
+ * instead of a strip at the top; many lanes keep 20 px and scroll.  A
+ * collapsed group is one summary row, without headers or counters. */
 static void view_layout(AscVizView *v)
 {
     const AscVizModel *m = v->model;
@@ -945,57 +1293,81 @@ static void view_layout(AscVizView *v)
     v->plot_y0 = v->axis_h;
     v->plot_y1 = v->height - v->footer_h - v->bottom_h;
     if (v->plot_y1 < v->plot_y0 + 8) v->plot_y1 = v->plot_y0 + 8;
-    /* processes with rows, and with rows or counters */
-    int nproc_rows = 0, nproc_all = 0;
-    for (uint32_t p = 0, r = 0, c = 0; p < m->nprocs_shown; p++) {
-        uint32_t r0 = r, c0 = c;
-        for (; r < m->nrows && m->row_proc[r] == p; r++) {}
-        for (; c < m->ntracks && m->procs[m->tracks[c].proc].order == p; c++) {}
-        nproc_rows += r > r0;
-        nproc_all += r > r0 || c > c0;
-    }
     /* the lanes come first: in auto mode counter tracks show only when they
      * fit beside rows of the minimum height (a short PNG keeps its lanes) */
     int plot_h = v->plot_y1 - v->plot_y0 - 4, min_rh = v->fixed_row_h > 0 ? v->fixed_row_h : 20;
-    v->show_counters = v->counters_mode > 0 ||
-                       (v->counters_mode == 0 &&
-                        nproc_all * v->header_h + (int)m->nrows * min_rh + (int)m->ntracks * 26 <= plot_h);
-    uint32_t nctr = v->show_counters ? m->ntracks : 0;
-    int nproc = v->show_counters ? nproc_all : nproc_rows;
+    v->show_counters = v->counters_mode > 0 || (v->counters_mode == 0 && view_measure(v, min_rh, true, 26) <= plot_h);
+    int nrows_vis = 0;
+    for (uint32_t g = 0; g < m->ngroups; g++) nrows_vis += m->groups[g].nrow && v->collapsed[g] ? 1 : (int)m->groups[g].nrow;
     for (int pass = 0; pass < 2; pass++) { /* taller counter tracks when rows are tall */
         v->ctr_h = pass && v->row_h >= 40 ? 36 : 26;
         if (v->fixed_row_h > 0) {
             v->row_h = v->fixed_row_h;
         } else {
-            int avail = plot_h - nproc * v->header_h - (int)nctr * v->ctr_h;
-            int rh = m->nrows ? avail / (int)m->nrows : 20;
+            int avail = plot_h - view_measure(v, 0, v->show_counters, v->ctr_h);
+            int rh = nrows_vis ? avail / nrows_vis : 20;
             v->row_h = rh < 20 ? 20 : rh > 56 ? 56 : rh;
         }
     }
     int y = 0;
-    uint32_t r = 0, c = 0;
-    for (uint32_t p = 0; p < m->nprocs_shown; p++) {
-        uint32_t r0 = r, c0 = c;
-        while (r < m->nrows && m->row_proc[r] == p) r++;
-        while (c < m->ntracks && m->procs[m->tracks[c].proc].order == p) c++;
-        if (r == r0 && (c == c0 || !v->show_counters)) {
-            v->proc_y[p] = -1;
-            for (uint32_t k = c0; k < c; k++) v->ctr_y[k] = -1;
-            continue;
-        }
-        v->proc_y[p] = y;
-        y += v->header_h;
-        for (uint32_t k = r0; k < r; k++) {
-            v->row_y[k] = y;
+    for (uint32_t g = 0; g < m->ngroups; g++) {
+        const VizGroup *x = &m->groups[g];
+        bool col = x->nrow && v->collapsed[g];
+        v->group_y[g] = -1;
+        if (col) {
+            v->group_y[g] = y;
             y += v->row_h;
         }
-        for (uint32_t k = c0; k < c; k++) {
-            v->ctr_y[k] = v->show_counters ? y : -1;
-            if (v->show_counters) y += v->ctr_h;
+        uint32_t r = x->row0, c = x->ctr0;
+        for (uint32_t p = x->proc0; p < x->proc0 + x->nproc; p++) {
+            uint32_t r0 = r, c0 = c;
+            while (r < x->row0 + x->nrow && m->row_proc[r] == p) r++;
+            while (c < x->ctr0 + x->nctr && m->procs[m->tracks[c].proc].order == p) c++;
+            if (col || (r == r0 && (c == c0 || !v->show_counters))) {
+                v->proc_y[p] = -1;
+                for (uint32_t k = r0; k < r; k++) v->row_y[k] = -1;
+                for (uint32_t k = c0; k < c; k++) v->ctr_y[k] = -1;
+                continue;
+            }
+            v->proc_y[p] = y;
+            y += v->header_h;
+            for (uint32_t k = r0; k < r; k++) {
+                v->row_y[k] = y;
+                y += v->row_h;
+            }
+            for (uint32_t k = c0; k < c; k++) {
+                v->ctr_y[k] = v->show_counters ? y : -1;
+                if (v->show_counters) y += v->ctr_h;
+            }
         }
     }
     v->content_h = y;
     asc_viz_view_scroll(v, 0);
+}
+
+/* Auto collapse: when everything expanded does not fit at the minimum row
+ * height (with the counter tracks that would show), collapse every group
+ * with rows, then expand groups in display order while it all still fits. */
+static void view_auto_collapse(AscVizView *v, int mode)
+{
+    const AscVizModel *m = v->model;
+    for (uint32_t g = 0; g < m->ngroups; g++) v->collapsed[g] = mode > 0 && m->groups[g].nrow;
+    if (mode != 0) return;
+    v->plot_y1 = v->height - v->footer_h - v->bottom_h;
+    int plot_h = v->plot_y1 - v->axis_h - 4, min_rh = v->fixed_row_h > 0 ? v->fixed_row_h : 20;
+    bool ctr = v->counters_mode > 0;
+    uint32_t with_rows = 0;
+    for (uint32_t g = 0; g < m->ngroups; g++) with_rows += m->groups[g].nrow > 0;
+    if (with_rows < 2 || view_measure(v, min_rh, ctr, 26) <= plot_h) return;
+    for (uint32_t g = 0; g < m->ngroups; g++) v->collapsed[g] = m->groups[g].nrow > 0;
+    for (uint32_t g = 0; g < m->ngroups; g++) {
+        if (!m->groups[g].nrow) continue;
+        v->collapsed[g] = false;
+        if (view_measure(v, min_rh, v->counters_mode >= 0, 26) > plot_h) {
+            v->collapsed[g] = true;
+            break;
+        }
+    }
 }
 
 int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc *desc)
@@ -1020,7 +1392,11 @@ int asc_viz_view_init(AscVizView *v, const AscVizModel *m, const AscVizViewDesc 
     v->row_y = viz_calloc(m, m->nrows + 1, sizeof *v->row_y);
     v->proc_y = viz_calloc(m, m->nprocs_shown + 1, sizeof *v->proc_y);
     v->ctr_y = viz_calloc(m, m->ntracks + 1, sizeof *v->ctr_y);
-    if (!v->row_y || !v->proc_y || !v->ctr_y) { asc_viz_view_free(v); return -1; }
+    v->ngroups = m->ngroups;
+    v->collapsed = viz_calloc(m, m->ngroups + 1, sizeof *v->collapsed);
+    v->group_y = viz_calloc(m, m->ngroups + 1, sizeof *v->group_y);
+    if (!v->row_y || !v->proc_y || !v->ctr_y || !v->collapsed || !v->group_y) { asc_viz_view_free(v); return -1; }
+    view_auto_collapse(v, d.collapse);
     view_layout(v);
     asc_viz_view_fit(v, m);
     return 0;
@@ -1032,8 +1408,11 @@ void asc_viz_view_free(AscVizView *v)
         viz_free(v->model, v->row_y);
         viz_free(v->model, v->proc_y);
         viz_free(v->model, v->ctr_y);
+        viz_free(v->model, v->collapsed);
+        viz_free(v->model, v->group_y);
     }
-    v->row_y = v->proc_y = v->ctr_y = NULL;
+    v->row_y = v->proc_y = v->ctr_y = v->group_y = NULL;
+    v->collapsed = NULL;
 }
 
 void asc_viz_view_resize(AscVizView *v, int width, int height)
@@ -1117,7 +1496,7 @@ int asc_viz_view_x_of_cycle(const AscVizView *v, double cycle)
 
 bool asc_viz_view_row_band(const AscVizView *v, uint32_t row, int *y0, int *y1)
 {
-    if (row >= v->nrows) return false;
+    if (row >= v->nrows || v->row_y[row] < 0) return false;
     int a = v->plot_y0 + v->row_y[row] - v->scroll_y, b = a + v->row_h;
     *y0 = a;
     *y1 = b;
@@ -1147,15 +1526,10 @@ int asc_viz_view_row_at(const AscVizView *v, int y)
 {
     if (y < v->plot_y0 || y >= v->plot_y1) return -1;
     int cy = y - v->plot_y0 + v->scroll_y;
-    uint32_t lo = 0, hi = v->nrows; /* last row with row_y <= cy */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v->row_y[mid] <= cy) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return -1;
-    uint32_t r = lo - 1;
-    return cy < v->row_y[r] + v->row_h ? (int)r : -1;
+    /* rows of collapsed groups have row_y -1; shown rows keep their order */
+    for (uint32_t r = 0; r < v->nrows; r++)
+        if (v->row_y[r] >= 0 && cy >= v->row_y[r] && cy < v->row_y[r] + v->row_h) return (int)r;
+    return -1;
 }
 
 int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y)
@@ -1165,4 +1539,64 @@ int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y
     if (r < 0) return -1;
     double px = (v->t1 - v->t0) / (double)(v->plot_x1 - v->plot_x0);
     return asc_viz_model_hit(m, (uint32_t)r, asc_viz_view_time_of_x(v, x + 0.5), 3 * px);
+}
+
+void asc_viz_view_collapse(AscVizView *v, uint32_t g, int state)
+{
+    if (g >= v->ngroups || !v->model->groups[g].nrow) return;
+    v->collapsed[g] = state < 0 ? !v->collapsed[g] : state > 0;
+    view_layout(v);
+}
+
+void asc_viz_view_collapse_all(AscVizView *v, bool collapse)
+{
+    for (uint32_t g = 0; g < v->ngroups; g++) v->collapsed[g] = collapse && v->model->groups[g].nrow;
+    view_layout(v);
+}
+
+bool asc_viz_view_group_band(const AscVizView *v, uint32_t g, int *y0, int *y1)
+{
+    if (g >= v->ngroups || v->group_y[g] < 0) return false;
+    int a = v->plot_y0 + v->group_y[g] - v->scroll_y, b = a + v->row_h;
+    *y0 = a;
+    *y1 = b;
+    return b > v->plot_y0 && a < v->plot_y1;
+}
+
+int asc_viz_view_group_at(const AscVizView *v, int y)
+{
+    if (y < v->plot_y0 || y >= v->plot_y1) return -1;
+    for (uint32_t g = 0; g < v->ngroups; g++) {
+        int y0, y1;
+        if (asc_viz_view_group_band(v, g, &y0, &y1) && y >= y0 && y < y1) return (int)g;
+    }
+    const AscVizModel *m = v->model;
+    for (uint32_t p = 0; p < v->nprocs; p++) {
+        if (v->proc_y[p] < 0) continue;
+        int a = v->plot_y0 + v->proc_y[p] - v->scroll_y;
+        if (y >= a && y < a + v->header_h) return (int)m->proc_group[p];
+    }
+    return -1;
+}
+
+bool asc_viz_view_group_shown(const AscVizView *v, uint32_t g)
+{
+    if (g >= v->ngroups) return false;
+    const VizGroup *x = &v->model->groups[g];
+    int top = INT32_MAX, bot = -1;
+    if (v->group_y[g] >= 0) top = v->group_y[g], bot = v->group_y[g] + v->row_h;
+    for (uint32_t p = x->proc0; p < x->proc0 + x->nproc; p++)
+        if (v->proc_y[p] >= 0 && v->proc_y[p] < top) top = v->proc_y[p];
+    for (uint32_t r = x->row0; r < x->row0 + x->nrow; r++)
+        if (v->row_y[r] >= 0 && v->row_y[r] + v->row_h > bot) bot = v->row_y[r] + v->row_h;
+    for (uint32_t c = x->ctr0; c < x->ctr0 + x->nctr; c++)
+        if (v->ctr_y[c] >= 0 && v->ctr_y[c] + v->ctr_h > bot) bot = v->ctr_y[c] + v->ctr_h;
+    if (bot < 0) return false;
+    int a = v->plot_y0 + top - v->scroll_y, b = v->plot_y0 + bot - v->scroll_y;
+    return a >= v->plot_y0 && b <= v->plot_y1;
+}
+
+int asc_viz_view_full_height(const AscVizView *v)
+{
+    return v->axis_h + v->content_h + 4 + v->footer_h + v->bottom_h;
 }

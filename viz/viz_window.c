@@ -6,7 +6,7 @@
  * keyboard.  Script lines (one command each, '#' starts a comment):
  *   size WxH | key NAME | text STRING | move X Y | wheel N X Y |
  *   drag X1 Y1 X2 Y2 | click X Y | screenshot FILE.png | wait MS | quit
- * Key names: f, plus, minus, left, right, up, down, pageup, pagedown, home,
+ * Key names: f, c, e (expand / collapse all cores), s (step mode), plus, minus, left, right, up, down, pageup, pagedown, home,
  * slash, question, return, shift+return, escape, backspace, n, shift+n, q,
  * or any SDL key name. */
 #include "viz_gfx.h"
@@ -29,6 +29,8 @@ typedef struct VizApp {
     bool dragging, moved;
     int drag_x, drag_y;
     bool quit, dirty;
+    AscVizState state;     /* step mode: the state at the cursor */
+    uint8_t *mask;         /* step mode: the rows shown (expanded) */
     SDL_Window *win;
     SDL_Renderer *ren;
     VizGfx gfx;
@@ -66,6 +68,77 @@ static void select_event(VizApp *a, int64_t ev)
     if (ev >= 0 && asc_viz_view_row_band(&a->view, asc_viz_model_event(a->m, (uint32_t)ev)->row, &y0, &y1) &&
         y1 > a->view.plot_y1)
         asc_viz_view_scroll(&a->view, y1 - a->view.plot_y1);
+}
+
+/* Step mode: put the cursor on ev (-1 = leave step mode), compute the state
+ * of its core at its start, bring it into view. */
+static void set_step(VizApp *a, int64_t ev)
+{
+    asc_viz_state_free(&a->state);
+    a->ui.state = NULL;
+    a->ui.step = ev;
+    if (ev < 0) {
+        asc_viz_view_reserve_bottom(&a->view, a->ui.selected >= 0 ? viz_gfx_details_height(&a->gfx) : 0);
+        return;
+    }
+    const AscVizEvent *e = asc_viz_model_event(a->m, (uint32_t)ev);
+    uint32_t grp = asc_viz_model_group_of_proc(a->m, asc_viz_model_row(a->m, e->row).proc);
+    if (asc_viz_state_at(&a->state, a->m, e->t0_us, grp) == 0) a->ui.state = &a->state;
+    int h = viz_gfx_step_height(&a->gfx, a->ui.state), maxh = (a->view.height - a->view.axis_h) / 2;
+    asc_viz_view_reserve_bottom(&a->view, h < maxh ? h : maxh);
+    double w = a->view.t1 - a->view.t0;
+    if (e->t0_us < a->view.t0 || e->t0_us > a->view.t1) asc_viz_view_set_window(&a->view, e->t0_us - w / 2, e->t0_us + w / 2);
+    int y0, y1;
+    bool shown = asc_viz_view_row_band(&a->view, e->row, &y0, &y1) || asc_viz_view_group_band(&a->view, grp, &y0, &y1);
+    if (shown && (y0 < a->view.plot_y0 || y1 > a->view.plot_y1))
+        asc_viz_view_scroll(&a->view, y0 - (a->view.plot_y0 + a->view.plot_y1) / 2);
+}
+
+/* The rows the cursor walks: the expanded ones (all when none is). */
+static const uint8_t *step_mask(VizApp *a)
+{
+    uint32_t n = asc_viz_model_row_count(a->m), shown = 0;
+    if (!a->mask && !(a->mask = calloc(n + 1, 1))) return NULL;
+    for (uint32_t r = 0; r < n; r++) shown += a->mask[r] = a->view.row_y[r] >= 0;
+    return shown ? a->mask : NULL;
+}
+
+static void step_move(VizApp *a, int dir, int times)
+{
+    const uint8_t *mask = step_mask(a);
+    int64_t cur = a->ui.step;
+    for (int i = 0; i < times; i++) {
+        int64_t nx = asc_viz_model_step(a->m, cur, dir, mask);
+        if (nx < 0) break;
+        cur = nx;
+    }
+    if (cur >= 0) set_step(a, cur);
+}
+
+/* Enter step mode at the selected event, else at the first event that
+ * starts in view (on the rows the cursor walks). */
+static void step_start(VizApp *a)
+{
+    if (a->ui.selected >= 0) {
+        set_step(a, a->ui.selected);
+        return;
+    }
+    const uint8_t *mask = step_mask(a);
+    int64_t best = -1;
+    for (uint32_t r = 0; r < asc_viz_model_row_count(a->m); r++) {
+        if (mask && !mask[r]) continue;
+        uint32_t first, last;
+        asc_viz_model_window(a->m, r, a->view.t0, a->view.t1, &first, &last);
+        for (uint32_t i = first; i < last; i++) {
+            const AscVizEvent *e = asc_viz_model_event(a->m, i);
+            if (e->t0_us < a->view.t0) continue;
+            const AscVizEvent *b = best >= 0 ? asc_viz_model_event(a->m, (uint32_t)best) : NULL;
+            if (!b || e->t0_us < b->t0_us) best = i;
+            break;
+        }
+    }
+    if (best < 0) best = asc_viz_model_step(a->m, -1, 1, mask);
+    if (best >= 0) set_step(a, best);
 }
 
 static void clear_search(VizApp *a)
@@ -138,8 +211,25 @@ static void app_key(VizApp *a, SDL_Keycode k, Uint16 mod)
     case SDLK_KP_PLUS: asc_viz_view_zoom(&a->view, 1.5, zoom_x(a)); break;
     case SDLK_MINUS:
     case SDLK_KP_MINUS: asc_viz_view_zoom(&a->view, 1 / 1.5, zoom_x(a)); break;
-    case SDLK_LEFT: asc_viz_view_pan(&a->view, shift ? plotw / 2 : plotw / 8); break;
-    case SDLK_RIGHT: asc_viz_view_pan(&a->view, -(shift ? plotw / 2 : plotw / 8)); break;
+    case SDLK_LEFT:
+        if (a->ui.step >= 0) step_move(a, -1, shift ? 10 : 1);
+        else asc_viz_view_pan(&a->view, shift ? plotw / 2 : plotw / 8);
+        break;
+    case SDLK_RIGHT:
+        if (a->ui.step >= 0) step_move(a, 1, shift ? 10 : 1);
+        else asc_viz_view_pan(&a->view, -(shift ? plotw / 2 : plotw / 8));
+        break;
+    case SDLK_s:
+        if (a->ui.step >= 0) set_step(a, -1);
+        else step_start(a);
+        break;
+    case SDLK_e: {
+        bool any = false;
+        for (uint32_t g = 0; g < a->view.ngroups; g++) any |= a->view.collapsed[g];
+        asc_viz_view_collapse_all(&a->view, !any);
+        if (a->ui.step >= 0) set_step(a, a->ui.step); /* the panel keeps its place */
+        break;
+    }
     case SDLK_UP: asc_viz_view_scroll(&a->view, -a->view.row_h); break;
     case SDLK_DOWN: asc_viz_view_scroll(&a->view, a->view.row_h); break;
     case SDLK_PAGEUP: asc_viz_view_scroll(&a->view, -(a->view.plot_y1 - a->view.plot_y0) * 3 / 4); break;
@@ -162,6 +252,7 @@ static void app_key(VizApp *a, SDL_Keycode k, Uint16 mod)
     case SDLK_ESCAPE:
         if (a->ui.help) a->ui.help = false;
         else if (a->have_search) clear_search(a);
+        else if (a->ui.step >= 0) set_step(a, -1);
         else select_event(a, -1);
         break;
     case SDLK_c: asc_viz_view_show_counters(&a->view, !a->view.show_counters); break;
@@ -219,7 +310,19 @@ static void app_event(VizApp *a, const SDL_Event *e)
         a->ui.mouse_y = e->button.y;
         if (e->button.button == SDL_BUTTON_LEFT && a->dragging) {
             a->dragging = false;
-            if (!a->moved) select_event(a, asc_viz_view_hit(&a->view, a->m, e->button.x, e->button.y));
+            if (!a->moved) {
+                /* a core's name or summary row toggles it; else select (in
+                 * step mode the cursor moves to the clicked event) */
+                int grp = e->button.x < a->view.plot_x1 ? asc_viz_view_group_at(&a->view, e->button.y) : -1;
+                if (grp >= 0) {
+                    asc_viz_view_collapse(&a->view, (uint32_t)grp, -1);
+                    if (a->ui.step >= 0) set_step(a, a->ui.step);
+                } else {
+                    int64_t hit = asc_viz_view_hit(&a->view, a->m, e->button.x, e->button.y);
+                    if (a->ui.step >= 0 && hit >= 0) set_step(a, hit);
+                    else if (a->ui.step < 0) select_event(a, hit);
+                }
+            }
         }
         break;
     case SDL_MOUSEWHEEL: {
@@ -476,6 +579,8 @@ out:
     if (script) fclose(script);
     if (a) {
         clear_search(a);
+        asc_viz_state_free(&a->state);
+        free(a->mask);
         asc_viz_view_free(&a->view);
         viz_gfx_free(&a->gfx);
         if (a->ren) SDL_DestroyRenderer(a->ren);

@@ -179,6 +179,78 @@ int asc_viz_search_run(AscVizSearch *s, const AscVizModel *m, const char *needle
 int64_t asc_viz_search_step(const AscVizSearch *s, const AscVizModel *m, double t, int dir);
 void asc_viz_search_free(AscVizSearch *s);
 
+/* Groups: a chip's cores.  Consecutive processes (display order) whose
+ * names share the part before the first '.' ("core3.cubecore0",
+ * "core3.veccore0", "core3.veccore1" -> "core3") form one group; any other
+ * process is a group of its own.  A group's pipes are the distinct lane
+ * names of its rows, in msOpProf lane order.  The view can collapse a group
+ * that has rows into one summary row (utilisation heat per pipe). */
+typedef struct AscVizGroupInfo {
+    const char *name;        /* "core3", or the process name */
+    uint32_t first_proc, nprocs; /* display process range */
+    uint32_t first_row, nrows;   /* row range (rows of a group are contiguous) */
+    uint32_t first_ctr, nctrs;   /* counter track range */
+    uint32_t npipes;
+} AscVizGroupInfo;
+uint32_t asc_viz_model_group_count(const AscVizModel *m);
+AscVizGroupInfo asc_viz_model_group(const AscVizModel *m, uint32_t g);
+uint32_t asc_viz_model_group_of_proc(const AscVizModel *m, uint32_t proc);
+/* Lane name of pipe k of group g ("" when out of range). */
+const char *asc_viz_model_group_pipe(const AscVizModel *m, uint32_t g, uint32_t k);
+/* Level of detail of pipe k of group g: per column the busy fraction of
+ * non-stall work, averaged over the group's rows of that lane (a core with
+ * two vector cores at 100% and 0% MTE2 shows 50%). */
+void asc_viz_model_group_lod(const AscVizModel *m, uint32_t g, uint32_t k, double t0, double t1, uint32_t ncols,
+                             float *busy);
+/* The same average as one number over [t0, t1]. */
+double asc_viz_model_group_utilisation(const AscVizModel *m, uint32_t g, uint32_t k, double t0, double t1);
+
+/* Label elision by whole words: the longest prefix of s made of whole words
+ * (a word ends before '_', '.', ' ', '/', '-', ',', ':' or '(') that fits in
+ * max_chars glyphs together with a trailing ellipsis (U+2026, one glyph), or
+ * s itself when it fits; "" when not even the first word fits ("WAIT_FLAG"
+ * in 4 glyphs is "", in 5 "WAIT\u2026": a mnemonic is never cut inside a
+ * word).  Writes NUL-terminated UTF-8 into out (n bytes); returns the number
+ * of glyphs written. */
+int asc_viz_elide(const char *s, int max_chars, char *out, size_t n);
+
+/* ---- step mode: the state of the pipes at a cursor ---------------------- */
+
+/* The cursor moves event by event in (start time, row, index) order.  From
+ * event cur (-1 = before the first / after the last), the next (dir > 0) or
+ * previous (dir < 0) event; only rows with rows_mask[row] != 0 when
+ * rows_mask is non-NULL.  -1 when there is none.  O(rows log n). */
+int64_t asc_viz_model_step(const AscVizModel *m, int64_t cur, int dir, const uint8_t *rows_mask);
+
+/* One pipe (row) at time t. */
+typedef struct AscVizPipeState {
+    uint32_t row;
+    int64_t running;      /* the non-stall event with t0 <= t < t1 (innermost), or -1 */
+    int64_t waiting;      /* the stall event (WAIT_FLAG, non-empty args.stall) with t0 <= t < t1, or -1 */
+    int64_t release;      /* the flag arrow that ends the wait (asc_viz_model_deps), or -1 */
+    int64_t queue_ctr;    /* the counter "queue LANE" of this row's process, or -1 */
+    uint32_t queued;      /* its value at t (0 without a counter) */
+    uint32_t queue_first; /* queued instructions: the row's events queue_first ..
+                           * queue_first + queue_len - 1 (the next ones to start
+                           * after t: a pipe queue is in order) */
+    uint32_t queue_len;   /* min(queued, events left on the row) */
+} AscVizPipeState;
+
+/* The state at time t of the rows of group g (all rows when g < 0).  Times
+ * compare with a tolerance of 0.1 ps (far below a cycle), so at an event's
+ * start the event runs, samples at t count and a flow ending at t is consumed. */
+typedef struct AscVizState {
+    double t;
+    AscVizPipeState *pipes;
+    uint32_t npipes;
+    uint32_t *flags;      /* flag arrows set but not consumed at t: ts_s <= t < ts_t */
+    uint32_t nflags;
+    int64_t *flag_set;    /* per flags[k]: its SET_FLAG event, or -1 */
+    AscAlloc alloc;       /* the model's, for asc_viz_state_free */
+} AscVizState;
+int asc_viz_state_at(AscVizState *s, const AscVizModel *m, double t, int64_t group);
+void asc_viz_state_free(AscVizState *s);
+
 /* ---- the view: layout of rows and the time axis in pixels -------------- */
 
 typedef struct AscVizViewDesc {
@@ -190,6 +262,10 @@ typedef struct AscVizViewDesc {
     int counters;       /* counter tracks under their process: 0 = when they fit beside
                          * rows of the minimum height (lanes come first), > 0 = always,
                          * < 0 = never */
+    int collapse;       /* groups: 0 = auto (when the expanded rows do not fit at 20 px,
+                         * collapse every group with rows, then expand groups in
+                         * order while everything still fits), > 0 = all collapsed,
+                         * < 0 = all expanded */
 } AscVizViewDesc;
 
 /* Layout, top to bottom: title and axis, then per process a header, its
@@ -213,6 +289,9 @@ typedef struct AscVizView {
     int *row_y;            /* top of each row's band, in content coordinates */
     int *proc_y;           /* top of each process header, in content coordinates; -1 = hidden */
     int *ctr_y;            /* top of each counter track; -1 = hidden */
+    uint32_t ngroups;
+    bool *collapsed;       /* per group (only groups with rows collapse) */
+    int *group_y;          /* top of a collapsed group's summary row; -1 = expanded */
     double mhz;            /* copied from the model */
     const AscVizModel *model; /* not owned */
 } AscVizView;
@@ -238,6 +317,19 @@ int asc_viz_view_row_at(const AscVizView *v, int y); /* -1 = none */
 bool asc_viz_view_counter_band(const AscVizView *v, uint32_t c, int *y0, int *y1);
 int asc_viz_view_counter_at(const AscVizView *v, int y); /* -1 = none */
 int64_t asc_viz_view_hit(const AscVizView *v, const AscVizModel *m, int x, int y);
+/* Collapse (1), expand (0) or toggle (-1) group g; relayout. */
+void asc_viz_view_collapse(AscVizView *v, uint32_t g, int state);
+void asc_viz_view_collapse_all(AscVizView *v, bool collapse);
+/* Screen band of a collapsed group's summary row; false when expanded or scrolled out. */
+bool asc_viz_view_group_band(const AscVizView *v, uint32_t g, int *y0, int *y1);
+/* The group whose summary row or process header is at y; -1 = none. */
+int asc_viz_view_group_at(const AscVizView *v, int y);
+/* Whether group g is fully inside the plot: its summary row, or its headers,
+ * rows and shown counter tracks. */
+bool asc_viz_view_group_shown(const AscVizView *v, uint32_t g);
+/* Height of a frame that shows everything of the current layout at the
+ * current row height (title, axis, headers, rows, tracks, legend). */
+int asc_viz_view_full_height(const AscVizView *v);
 
 /* ---- PNG (RGB, 8 bit, zlib) ------------------------------------------- */
 
@@ -263,6 +355,8 @@ typedef struct AscVizUi {
     const AscVizSearch *matches;
     int64_t match_cur;       /* index into matches->items or -1 */
     const char *title;       /* file name shown in the title bar; may be NULL */
+    int64_t step;            /* step mode: the cursor event, or -1 (off) */
+    const AscVizState *state; /* step mode: the state at the cursor (the window owns it) */
 } AscVizUi;
 void asc_viz_ui_init(AscVizUi *ui);
 
@@ -285,6 +379,18 @@ typedef struct AscVizRenderDesc {
 } AscVizRenderDesc;
 int asc_viz_render_png(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path,
                        AscVizError *err);
+/* What a render showed.  With desc.height 0 the height is picked: 900, or
+ * taller (up to 16384) until every group with rows (collapsed when needed)
+ * and the shown counter tracks fit.  groups_left_out lists the groups with
+ * rows that are not fully in the image ("core20, core21, ..."), empty when
+ * every core is shown. */
+typedef struct AscVizRenderInfo {
+    int width, height;
+    uint32_t ngroups, groups_shown;   /* groups with rows; of them fully shown */
+    char groups_left_out[512];        /* truncated with "..." */
+} AscVizRenderInfo;
+int asc_viz_render_png_info(const AscVizModel *m, const AscVizRenderDesc *desc, const char *path,
+                            AscVizRenderInfo *info, AscVizError *err);
 
 typedef struct AscVizRunDesc {
     int width, height;        /* 0 = 1400 x 800 */

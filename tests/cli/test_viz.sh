@@ -102,6 +102,18 @@ click 600 100
 screenshot $T/s7.png
 key c
 screenshot $T/s8.png
+key s
+screenshot $T/s9.png
+key right
+key right
+key right
+screenshot $T/s10.png
+key left
+key escape
+click 60 69
+screenshot $T/s11.png
+key e
+screenshot $T/s12.png
 wait 50
 quit
 SCRIPT
@@ -110,11 +122,15 @@ SCRIPT
     # at exit; that is not ours to fix, so LeakSanitizer stays off here only
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     expect_rc 0 "scripted session under Xvfb" xvfb-run -a -s "-screen 0 1280x800x24" "$VIZ" "$FIX/ours.json" --script "$T/s.txt"
-    for i in 1 2 3 4 5 6 7 8; do is_png "$T/s$i.png" && pass "  s$i.png written" || fail "  s$i.png missing"; done
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12; do is_png "$T/s$i.png" && pass "  s$i.png written" || fail "  s$i.png missing"; done
     cmp -s "$T/s1.png" "$T/s2.png" && fail "  zoom changed nothing" || pass "  zoom changes the screenshot"
     cmp -s "$T/s2.png" "$T/s3.png" && fail "  pan changed nothing" || pass "  pan changes the screenshot"
     cmp -s "$T/s6.png" "$T/s7.png" && fail "  selecting changed nothing" || pass "  a click opens the details panel"
     cmp -s "$T/s7.png" "$T/s8.png" && fail "  'c' changed nothing" || pass "  'c' hides the counter tracks"
+    cmp -s "$T/s8.png" "$T/s9.png" && fail "  's' changed nothing" || pass "  's' opens step mode"
+    cmp -s "$T/s9.png" "$T/s10.png" && fail "  Right in step mode changed nothing" || pass "  Right moves the step cursor"
+    cmp -s "$T/s10.png" "$T/s11.png" && fail "  clicking a core's header changed nothing" || pass "  a click on a core's header collapses it"
+    cmp -s "$T/s11.png" "$T/s12.png" && fail "  'e' changed nothing" || pass "  'e' expands every core"
     [ "$(od -An -tu1 -j16 -N8 "$T/s1.png" | tr -s ' ')" = " 0 0 4 176 0 0 2 188" ] && pass "  window is 1200x700" || fail "  window size"
     printf 'key f\n  bogus 1\n' >"$T/bad.txt"
     expect_rc 1 "bad script command" xvfb-run -a "$VIZ" "$FIX/ours.json" --script "$T/bad.txt"

@@ -838,6 +838,320 @@ START_TEST(test_png_roundtrip)
 }
 END_TEST
 
+/* ---- issue 13 item 4: groups, elision, step mode ---- */
+
+static AscVizModel *load_str(const char *json)
+{
+    AscVizModel *m = NULL;
+    AscVizError err;
+    int rc = asc_viz_model_load_mem(&m, json, strlen(json), NULL, &err);
+    ck_assert_msg(rc == 0, "load: %s (offset %lld)", err.msg, (long long)err.offset);
+    return m;
+}
+
+/* Whole words or nothing: a mnemonic is never cut inside a word. */
+START_TEST(test_elide_words)
+{
+    char b[64];
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 13, b, sizeof b), 13);
+    ck_assert_str_eq(b, "mov_out_to_ub");
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 12, b, sizeof b), 11);
+    ck_assert_str_eq(b, "mov_out_to\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 8, b, sizeof b), 8);
+    ck_assert_str_eq(b, "mov_out\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 7, b, sizeof b), 4);
+    ck_assert_str_eq(b, "mov\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 4, b, sizeof b), 4);
+    ck_assert_str_eq(b, "mov\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("mov_out_to_ub", 3, b, sizeof b), 0); /* never "mov_" or "mov" */
+    ck_assert_str_eq(b, "");
+    ck_assert_int_eq(asc_viz_elide("WAIT_FLAG", 9, b, sizeof b), 9);
+    ck_assert_int_eq(asc_viz_elide("WAIT_FLAG", 8, b, sizeof b), 5);
+    ck_assert_str_eq(b, "WAIT\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("WAIT_FLAG", 4, b, sizeof b), 0); /* never "WAI" */
+    ck_assert_int_eq(asc_viz_elide("vadd.f16", 6, b, sizeof b), 5);
+    ck_assert_str_eq(b, "vadd\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("end", 3, b, sizeof b), 3);
+    ck_assert_int_eq(asc_viz_elide("end", 2, b, sizeof b), 0);
+    ck_assert_int_eq(asc_viz_elide("queue MTE2", 9, b, sizeof b), 6);
+    ck_assert_str_eq(b, "queue\xe2\x80\xa6");
+    ck_assert_int_eq(asc_viz_elide("", 5, b, sizeof b), 0);
+    ck_assert_int_eq(asc_viz_elide("abc", 0, b, sizeof b), 0);
+    /* glyphs, not bytes: the micro sign is one */
+    ck_assert_int_eq(asc_viz_elide("2 \xc2\xb5s", 4, b, sizeof b), 4);
+    /* a small buffer never overflows */
+    char s[6];
+    ck_assert_int_le(asc_viz_elide("mov_out_to_ub", 13, s, sizeof s), 13);
+    ck_assert_uint_lt(strlen(s), sizeof s);
+}
+END_TEST
+
+/* A hand-checkable trace (1000 MHz: cycle = ts * 1000).  core0.veccore0:
+ *   MTE2:   mov_out_to_ub 10..20, SET_FLAG 20..21, mov_out_to_ub 21..31
+ *   VECTOR: WAIT_FLAG 5..22 (flag MTE2->VECTOR id 0), vadd.f16 22..30
+ *   flow MTE2ToVECTOR: set at 20 (MTE2), released at 22 (VECTOR)
+ *   queue MTE2: 1 @1, 2 @2, 3 @3, 2 @10 (first mov starts), 1 @20, 0 @21
+ *   queue VECTOR: 1 @4, 2 @4.5, 1 @5, 0 @22
+ * core1.veccore0: MTE2 mov_out_to_ub 10..15.  chip: HBM GB/s. */
+static const char step_json[] =
+    "{\"otherData\":{\"clock_mhz\":1000},\"traceEvents\":["
+    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"chip\"}},"
+    "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":0}},"
+    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"core0.veccore0\"}},"
+    "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":2,\"args\":{\"sort_index\":2}},"
+    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":5,\"args\":{\"name\":\"core1.veccore0\"}},"
+    "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":5,\"args\":{\"sort_index\":5}},"
+    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":6,\"args\":{\"name\":\"MTE2\"}},"
+    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":7,\"args\":{\"name\":\"VECTOR\"}},"
+    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"MTE2\"}},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.001,\"args\":{\"entries\":1}},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.002,\"args\":{\"entries\":2}},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.003,\"args\":{\"entries\":3}},"
+    "{\"name\":\"queue VECTOR\",\"ph\":\"C\",\"pid\":2,\"ts\":0.004,\"args\":{\"entries\":1}},"
+    "{\"name\":\"queue VECTOR\",\"ph\":\"C\",\"pid\":2,\"ts\":0.0045,\"args\":{\"entries\":2}},"
+    "{\"name\":\"queue VECTOR\",\"ph\":\"C\",\"pid\":2,\"ts\":0.005,\"args\":{\"entries\":1}},"
+    "{\"name\":\"WAIT_FLAG\",\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":0.005,\"dur\":0.017,"
+    "\"args\":{\"instr\":\"wait_flag mte2, v, 0\",\"stall\":\"flag MTE2->VECTOR id 0\"}},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.010,\"args\":{\"entries\":2}},"
+    "{\"name\":\"mov_out_to_ub\",\"ph\":\"X\",\"pid\":2,\"tid\":6,\"ts\":0.010,\"dur\":0.010,\"args\":{\"instr\":\"mov_out_to_ub x20, x0, x31\"}},"
+    "{\"name\":\"mov_out_to_ub\",\"ph\":\"X\",\"pid\":5,\"tid\":6,\"ts\":0.010,\"dur\":0.005},"
+    "{\"name\":\"HBM GB/s\",\"ph\":\"C\",\"pid\":0,\"ts\":0.010,\"args\":{\"GB/s\":59.2}},"
+    "{\"name\":\"HBM GB/s\",\"ph\":\"C\",\"pid\":0,\"ts\":0.020,\"args\":{\"GB/s\":0}},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.020,\"args\":{\"entries\":1}},"
+    "{\"name\":\"SET_FLAG\",\"ph\":\"X\",\"pid\":2,\"tid\":6,\"ts\":0.020,\"dur\":0.001,\"args\":{\"instr\":\"set_flag mte2, v, 0\"}},"
+    "{\"name\":\"flow\",\"ph\":\"s\",\"id\":\"intra_0\",\"cat\":\"MTE2ToVECTOR\",\"pid\":2,\"tid\":6,\"ts\":0.020},"
+    "{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":2,\"ts\":0.021,\"args\":{\"entries\":0}},"
+    "{\"name\":\"mov_out_to_ub\",\"ph\":\"X\",\"pid\":2,\"tid\":6,\"ts\":0.021,\"dur\":0.010},"
+    "{\"name\":\"flow\",\"ph\":\"t\",\"bp\":\"e\",\"id\":\"intra_0\",\"cat\":\"MTE2ToVECTOR\",\"pid\":2,\"tid\":7,\"ts\":0.022},"
+    "{\"name\":\"queue VECTOR\",\"ph\":\"C\",\"pid\":2,\"ts\":0.022,\"args\":{\"entries\":0}},"
+    "{\"name\":\"vadd.f16\",\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":0.022,\"dur\":0.008}"
+    "]}";
+
+static const char *ev_name(const AscVizModel *m, int64_t i)
+{
+    ck_assert_int_ge(i, 0);
+    return asc_viz_model_str(m, asc_viz_model_event(m, (uint32_t)i)->name);
+}
+
+START_TEST(test_groups)
+{
+    AscVizModel *m = load_str(step_json);
+    ck_assert_uint_eq(asc_viz_model_group_count(m), 3);
+    AscVizGroupInfo g0 = asc_viz_model_group(m, 0), g1 = asc_viz_model_group(m, 1), g2 = asc_viz_model_group(m, 2);
+    ck_assert_str_eq(g0.name, "chip");
+    ck_assert_uint_eq(g0.nrows, 0);
+    ck_assert_uint_eq(g0.nctrs, 1);
+    ck_assert_str_eq(g1.name, "core0");
+    ck_assert_uint_eq(g1.nrows, 2);
+    ck_assert_uint_eq(g1.nctrs, 2);
+    ck_assert_uint_eq(g1.npipes, 2);
+    ck_assert_str_eq(asc_viz_model_group_pipe(m, 1, 0), "MTE2");
+    ck_assert_str_eq(asc_viz_model_group_pipe(m, 1, 1), "VECTOR");
+    ck_assert_str_eq(g2.name, "core1");
+    ck_assert_uint_eq(g2.first_row, 2);
+    /* core1's MTE2 is busy 10..15 of [10, 20): half */
+    ck_assert_double_eq_tol(asc_viz_model_group_utilisation(m, 2, 0, 0.010, 0.020), 0.5, 1e-9);
+    float busy[2];
+    asc_viz_model_group_lod(m, 2, 0, 0.010, 0.020, 2, busy);
+    ck_assert_float_eq_tol(busy[0], 1, 1e-5);
+    ck_assert_float_eq_tol(busy[1], 0, 1e-5);
+    /* the view: collapse core0 into one summary row, expand it again */
+    AscVizView v;
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 800, .height = 600}), 0);
+    ck_assert(!v.collapsed[1]); /* it all fits: nothing collapses */
+    int y0, y1;
+    ck_assert(asc_viz_view_row_band(&v, 0, &y0, &y1));
+    ck_assert(!asc_viz_view_group_band(&v, 1, &y0, &y1));
+    asc_viz_view_collapse(&v, 1, -1);
+    ck_assert(v.collapsed[1]);
+    ck_assert(!asc_viz_view_row_band(&v, 0, &y0, &y1));
+    ck_assert(!asc_viz_view_row_band(&v, 1, &y0, &y1));
+    ck_assert(asc_viz_view_group_band(&v, 1, &y0, &y1));
+    ck_assert_int_eq(asc_viz_view_group_at(&v, (y0 + y1) / 2), 1);
+    ck_assert_int_eq(asc_viz_view_row_at(&v, (y0 + y1) / 2), -1);
+    ck_assert(asc_viz_view_group_shown(&v, 1));
+    ck_assert(asc_viz_view_row_band(&v, 2, &y0, &y1)); /* core1 is still expanded */
+    ck_assert_int_eq(asc_viz_view_row_at(&v, (y0 + y1) / 2), 2);
+    asc_viz_view_collapse(&v, 0, 1); /* chip has no rows: it never collapses */
+    ck_assert(!v.collapsed[0]);
+    asc_viz_view_collapse_all(&v, false);
+    ck_assert(asc_viz_view_row_band(&v, 0, &y0, &y1));
+    asc_viz_view_free(&v);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+/* 24 cores x 2 vector cores x 4 lanes, a counter per core and the HBM one:
+ * at 1600x900 everything expanded does not fit at 20 px rows, so auto
+ * collapses every core, then expands core0 (it fits beside the others);
+ * every core and the HBM counter track then show. */
+static char *many_cores_json(int ncores)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"otherData\":{\"clock_mhz\":1000},\"traceEvents\":["
+                          "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"chip\"}},"
+                          "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":0}},"
+                          "{\"name\":\"HBM GB/s\",\"ph\":\"C\",\"pid\":0,\"ts\":0,\"args\":{\"GB/s\":10}}");
+    static const char *const lanes[] = {"SCALAR", "MTE2", "VECTOR", "MTE3"};
+    for (int c = 0; c < ncores; c++)
+        for (int v = 0; v < 2; v++) {
+            int pid = c * 3 + 2 + v;
+            n += (size_t)snprintf(b + n, cap - n,
+                                  ",{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"core%d.veccore%d\"}}"
+                                  ",{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}"
+                                  ",{\"name\":\"queue MTE2\",\"ph\":\"C\",\"pid\":%d,\"ts\":0,\"args\":{\"entries\":1}}",
+                                  pid, c, v, pid, pid, pid);
+            for (int l = 0; l < 4; l++)
+                n += (size_t)snprintf(b + n, cap - n,
+                                      ",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}"
+                                      ",{\"name\":\"op\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":1}",
+                                      pid, l + 1, lanes[l], pid, l + 1, l + v);
+        }
+    snprintf(b + n, cap - n, "]}");
+    return b;
+}
+
+START_TEST(test_collapse_many_cores)
+{
+    char *json = many_cores_json(24);
+    AscVizModel *m = load_str(json);
+    free(json);
+    ck_assert_uint_eq(asc_viz_model_group_count(m), 25);
+    AscVizView v;
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900}), 0);
+    ck_assert_str_eq(asc_viz_model_group(m, 0).name, "chip");
+    ck_assert(!v.collapsed[1]); /* core0 expanded: 2 x (header + 4 rows + its counter) fit */
+    ck_assert(asc_viz_view_group_shown(&v, 1));
+    for (uint32_t g = 2; g < 25; g++) {
+        int y0, y1;
+        ck_assert_msg(v.collapsed[g], "core %u not collapsed", g - 1);
+        ck_assert(asc_viz_view_group_band(&v, g, &y0, &y1));
+        ck_assert(asc_viz_view_group_shown(&v, g));
+        ck_assert_int_ge(y1 - y0, 20);
+    }
+    ck_assert(v.show_counters);
+    int hy0, hy1;
+    ck_assert(asc_viz_view_counter_band(&v, 0, &hy0, &hy1)); /* HBM GB/s */
+    ck_assert_str_eq(asc_viz_model_counter(m, 0).name, "HBM GB/s");
+    ck_assert_int_le(hy1, v.plot_y1);
+    /* the layout fits the image: the full height is within it */
+    ck_assert_int_le(asc_viz_view_full_height(&v), 900);
+    /* all expanded: the later cores do not fit, and say so */
+    asc_viz_view_collapse_all(&v, false);
+    ck_assert(asc_viz_view_group_shown(&v, 1));
+    ck_assert(!asc_viz_view_group_shown(&v, 24));
+    ck_assert_int_gt(asc_viz_view_full_height(&v), 900);
+    asc_viz_view_collapse_all(&v, true);
+    for (uint32_t g = 1; g < 25; g++) ck_assert(v.collapsed[g] && asc_viz_view_group_shown(&v, g));
+    asc_viz_view_free(&v);
+    /* all collapsed on request */
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900, .collapse = 1}), 0);
+    ck_assert(v.collapsed[1] && !v.collapsed[0]);
+    asc_viz_view_free(&v);
+    /* never collapse on request */
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900, .collapse = -1}), 0);
+    ck_assert(!v.collapsed[1]);
+    asc_viz_view_free(&v);
+    /* a small chip fits expanded: nothing collapses */
+    asc_viz_model_free(m);
+    json = many_cores_json(2);
+    m = load_str(json);
+    free(json);
+    ck_assert_int_eq(asc_viz_view_init(&v, m, &(AscVizViewDesc){.width = 1600, .height = 900}), 0);
+    ck_assert(!v.collapsed[1] && !v.collapsed[2]);
+    asc_viz_view_free(&v);
+    asc_viz_model_free(m);
+}
+END_TEST
+
+START_TEST(test_step_cursor)
+{
+    AscVizModel *m = load_str(step_json);
+    int mte2 = asc_viz_model_find_row(m, "core0.veccore0", "MTE2"), vec = asc_viz_model_find_row(m, "core0.veccore0", "VECTOR");
+    ck_assert_int_eq(mte2, 0);
+    ck_assert_int_eq(vec, 1);
+    /* event by event in (start, row) order: core1's mov at 10 follows core0's */
+    static const char *const order[] = {"WAIT_FLAG", "mov_out_to_ub", "mov_out_to_ub", "SET_FLAG", "mov_out_to_ub", "vadd.f16"};
+    static const double t0s[] = {0.005, 0.010, 0.010, 0.020, 0.021, 0.022};
+    static const int rows[] = {1, 0, 2, 0, 0, 1};
+    int64_t cur = -1, seen[6];
+    for (int k = 0; k < 6; k++) {
+        cur = asc_viz_model_step(m, cur, 1, NULL);
+        ck_assert_str_eq(ev_name(m, cur), order[k]);
+        ck_assert_double_eq_tol(asc_viz_model_event(m, (uint32_t)cur)->t0_us, t0s[k], 1e-12);
+        ck_assert_uint_eq(asc_viz_model_event(m, (uint32_t)cur)->row, (uint32_t)rows[k]);
+        seen[k] = cur;
+    }
+    ck_assert_int_eq(asc_viz_model_step(m, cur, 1, NULL), -1);
+    for (int k = 4; k >= 0; k--) {
+        cur = asc_viz_model_step(m, cur, -1, NULL);
+        ck_assert_int_eq(cur, seen[k]);
+    }
+    ck_assert_int_eq(asc_viz_model_step(m, cur, -1, NULL), -1);
+    ck_assert_int_eq(asc_viz_model_step(m, -1, -1, NULL), seen[5]);
+    /* only core0's rows: core1's event is skipped */
+    uint8_t mask[3] = {1, 1, 0};
+    ck_assert_int_eq(asc_viz_model_step(m, seen[1], 1, mask), seen[3]);
+    ck_assert_int_eq(asc_viz_model_step(m, seen[3], -1, mask), seen[1]);
+
+    /* cycle 15: MTE2 runs the first mov, two queued behind it (SET_FLAG,
+     * the second mov); VECTOR waits on the flag that MTE2 sets at 20, its
+     * queue holds the vadd; no flag is set yet */
+    AscVizState st;
+    ck_assert_int_eq(asc_viz_state_at(&st, m, 0.015, 1), 0);
+    ck_assert_uint_eq(st.npipes, 2);
+    const AscVizPipeState *pm = &st.pipes[0], *pv = &st.pipes[1];
+    ck_assert_uint_eq(pm->row, 0);
+    ck_assert_str_eq(ev_name(m, pm->running), "mov_out_to_ub");
+    ck_assert_int_eq(pm->waiting, -1);
+    ck_assert_uint_eq(pm->queued, 2);
+    ck_assert_uint_eq(pm->queue_len, 2);
+    ck_assert_str_eq(ev_name(m, pm->queue_first), "SET_FLAG");
+    ck_assert_str_eq(ev_name(m, pm->queue_first + 1), "mov_out_to_ub");
+    ck_assert_int_eq(pv->running, -1);
+    ck_assert_str_eq(ev_name(m, pv->waiting), "WAIT_FLAG");
+    ck_assert_int_ge(pv->release, 0);
+    const AscVizFlow *f = asc_viz_model_flow(m, (uint32_t)pv->release);
+    ck_assert_uint_eq(f->row_s, 0);
+    ck_assert_double_eq_tol(f->ts_s, 0.020, 1e-12);
+    ck_assert_uint_eq(pv->queued, 1);
+    ck_assert_str_eq(ev_name(m, pv->queue_first), "vadd.f16");
+    ck_assert_uint_eq(st.nflags, 0);
+    asc_viz_state_free(&st);
+
+    /* cycle 20.5: the flag is set (by the SET_FLAG) and not yet consumed */
+    ck_assert_int_eq(asc_viz_state_at(&st, m, 0.0205, 1), 0);
+    ck_assert_str_eq(ev_name(m, st.pipes[0].running), "SET_FLAG");
+    ck_assert_uint_eq(st.pipes[0].queued, 1);
+    ck_assert_str_eq(ev_name(m, st.pipes[0].queue_first), "mov_out_to_ub");
+    ck_assert_str_eq(ev_name(m, st.pipes[1].waiting), "WAIT_FLAG");
+    ck_assert_uint_eq(st.nflags, 1);
+    ck_assert_str_eq(asc_viz_model_str(m, asc_viz_model_flow(m, st.flags[0])->cat), "MTE2ToVECTOR");
+    ck_assert_str_eq(ev_name(m, st.flag_set[0]), "SET_FLAG");
+    asc_viz_state_free(&st);
+
+    /* cycle 22 (the vadd's start, a cursor position): the wait has been
+     * released, the flag consumed, both queues are empty */
+    ck_assert_int_eq(asc_viz_state_at(&st, m, asc_viz_model_event(m, (uint32_t)seen[5])->t0_us, 1), 0);
+    ck_assert_str_eq(ev_name(m, st.pipes[1].running), "vadd.f16");
+    ck_assert_int_eq(st.pipes[1].waiting, -1);
+    ck_assert_str_eq(ev_name(m, st.pipes[0].running), "mov_out_to_ub");
+    ck_assert_uint_eq(st.pipes[0].queued, 0);
+    ck_assert_uint_eq(st.pipes[1].queued, 0);
+    ck_assert_uint_eq(st.nflags, 0);
+    asc_viz_state_free(&st);
+
+    /* all rows: core1's MTE2 too, without a queue counter */
+    ck_assert_int_eq(asc_viz_state_at(&st, m, 0.012, -1), 0);
+    ck_assert_uint_eq(st.npipes, 3);
+    ck_assert_str_eq(ev_name(m, st.pipes[2].running), "mov_out_to_ub");
+    ck_assert_int_eq(st.pipes[2].queue_ctr, -1);
+    asc_viz_state_free(&st);
+    asc_viz_model_free(m);
+}
+END_TEST
+
 static Suite *viz_suite(void)
 {
     Suite *s = suite_create("viz_model");
@@ -859,6 +1173,10 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_deps_back_to_back_waits);
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_png_roundtrip);
+    tcase_add_test(tc, test_elide_words);
+    tcase_add_test(tc, test_groups);
+    tcase_add_test(tc, test_collapse_many_cores);
+    tcase_add_test(tc, test_step_cursor);
     suite_add_tcase(s, tc);
     return s;
 }
