@@ -2,8 +2,9 @@
 
     asc-sweep SPEC.json|SPEC.toml -o results.csv [-j N | --scheduler tcp://HOST:PORT]
               [--max-points K] [--flush-every SECONDS]
-    asc-sweep plot results.csv --x KEY --y FIGURE [--by KEY]... [--logx] [--logy] -o out.png
-    asc-sweep plot results.csv --pareto FIG_A,FIG_B[:max] -o out.png
+    asc-sweep plot results.csv --x KEY --y FIGURE [--by KEY]... [--where KEY=VALUE]... [--logx] [--logy]
+              -o out.png
+    asc-sweep plot results.csv --pareto FIG_A,FIG_B[:max] [--where KEY=VALUE]... -o out.png
 
 Users: scripts/asc-sweep, `python3 -m pyasc sweep`, `python3 -m pyasc.sweep`.
 Exit codes: 0 done (points that faulted are rows with status fault/limit, counted on stderr),
@@ -40,6 +41,8 @@ def _plot_parser():
                     help="one line per value of this column (repeatable; default: every other swept column)")
     ap.add_argument("--pareto", metavar="A,B", help="scatter of figure A against B with their Pareto front (both "
                     "minimised; B:max or A:max to maximise one); the front is printed as CSV")
+    ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                    help="only the rows whose column KEY is VALUE (repeatable)")
     ap.add_argument("--logx", action="store_true")
     ap.add_argument("--logy", action="store_true")
     ap.add_argument("--title", default=None)

@@ -6,7 +6,8 @@ Users: the asc-sweep CLI.  Two kinds:
   --pareto A,B         every point as (A, B) and its Pareto front: the points no other point
                        beats in both (each minimised, or maximised with A:max / B:max); the
                        front is also printed to stdout as CSV (point, parameters, A, B).
-Only rows with status ok are drawn; the count of the others is said in the title.
+--where KEY=VALUE keeps only the rows with that value.  Only rows with status ok are drawn; the
+count of the others is said in the title.
 """
 from __future__ import annotations
 
@@ -64,12 +65,24 @@ def main(a) -> int:
     import matplotlib.pyplot as plt
 
     hdr, params, rows = _load(a.csv)
+    for w in a.where:
+        k, eq, v = w.partition("=")
+        if not eq:
+            raise SpecError(f"--where '{w}': expected KEY=VALUE")
+        _need(k, hdr, "--where")
+        rows = [r for r in rows if r[k] == v]
+        if not rows:
+            raise SpecError(f"--where {w}: no row has {k} = {v}")
     ok = [r for r in rows if r.get("status") == "ok"]
     bad = len(rows) - len(ok)
     if not ok:
         raise SpecError(f"{a.csv}: no row has status ok: nothing to plot")
+    if a.where and not a.title:
+        note = " [" + ", ".join(a.where) + "]"
+    else:
+        note = ""
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-    note = f" ({bad} points not finished, not drawn)" if bad else ""
+    note += f" ({bad} points not finished, not drawn)" if bad else ""
     if a.pareto:
         if a.x or a.y:
             raise SpecError("plot: give --pareto A,B or --x/--y, not both")
