@@ -5,7 +5,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libcjson-dev check zlib1g-dev
       libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core
-      python3 python3-numpy python3-pytest xvfb xauth)
+      python3 python3-numpy python3-pytest python3-distributed python3-matplotlib
+      xvfb xauth)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,5 @@
-"""The pyasc command line: `pyasc compile kernel.py [-k NAME] -o kernel.bin [--target NAME] [-O0..3]`.
+"""The pyasc command line: `pyasc compile kernel.py [-k NAME] -o kernel.bin [--target NAME] [-O0..3]`,
+and `pyasc sweep ...`, which is asc-sweep (pyasc.sweep.cli, docs/sweep.md).
 
 Users: people and scripts (`python3 -m pyasc`, python/bin/pyasc).  The binary it writes is the
 same ELF kernel binary asc-as writes, so `asc-sim run kernel.bin --arg ...` executes it.
@@ -67,6 +68,10 @@ def _specs(jf, given):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sweep"]:   # `pyasc sweep ...` is asc-sweep (pyasc.sweep.cli)
+        from .sweep.cli import main as sweep_main
+        return sweep_main(argv[1:])
     ap = argparse.ArgumentParser(prog="pyasc", description="Compile pyasc kernels for the asc simulator.")
     ap.add_argument("--version", action="version", version="pyasc 0.1.0")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -80,6 +85,7 @@ def main(argv=None) -> int:
     c.add_argument("-a", "--arg", action="append", default=[], metavar="NAME=TYPE|VALUE",
                    help="argument type (f32, f16, int, float...) or ConstExpr value")
     c.add_argument("--dump-ir", action="store_true", help="print the IR to stderr")
+    sub.add_parser("sweep", help="run a design sweep or plot its results (asc-sweep; docs/sweep.md)", add_help=False)
     args = ap.parse_args(argv)
     from .compiler.errors import CompileError
     from .runtime.jit import JITFunction
