@@ -28,7 +28,7 @@ run() { # run NAME CMD...: run a suite, remember its result
 run "build (release)" bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run "ctest (release)" ctest --test-dir build --output-on-failure -j2
 run "build (asan+ubsan)" bash scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DASC_SANITIZE=ON
-run "ctest (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+run "ctest (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=3 \
     ctest --test-dir build-asan --output-on-failure -j2
 
 echo
