@@ -297,6 +297,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
         return asc_sim_fail(sim, (AscFaultKind)c->xfault, c, p->id, p->cur.q.pc, in->op, "%s",
                             c->ctx.fault[0] ? c->ctx.fault : "instruction failed");
     const AscExecStats *st = &p->st;
+    if (st->note) asc_sim_add_note(sim, c->index, p->cur.q.pc, st->note, st->note_a, st->note_b);
     const int64_t *v = sim->cfg.v;
     if (st->src_buf < ASC_BUF_COUNT && st->dst_buf < ASC_BUF_COUNT && (ii->flags & F_DMA))
         c->bytes[st->src_buf][st->dst_buf] += st->bytes;

@@ -343,6 +343,29 @@ uint64_t asc_sim_cycles(const AscSim *sim) { return sim->now; }
 uint64_t asc_sim_insns(const AscSim *sim) { return sim->insns; }
 const AscSimFault *asc_sim_fault(const AscSim *sim) { return sim->faulted ? &sim->fault : NULL; }
 
+/* ---- notes ----------------------------------------------------------------- */
+void asc_sim_add_note(AscSim *sim, uint32_t core, uint32_t pc, uint8_t kind, uint64_t a, uint64_t b)
+{
+    sim->note_total++;
+    for (uint32_t i = 0; i < sim->nnotes; i++)
+        if (sim->notes[i][1] == pc && sim->notes[i][2] == kind) {
+            sim->notes[i][3]++;
+            return;
+        }
+    if (sim->nnotes == ASC_SIM_MAX_NOTES) return;
+    uint64_t *n = sim->notes[sim->nnotes++];
+    n[0] = core, n[1] = pc, n[2] = kind, n[3] = 1, n[4] = a, n[5] = b;
+}
+
+bool asc_sim_note_get(const AscSim *sim, uint32_t i, uint64_t out[6])
+{
+    if (i >= sim->nnotes) return false;
+    memcpy(out, sim->notes[i], sizeof sim->notes[i]);
+    return true;
+}
+
+uint64_t asc_sim_notes(const AscSim *sim) { return sim->note_total; }
+
 /* ---- GM and arguments ------------------------------------------------------ */
 
 /* Arguments are placed one after another from ASC_GM_ARG_BASE, each

@@ -101,6 +101,9 @@ typedef struct AscExecStats {
     /* cube */
     uint64_t cube_steps;      /* ceil(m/m0) * ceil(n/n0) * ceil(k/k0) */
     uint64_t flops;           /* 2*m*n*k for mmad; element ops for vector */
+    /* a note for the run's note list (AscNoteKind; 0 = none), e.g. a DataCopy that drops bytes */
+    uint8_t note;
+    uint64_t note_a, note_b;
 } AscExecStats;
 
 /* One exec function per FAM of the data-moving and computing families.
@@ -109,6 +112,7 @@ typedef struct AscExecStats {
     bool asc_exec_##fam(AscExecCtx *ctx, const AscIssued *q, AscDtype dt0, AscDtype dt1, AscExecStats *st)
 ASC_EXEC_FN(DMA);
 ASC_EXEC_FN(LOAD2D);
+ASC_EXEC_FN(DMAPAD);
 ASC_EXEC_FN(FIXPIPE);
 ASC_EXEC_FN(MMAD);
 /* the vector families of sim/asc_vfam.def, and vtranspose */

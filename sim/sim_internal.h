@@ -238,9 +238,16 @@ struct AscSim {
     uint32_t race_prev_epoch[ASC_SIM_MAX_RACES]; /* epoch of the earlier one */
     uint8_t race_pending[ASC_SIM_MAX_RACES];     /* 1: later's done unknown, 2: earlier's */
     uint64_t race_over_key[4];      /* last unlisted occurrence (kind|buf, pc, prev_pc, exec) */
+    /* notes (asc_sim_note_get): distinct (pc, kind), first values, counted */
+    uint32_t nnotes;
+    uint64_t note_total;
+    uint64_t notes[ASC_SIM_MAX_NOTES][6]; /* core, pc, kind, count, a, b */
     /* cached config values (cycles, rates) */
     uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
 };
+
+/* sim.c: record a note of an executed instruction (AscNoteKind) */
+void asc_sim_add_note(AscSim *sim, uint32_t core, uint32_t pc, uint8_t kind, uint64_t a, uint64_t b);
 
 /* sched.c */
 bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a);

@@ -105,6 +105,15 @@ typedef enum AscCfgLayout {
     ASC_CFG_COUNT
 } AscCfgLayout;
 
+/* Notes an instruction raises where the hardware silently changes what a
+ * kernel asked for (the simulator lists them: asc_sim_note_get). */
+typedef enum AscNoteKind {
+    ASC_NOTE_NONE = 0,
+    ASC_NOTE_TRUNC = 1, /* a DataCopy burst of a bytes moved only b (rounded down to 32 B) */
+    ASC_NOTE_PAD = 2,   /* a DataCopyPad burst of a bytes took b bytes of UB (dummy bytes written) */
+    ASC_NOTE_COUNT
+} AscNoteKind;
+
 /* Flags column of asc_isa.def. */
 enum {
     K_AIV = 1u << 0,   /* legal on a vector core (split targets) */

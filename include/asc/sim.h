@@ -241,6 +241,18 @@ int asc_sim_race_format(const AscSim *sim, const AscSimRace *r, char *buf, size_
  * unlisted occurrences; returns the number of occurrences. */
 uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d);
 
+/* ---- notes ---------------------------------------------------------------------- */
+/* Where an instruction did what the hardware does but not what the kernel
+ * asked (AscNoteKind in asc/isa.h: a DataCopy that rounded its bytes down, a
+ * DataCopyPad that wrote dummy bytes), the run keeps a note.  Notes are
+ * distinct by (pc, kind): the first ASC_SIM_MAX_NOTES are kept with the
+ * first occurrence's core and values and a count.  asc_sim_note_get fills
+ * out[6] = {core, pc, kind, count, a, b} of note i and returns false when
+ * i >= the number kept; asc_sim_notes returns the occurrences in all. */
+#define ASC_SIM_MAX_NOTES 64
+bool asc_sim_note_get(const AscSim *sim, uint32_t i, uint64_t out[6]);
+uint64_t asc_sim_notes(const AscSim *sim);
+
 /* ---- statistics ---------------------------------------------------------------- */
 /* Every cycle of a pipe is busy (which includes bank-conflict and HBM extra
  * cycles), stalled (flag, barrier; the scalar unit also queue-full, xcore,

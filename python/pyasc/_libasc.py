@@ -176,6 +176,8 @@ def _declare(L):
         "asc_sim_run": (C.c_int, [P, C.c_uint64]),
         "asc_sim_cycles": (C.c_uint64, [P]),
         "asc_sim_insns": (C.c_uint64, [P]),
+        "asc_sim_note_get": (C.c_bool, [P, C.c_uint32, C.POINTER(C.c_uint64)]),
+        "asc_sim_notes": (C.c_uint64, [P]),
         "asc_sim_fault": (C.POINTER(AscSimFault), [P]),
         "asc_sim_fault_format": (C.c_int, [P, C.c_char_p, C.c_size_t]),
         "asc_sim_races": (C.c_uint64, [P, C.POINTER(C.POINTER(AscSimRace)), C.POINTER(C.c_uint32)]),

@@ -13,6 +13,7 @@ from .ops import intrinsic
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto, TBuf,  # noqa: F401
                      TBufPool, TPipe, TQue)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
+                    DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams,
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
 
 float = float32  # noqa: A001

@@ -21,7 +21,8 @@ from ..compiler.errors import NeedUnroll
 from . import dtype as dt
 from .enums import CMP_ISA, PIPE_ISA, RND_ISA, HardEvent, PipeID, TPosition, event_pipes
 from .tensor import GlobalTensor, LocalTensor, _outside_jit, tensor_type_name
-from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams, FixpipeParamsV220,
+from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyExtParams, DataCopyParams,
+                    DataCopyPadExtParams, DataCopyPadParams, FixpipeParamsV220,
                     LoadData2DParams, MmadParams, UnaryRepeatParams)
 
 
@@ -302,7 +303,7 @@ def _unsupported(name, why):
 
 for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst", "shift_left", "shift_right", "gather",
            "scatter", "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
-           "block_reduce_max", "block_reduce_min", "data_copy_pad", "printf", "dump_tensor"):
+           "block_reduce_max", "block_reduce_min", "printf", "dump_tensor"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
 
 
@@ -571,12 +572,24 @@ def data_copy(dst, src, *rest, _b, **kwargs):
         else:
             nsrc = ndst = None
     elif count is not None:
+        # Ascend C DataCopy(dst, src, count): blockLen = count * sizeof / 32, rounded down, no error
+        # on the card ("In NPU mode, no error is reported. The value is rounded down by 32B":
+        # cannmirror/asc-devkit impl/basic_api/kernel_operator_data_copy_intf_impl.h).  We do the
+        # same, but a count whose bytes are not a multiple of 32 (or not known at compile time)
+        # on a GM <-> UB path goes through the byte-granular mov_*.pad with trunc=1: the simulator
+        # rounds down exactly as the card does and notes every burst it shortened, so the launch
+        # result warns at this line (docs/pyasc.md "Copies that are not 32-byte multiples").
         nbytes = count * size
+        if is_static(nbytes) and nbytes < 0:
+            raise b.error(f"asc.data_copy: count must not be negative, got {count}")
+        if (sb, db) in _DMA_PAD and not (is_static(nbytes) and nbytes % 32 == 0):
+            return _emit_pad(b, dst, src, sb, db, 1, nbytes, 0, 0, trunc=True)
         if is_static(nbytes):
+            if nbytes % 32:
+                raise b.error(f"asc.data_copy of {count} {dst.dtype.name} elements from {sb} to {db}: "
+                              f"count * sizeof must be a multiple of 32 on this path (the card would "
+                              f"silently drop the last {nbytes % 32} bytes)")
             blocks = nbytes // 32
-            if blocks == 0:
-                raise b.error(f"asc.data_copy of {count} {dst.dtype.name} elements moves less than one "
-                           f"32-byte block (count * sizeof must be a multiple of 32)")
         else:
             blocks = b.binop("sra", nbytes, 5)
         cfg = {"nburst": [1], "len": [_cfgval(b, blocks)], "srcgap": [0], "dstgap": [0]}
@@ -587,6 +600,90 @@ def data_copy(dst, src, *rest, _b, **kwargs):
                {"mnem": mnem, "pipe": pipe, "layout": "DMA", "cfg": cfg},
                reads=[src.access(nsrc)], writes=[dst.access(ndst)])
     b.emit(op)
+
+
+_DMA_PAD = {("GM", "UB"): ("mov_out_to_ub.pad", "mte2"), ("UB", "GM"): ("mov_ub_to_out.pad", "mte3")}
+
+
+def _pad_word(b, dtype, pad):
+    """The pad register of mov_out_to_ub.pad (sim/exec_dmapad.c): value bits, left/right pad
+    bytes, use-value bit, element size."""
+    size = dtype.sizeof()
+    if pad is None:
+        return size << 52
+    vals = (pad.is_pad, pad.left_padding, pad.right_padding, pad.padding_value)
+    if not all(is_static(v) for v in vals):
+        raise b.error("asc.data_copy_pad: DataCopyPadExtParams fields must be compile-time values")
+    lp, rp = int(pad.left_padding) * size, int(pad.right_padding) * size
+    if lp > 32 or rp > 32 or lp < 0 or rp < 0:
+        raise b.error(f"asc.data_copy_pad: left/right padding of {pad.left_padding}/{pad.right_padding} "
+                      f"{dtype.name} elements: each must take at most 32 bytes")
+    v = pad.padding_value
+    if dtype.is_float:
+        import numpy as np
+        npd = {2: np.float16, 4: np.float32, 8: np.float64}[size] if dtype.name != "bfloat16" else None
+        if npd is None:
+            bits = int(np.array([v], np.float32).view(np.uint32)[0]) >> 16
+        else:
+            bits = int(np.array([v], npd).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])[0])
+    else:
+        bits = int(v)
+    if size == 8 and bits:
+        raise b.error("asc.data_copy_pad: the padding value of a 64-bit type must be 0 (Ascend C rule)")
+    bits &= (1 << (8 * _bi.min(size, 4))) - 1
+    return _s64(bits | (lp << 32) | (rp << 40) | (int(bool(pad.is_pad)) << 48) | (size << 52))
+
+
+def _emit_pad(b, dst, src, sb, db, nburst, nbytes, gmgap, ubgap, trunc=False, pad=None):
+    mnem, pipe = _DMA_PAD[(sb, db)]
+    cfg = {"nburst": [_cfgval(b, nburst)], "len": [_cfgval(b, nbytes)], "gmgap": [_cfgval(b, gmgap)],
+           "ubgap": [_cfgval(b, ubgap)], "trunc": [int(trunc)]}
+    stat = all(is_static(v) for v in (nburst, nbytes, gmgap, ubgap))
+    nsrc = ndst = None
+    if stat and nburst > 0:
+        data = (nbytes // 32 * 32) if trunc else nbytes
+        lp = rp = 0
+        if pad is not None and not trunc:
+            lp, rp = pad.left_padding * dst.dtype.sizeof(), pad.right_padding * dst.dtype.sizeof()
+        foot = -(-(lp + data + rp) // 32) * 32
+        gm_n = (nburst - 1) * (nbytes + gmgap) + data
+        ub_n = (nburst - 1) * (foot + ubgap * 32) + (foot if db == "UB" else data)
+        nsrc, ndst = (gm_n, ub_n) if sb == "GM" else (ub_n, gm_n)
+        if data == 0:
+            nsrc = ndst = 0
+    args = [b.operand(dst.addr), b.operand(src.addr)]
+    if db == "UB":
+        args.append(ir.Const(_pad_word(b, dst.dtype, None if trunc else pad)))
+    op = ir.Op("dma", None, args, {"mnem": mnem, "pipe": pipe, "layout": "DMAP", "cfg": cfg},
+               reads=[src.access(nsrc)], writes=[dst.access(ndst)])
+    b.emit(op)
+    return op
+
+
+@intrinsic
+def data_copy_pad(dst, src, params, pad_params=None, *, _b):
+    """Real pyasc data_copy_pad(dst, src, DataCopyExtParams | DataCopyParams[, pad params]):
+    GM <-> UB bursts of block_len bytes (Ascend C DataCopyPad, dav_c220
+    DataCopyPadGm2UBImpl / DataCopyPadUB2GMImpl).  GM -> UB pads each burst to 32 bytes in UB
+    (left/right padding elements, then dummy bytes); UB -> GM writes exactly block_len bytes."""
+    b = _b
+    sb, db = _buf_of(b, src), _buf_of(b, dst)
+    if (sb, db) not in _DMA_PAD:
+        raise b.error(f"asc.data_copy_pad from {sb} to {db} is not modelled: the simulator has the "
+                      f"GM -> UB and UB -> GM DataCopyPad paths (the L1 paths of the cube core are not modelled)")
+    if src.dtype is not dst.dtype:
+        raise b.error(f"asc.data_copy_pad between {src.dtype.name} and {dst.dtype.name}: dtypes must match")
+    if not isinstance(params, (DataCopyExtParams, DataCopyParams)):
+        raise b.error("asc.data_copy_pad needs DataCopyExtParams (or DataCopyParams) as its third argument")
+    if pad_params is not None and not isinstance(pad_params, (DataCopyPadExtParams, DataCopyPadParams)):
+        raise b.error("asc.data_copy_pad: the fourth argument must be DataCopyPadExtParams")
+    if db == "GM" and pad_params is not None:
+        raise b.error("asc.data_copy_pad from UB to GM takes no pad parameters")
+    p = params
+    if is_static(p.block_len) and is_static(p.block_count) and p.block_len % dst.dtype.sizeof():
+        raise b.error(f"asc.data_copy_pad: block_len {p.block_len} must be a multiple of sizeof({dst.dtype.name})")
+    gmgap, ubgap = (p.src_stride, p.dst_stride) if sb == "GM" else (p.dst_stride, p.src_stride)
+    _emit_pad(b, dst, src, sb, db, p.block_count, p.block_len, gmgap, ubgap, pad=pad_params)
 
 
 # ---- cube -----------------------------------------------------------------------------------

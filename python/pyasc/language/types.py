@@ -63,6 +63,25 @@ class DataCopyParams(_Params):
     _defaults = (1, 0, 0, 0)
 
 
+class DataCopyExtParams(_Params):
+    # DataCopyPad bursts (Ascend C DataCopyExtParams): block_len in bytes; src_stride / dst_stride
+    # are the gaps between bursts, in bytes on the GM side and in 32 B blocks on the UB side.
+    _fields = ("block_count", "block_len", "src_stride", "dst_stride", "rsv")
+    _defaults = (1, 0, 0, 0, 0)
+
+
+class DataCopyPadExtParams(_Params):
+    # real pyasc: DataCopyPadExtParams(dtype, is_pad, left_padding, right_padding, padding_value);
+    # paddings count elements (at most 32 bytes each).
+    _fields = ("dtype", "is_pad", "left_padding", "right_padding", "padding_value")
+    _defaults = (None, False, 0, 0, 0)
+
+
+class DataCopyPadParams(_Params):
+    _fields = ("is_pad", "left_padding", "right_padding", "padding_value")
+    _defaults = (False, 0, 0, 0)
+
+
 class LoadData2DParams(_Params):
     _fields = ("start_index", "repeat_times", "src_stride", "sid", "dst_gap", "if_transpose", "addr_mode")
     _defaults = (0, 1, 0, 0, 0, False, 0)

@@ -56,6 +56,7 @@ class LaunchResult:
         self.microseconds = cycles / mhz if mhz else 0.0
         self._mhz = mhz
         self.report_json = report_json
+        self.warnings = []    # 'file:line:col: warning: ...': copies the card truncates or pads
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""

@@ -95,6 +95,29 @@ def _races(lib, sim, img):
     return out, total
 
 
+_NOTE_TEXT = {   # AscNoteKind (include/asc/isa.h) -> what the card did
+    1: "data_copy moved {b} of {a} bytes per burst: Ascend C DataCopy rounds count * sizeof down to "
+       "32 bytes and drops the rest without an error on the card (use asc.data_copy_pad for the tail)",
+    2: "data_copy_pad padded a burst of {a} bytes to {b} bytes in UB (dummy bytes after the data)",
+}
+
+
+def _notes_of(lib, sim, img):
+    """The run's notes (sim asc_sim_note_get) as 'file:line:col: warning: ...' lines."""
+    out = []
+    buf = (C.c_uint64 * 6)()
+    i = 0
+    while lib.asc_sim_note_get(sim, i, buf):
+        core, pc, kind, count, a, b = list(buf)
+        w = img.line_at(pc)
+        where = f"{w[0]}:{w[1]}:{w[2]}: " if w else f"pc {pc:#06x}: "
+        text = _NOTE_TEXT.get(kind, "note {kind}: {a} {b}").format(a=a, b=b, kind=kind)
+        times = f", {count} times" if count > 1 else ""
+        out.append(f"{where}warning: {text} (first on core {core}{times})")
+        i += 1
+    return out
+
+
 class Image:
     """An assembled kernel image (owns the C AscImage)."""
 
@@ -256,11 +279,16 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
         cycles = lib.asc_sim_cycles(sim)
         report = L.take_string(lib.asc_sim_report_text(sim))
+        warnings = _notes_of(lib, sim, img)
+        if warnings:
+            report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in warnings)
         rjson = L.take_string(lib.asc_sim_report_json(sim))
         if report_dir:
             lib.asc_sim_report_dir(sim, str(report_dir).encode(), C.byref(d))
         mhz = targets.load(c.target).get("clock_mhz", 1850)
-        return LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
+        res = LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
+        res.warnings = warnings
+        return res
     finally:
         if tr:
             lib.asc_trace_close(tr, True, C.byref(d))

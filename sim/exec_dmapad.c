@@ -1,0 +1,116 @@
+/* exec_dmapad.c -- byte-granular DataCopyPad bursts between GM and UB
+ * (asc_exec_DMAPAD: mov_out_to_ub.pad, mov_ub_to_out.pad).
+ *
+ * Users: the engine's generated dispatch (FAM column DMAPAD).
+ *
+ * Semantics follow Ascend C's DataCopyPad / DataCopy on dav_c220
+ * (cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h,
+ * DataCopyPadGm2UBImpl / DataCopyPadUB2GMImpl, and the DataCopyPad pages of
+ * docs/zh/api): blockLen is in bytes, the GM-side gap in bytes, the UB-side
+ * gap in 32-byte blocks, and every burst occupies a whole number of 32-byte
+ * blocks in UB.
+ *
+ * Config (layout DMAP): nburst, len (bytes), gmgap (bytes), ubgap (32 B),
+ * trunc.  UB burst k starts at ub + k*(B + ubgap*32), B = the burst's UB
+ * footprint rounded up to 32 bytes; GM burst k starts at gm + k*(len + gmgap).
+ *
+ *   GM -> UB (rs2 = pad word: bits 0-31 pad value, 32-37 left pad bytes,
+ *   40-45 right pad bytes, bit 48 use the pad value, bits 52-55 element
+ *   size): the UB burst is [lpad][len data][rpad][dummy to 32 B].  With the
+ *   pad value, pads and dummy hold it; without, the dummy repeats the
+ *   burst's first element (the documented hardware rule for zero pads; with
+ *   non-zero pads the hardware leaves them undefined, we write the same).
+ *   UB -> GM: exactly len bytes of each burst reach GM.
+ *   trunc (DataCopy with a count, DataCopy's blockLen = count*size / 32):
+ *   each burst moves len rounded down to 32 bytes, and nothing is padded.
+ *
+ * Whenever bytes are dropped (trunc with len % 32) or dummy bytes are
+ * written (a padded burst), the instruction raises a note for the engine's
+ * note list (asc_sim_note_get), so the silent hardware behaviour is visible.
+ * Every access is checked before any byte moves. */
+#include <string.h>
+
+#include "exec_internal.h"
+
+static bool side_ok(AscExecCtx *ctx, AscBuf buf, bool write, uint64_t lo, uint64_t hi)
+{
+    const char *what = write ? "dst" : "src";
+    if (hi < lo) return asc_exec_fault(ctx, "%s address 0x%llx overflows 64 bits", what, (unsigned long long)lo);
+    if (buf == ASC_BUF_GM) return asc_exec_check_gm(ctx, what, write, lo, hi, 1);
+    return asc_exec_check_local(ctx, buf, what, write, lo, hi, true);
+}
+
+ASC_EXEC_FN(DMAPAD)
+{
+    (void)dt0;
+    (void)dt1;
+    bool to_ub = q->in.op == ASC_OP_MOV_OUT_TO_UB_PAD;
+    if (!to_ub && q->in.op != ASC_OP_MOV_UB_TO_OUT_PAD)
+        return asc_exec_fault(ctx, "instruction %u is not a DataCopyPad copy", (unsigned)q->in.op);
+    uint64_t cfg = to_ub ? q->rs3 : q->rs2, pad = to_ub ? q->rs2 : 0;
+    if (!asc_exec_check_cfg(ctx, ASC_CFG_DMAP, cfg)) return false;
+    uint64_t nburst = cfg & 0xfff, len = (cfg >> 12) & 0x1fffff;
+    uint64_t gmgap = (cfg >> 33) & 0xffff, ubgap = (cfg >> 49) & 0xff;
+    bool trunc = (cfg >> 57) & 1;
+    uint64_t lpad = (pad >> 32) & 0x3f, rpad = (pad >> 40) & 0x3f, esize = (pad >> 52) & 0xf;
+    bool use_val = (pad >> 48) & 1;
+    uint32_t val = (uint32_t)pad;
+    st->src_buf = (uint8_t)(to_ub ? ASC_BUF_GM : ASC_BUF_UB);
+    st->dst_buf = (uint8_t)(to_ub ? ASC_BUF_UB : ASC_BUF_GM);
+    if (trunc) lpad = rpad = 0;
+    if (lpad > 32 || rpad > 32) return asc_exec_fault(ctx, "pad of %llu / %llu bytes: at most 32 each",
+                                                      (unsigned long long)lpad, (unsigned long long)rpad);
+    if (to_ub && (lpad || rpad || use_val) && esize != 1 && esize != 2 && esize != 4 && esize != 8)
+        return asc_exec_fault(ctx, "pad word element size %llu is not 1, 2, 4 or 8", (unsigned long long)esize);
+    if (nburst == 0 || len == 0) return true; /* DataCopyPad: zero count or length is a no-op */
+
+    uint64_t data = trunc ? len & ~(uint64_t)31 : len;  /* bytes of each burst that move */
+    if (trunc && data != len) {
+        st->note = ASC_NOTE_TRUNC;
+        st->note_a = len;
+        st->note_b = data;
+    }
+    if (data == 0) return true;
+    uint64_t foot = (lpad + data + rpad + 31) & ~(uint64_t)31; /* UB bytes of one burst */
+    if (to_ub && foot != lpad + data + rpad && !st->note) {
+        st->note = ASC_NOTE_PAD;
+        st->note_a = lpad + data + rpad;
+        st->note_b = foot;
+    }
+    uint64_t ubstep = foot + ubgap * 32, gmstep = len + gmgap;
+    uint64_t ub = to_ub ? q->rd : q->rs1, gm = to_ub ? q->rs1 : q->rd;
+    uint64_t ub_hi = ub + (nburst - 1) * ubstep + (to_ub ? foot : data);
+    uint64_t gm_hi = gm + (nburst - 1) * gmstep + data;
+    if (!side_ok(ctx, ASC_BUF_UB, to_ub, ub, ub_hi)) return false;
+    if (!side_ok(ctx, ASC_BUF_GM, !to_ub, gm, gm_hi)) return false;
+
+    uint64_t fast = (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST];
+    for (uint64_t k = 0; k < nburst; k++) {
+        uint64_t u = ub + k * ubstep, g = gm + k * gmstep;
+        if (g % fast) st->gm_unaligned = true;
+        if (ctx->on_access) {
+            ctx->on_access(ctx->access_ud, ASC_BUF_GM, g, g + data, !to_ub);
+            ctx->on_access(ctx->access_ud, ASC_BUF_UB, u, u + (to_ub ? foot : data), to_ub);
+        }
+        uint8_t *p = ctx->mem[ASC_BUF_UB].data + u;
+        if (!to_ub) {
+            if (!asc_exec_gm_write(ctx, g, p, data)) return false;
+            continue;
+        }
+        if (!asc_exec_gm_read(ctx, g, p + lpad, data)) return false;
+        /* the fill element: the pad value, or the burst's first element */
+        uint8_t fill[8];
+        uint64_t fs = esize ? esize : 1;
+        if (use_val) {
+            uint64_t v64 = val;
+            memcpy(fill, &v64, sizeof fill);
+        } else {
+            memcpy(fill, p + lpad, fs <= data ? fs : 1);
+        }
+        for (uint64_t i = 0; i < lpad; i++) p[i] = fill[i % fs];
+        for (uint64_t i = lpad + data; i < foot; i++) p[i] = fill[(i - lpad - data) % fs];
+    }
+    st->bursts = (uint32_t)nburst;
+    st->bytes = nburst * data;
+    return true;
+}
