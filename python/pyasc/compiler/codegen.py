@@ -110,6 +110,8 @@ class _Lin:
             self.emit("mfspr", [op.result, op.attrs["spr"]], loc)
         elif n == "mtspr":
             self.emit("mtspr", [op.attrs["spr"], op.args[0]], loc)
+        elif n == "xcore":      # cross-core flags (language/ops.py cross_core_set/wait_flag)
+            self.emit(op.attrs["mnem"], op.attrs["ops"], loc)
         elif n in ("set_mask_count", "set_mask_norm", "sync_all"):
             self.emit(n, [], loc)
         elif n in ("set_flag", "wait_flag"):

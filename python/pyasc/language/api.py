@@ -10,8 +10,8 @@ from .enums import (CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelTyp
                     RoundMode, TPosition)
 from .ops import *  # noqa: F401,F403
 from .ops import intrinsic
-from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto, TBuf,  # noqa: F401
-                     TBufPool, TPipe, TQue)
+from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
+                     LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
                     DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams,
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
@@ -42,3 +42,12 @@ def static_range(*args):
 
 range._asc_loop = "range"            # compiler.frontend recognises the loop iterators by these
 static_range._asc_loop = "static"
+
+
+def get_tpipe_ptr():
+    """Ascend C GetTPipePtr: the kernel's TPipe is the object the kernel created; real pyasc
+    returns a handle to it.  Kernels here pass their TPipe around directly."""
+    raise RuntimeError("asc.get_tpipe_ptr is not supported: " + get_tpipe_ptr.__asc_rejected__)
+
+
+get_tpipe_ptr.__asc_rejected__ = "a global TPipe pointer (GetTPipePtr) is not modelled: pass the kernel's TPipe object"

@@ -882,3 +882,126 @@ def ascend_is_aic(*, _b):
 def ascend_is_aiv(*, _b):
     b = _b
     return b.fn.kernel_kind != "aic"
+
+
+
+# ---- cross-core flags, cache and barrier no-ops, task ratio ----------------------------------
+@intrinsic
+def cross_core_set_flag(flag_id, mode_id, pipe, *, _b):
+    """Ascend C CrossCoreSetFlag<modeId, pipe>(flagId): set_cross_core (isa/asc_isa.def)."""
+    b = _b
+    if not all(is_static(v) for v in (flag_id, mode_id)):
+        raise b.error("asc.cross_core_set_flag: flag_id and mode_id must be compile-time integers "
+                      "(the ISA encodes them in the instruction)")
+    b.emit(ir.Op("xcore", None, [], {"mnem": "set_cross_core", "ops": [PIPE_ISA[PipeID(pipe)], int(mode_id),
+                                                                        int(flag_id)]}))
+
+
+@intrinsic
+def cross_core_wait_flag(flag_id, mode_id=0, pipe=None, *, _b):
+    """Ascend C CrossCoreWaitFlag(flagId): wait_flag_dev, the scalar unit waits."""
+    b = _b
+    if not is_static(flag_id):
+        raise b.error("asc.cross_core_wait_flag: flag_id must be a compile-time integer")
+    b.emit(ir.Op("xcore", None, [], {"mnem": "wait_flag_dev", "ops": [int(flag_id)]}))
+
+
+@intrinsic
+def data_cache_clean_and_invalid(*args, _b, **kwargs):
+    """No instruction: the simulated scalar unit reads and writes GM uncached, so every line is
+    always clean and valid (docs/pyasc.md)."""
+
+
+@intrinsic
+def data_cache_preload(*args, _b, **kwargs):
+    """No instruction: the simulated scalar unit has no data cache to preload."""
+
+
+@intrinsic
+def data_sync_barrier(*args, _b, **kwargs):
+    """No instruction: scalar loads and stores complete in program order in the simulator."""
+
+
+@intrinsic
+def get_task_ratio(*, _b):
+    """Ascend C GetTaskRatio: vector cores per AI core (2 on split targets, 1 on coupled)."""
+    return _b.spr("sub_block_num")
+
+
+_REJECT = {
+    "the vector unit's dequantisation (deq scale register) is not modelled":
+        ("add_deq_relu", "cast_deq", "set_deq_scale"),
+    "fused vector-and-convert instructions (add/sub/mul with a cast, fused_mul_add_relu) are not in the asc ISA":
+        ("add_relu_cast", "sub_relu_cast", "mul_cast", "fused_mul_add_relu"),
+    "the vaxpy instruction (dst += src * scalar, in place) is not in the asc ISA": ("axpy",),
+    "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
+    "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
+        ("check_local_memory_ia",),
+    "vector compare with a scalar operand (vcmps) is not in the asc ISA": ("compare_scalar",),
+    "the scalar unit's bit-count instructions (clz, popcount, sff) are not in the asc ISA":
+        ("count_bits_cnt_same_as_sign_bit", "scalar_count_leading_zero", "scalar_get_count_of_value",
+         "scalar_get_sff_value"),
+    "scalar float conversion is not modelled: the asc scalar unit has no FPU": ("scalar_cast",),
+    "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
+        ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
+    "the vgatherb instruction is not in the asc ISA": ("gatherb",),
+    "the CMPMASK register transfer to and from UB is not modelled (vsel reads its mask from UB here)":
+        ("get_cmp_mask", "set_cmp_mask"),
+    "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
+    "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
+    "the sort, merge-sort and proposal instructions (vbitsort, vmrgsort4, RpSort16, proposals) are not in the asc ISA":
+        ("get_mrg_sort_result", "mrg_sort", "mrg_sort4", "rp_sort16", "sort", "sort32", "get_sort_len",
+         "get_sort_offset", "proposal_concat", "proposal_extract"),
+    "the program counter is not readable by kernels in the asc ISA": ("get_program_counter",),
+    "atomic accumulation of DMA writes to GM (the store atomic config) is not modelled":
+        ("get_store_atomic_config", "set_store_atomic_config", "set_atomic_add", "set_atomic_max",
+         "set_atomic_min", "set_atomic_none", "set_atomic_type"),
+    "the system workspace in GM is not modelled": ("get_sys_workspace",),
+    "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
+        ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
+    "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
+    "SoC state initialisation registers are not modelled": ("init_soc_state",),
+    "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
+    "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
+        ("load_data_with_transpose",),
+    "AIPP image preprocessing is not modelled": ("load_image_to_local", "set_aipp_functions"),
+    "fixpipe pre-quantisation is not modelled": ("set_fix_pipe_pre_quant_flag",),
+    "the cube's HF32 mode is not modelled": ("set_hf32_mode", "set_hf32_trans_mode"),
+    "the LoadData3D (im2col) registers are not modelled": ("set_load_data_boundary", "set_load_data_padding_value",
+                                                           "set_load_data_repeat"),
+    "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
+    "the MTE pad-value register (SetPadValue) is not modelled: pass padding_value in DataCopyPadExtParams":
+        ("set_pad_value",),
+    "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
+    "the trap instruction is not in the asc ISA": ("trap",),
+    "the device print channel (printf/DumpTensor workspace) is not modelled": ("printf", "dump_tensor"),
+}
+for _why, _names in _REJECT.items():
+    for _n in _names:
+        globals()[_n] = _unsupported(_n, _why)
+
+
+class _Desc:
+    """ListTensorDesc / TensorDesc: real pyasc's descriptors of a GM tensor list."""
+
+    __asc_rejected__ = "GM tensor-list descriptors (ListTensorDesc / TensorDesc of dynamic inputs) are not modelled"
+
+    def __init__(self, *a, **k):
+        raise RuntimeError(f"asc.{type(self).__name__} is not supported: {self.__asc_rejected__}")
+
+
+class ListTensorDesc(_Desc):
+    pass
+
+
+class TensorDesc(_Desc):
+    pass
+
+
+for _cls, _ms in ((ListTensorDesc, ("get_data_ptr", "get_desc", "get_size", "init")),
+                  (TensorDesc, ("get_data_obj", "get_data_ptr", "get_dim", "get_index", "get_shape", "set_shape_addr"))):
+    for _m in _ms:
+        def _f(self, *a, **k):
+            raise RuntimeError(_Desc.__asc_rejected__)
+        _f.__asc_rejected__ = _Desc.__asc_rejected__
+        setattr(_cls, _m, _f)

@@ -116,6 +116,20 @@ class GlobalTensor:
         self._check()
         return self.addr
 
+    def get_size(self):
+        """Elements given to set_global_buffer (None when none was given)."""
+        self._check()
+        return self.size
+
+    def set_shape_info(self, shape_info):
+        self.shape_info = shape_info
+
+    def get_shape_info(self):
+        return getattr(self, "shape_info", None)
+
+    def set_l2_cache_hint(self, *args, **kwargs):
+        """A cache hint: the simulated GM has no L2, so it changes nothing (as a hint must not)."""
+
     def _carry(self):
         return [self.addr]
 
@@ -196,6 +210,40 @@ class LocalTensor:
         raise CompileError("LocalTensor.set_value is not supported: the asc scalar unit loads and stores "
                            "GM only (no scalar path to UB/L1); use asc.duplicate or GlobalTensor.set_value",
                            self.b.loc)
+
+    get_value.__asc_rejected__ = "scalar loads of UB/L1 are not modelled (the asc scalar unit reaches GM only)"
+    set_value.__asc_rejected__ = "scalar stores to UB/L1 are not modelled (the asc scalar unit reaches GM only)"
+
+    def get_phy_addr(self):
+        """Byte address in the position's buffer (a placed buffer resolves at link time)."""
+        return self.addr
+
+    def set_size(self, size):
+        """Ascend C SetSize: the element count this tensor covers from now on."""
+        self.size = size
+
+    def set_buffer_len(self, length):
+        """Ascend C SetBufferLen: the length in bytes."""
+        self.size = _mul_div(self.b, length, 1, self.dtype.sizeof())
+
+    def set_addr_with_offset(self, src, offset):
+        """Ascend C SetAddrWithOffset(src, offset): this tensor starts `offset` elements of this
+        tensor's dtype after `src`'s start, in src's buffer."""
+        t = src[0:]
+        self.addr = _addr_add(self.b, t.addr, offset * self.dtype.sizeof())
+        self.pos, self.buf, self.root, self.slot = src.pos, src.buf, src.root, src.slot
+
+    def set_user_tag(self, tag):
+        self.user_tag = tag
+
+    def get_user_tag(self):
+        return getattr(self, "user_tag", 0)
+
+    def set_shape_info(self, shape_info):
+        self.shape_info = shape_info
+
+    def get_shape_info(self):
+        return getattr(self, "shape_info", None)
 
     def reinterpret_cast(self, dtype):
         t = LocalTensor._make(self.b, dtype, self.pos, self.addr,
@@ -352,6 +400,14 @@ class TPipe:
         if isinstance(que, TQue):
             que._init_slots(b)
 
+    def init(self):
+        """Ascend C TPipe::Init: nothing to do, the pipe's state is compile-time here."""
+
+    def init_buf_pool(self, pool, length, share_pool=None):
+        """Ascend C TPipe::InitBufPool(pool, len): `pool` gets `length` bytes of its position's
+        buffer, from which its own init_buffer calls place their queues."""
+        return pool._init_pool(self, length, share_pool)
+
     def reset(self):
         pass
 
@@ -457,6 +513,14 @@ class TQue:
     def vacant_in_que(self):
         return len(self.fifo) < self.num
 
+    def has_idle_buffer(self):
+        """A slot that is neither enqueued nor allocated can be allocated without waiting for
+        an earlier free (compile-time queue state)."""
+        return len(self.fifo) < self.num
+
+    def free_all_event(self):
+        """Ascend C FreeAllEvent: the slots' free flags are consumed at the kernel end here."""
+
     def has_tensor_in_que(self):
         return bool(self.fifo)
 
@@ -493,8 +557,91 @@ class TBuf:
         return t2
 
 
+class TQueBind(TQue):
+    """Ascend C TQueBind<src, dst, depth>: a queue between two positions.  The producer and
+    consumer pipes follow the pair (VECIN->VECOUT is a vector-only queue: no flags)."""
+
+    _asc_builder = True
+
+    def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1, mask=0, *, _b=None):
+        super().__init__(src, depth, mask, _b=_b)
+        self.dst_pos = TPosition(dst)
+        key = (TPosition(src), self.dst_pos)
+        pipes = {(TPosition.GM, TPosition.VECIN): ("mte2", "v"), (TPosition.VECOUT, TPosition.GM): ("v", "mte3"),
+                 (TPosition.VECIN, TPosition.VECOUT): (None, None), (TPosition.GM, TPosition.A1): ("mte2", "mte1"),
+                 (TPosition.GM, TPosition.B1): ("mte2", "mte1")}
+        if key in pipes:
+            self.prod, self.cons = pipes[key]
+        if key[0] == TPosition.GM:
+            self.pos = key[1]
+
+
 class TBufPool(TBuf):
-    pass
+    """Ascend C TBufPool: a byte range of one position's buffer that queues and TBufs are
+    placed in (init_buffer), and that reset() hands out again from its start."""
+
+    _asc_builder = True
+
+    def __init__(self, pos=TPosition.VECCALC, buf_num=4, *, _b=None):
+        super().__init__(pos, _b=_b)
+        self.length, self.used = None, 0
+
+    def _init_pool(self, pipe, length, share=None):
+        b = self.b
+        if not is_static(length):
+            raise CompileError("init_buf_pool needs a compile-time length", b.loc)
+        self.pipe, self.length, self.used = pipe, int(length), 0
+        return True
+
+    def init_buf_pool(self, pool, length, share_pool=None):
+        return pool._init_pool(getattr(self, "pipe", None), length, share_pool)
+
+    def init_buffer(self, que=None, num=0, len=0, buf=None):  # noqa: A002
+        b = self.b
+        if self.length is None:
+            raise CompileError("TBufPool used before pipe.init_buf_pool", b.loc)
+        tgt = buf if buf is not None else que
+        nbytes = (len or num) if isinstance(tgt, TBuf) else num * len
+        if is_static(nbytes) and self.used + nbytes > self.length:
+            raise CompileError(f"TBufPool of {self.length} bytes: init_buffer needs {nbytes} more bytes, "
+                               f"{self.length - self.used} are left", b.loc)
+        self.used += nbytes
+        return TPipe.init_buffer(self.pipe, que, num, len, buf)
+
+    def reset(self):
+        self.used = 0
+
+
+class LocalMemAllocator:
+    """Real pyasc LocalMemAllocator: hands out static LocalTensors of one buffer, one after
+    the other from address 0, each 32-byte aligned."""
+
+    _asc_builder = _asc_mutable = True
+
+    def __init__(self, hardware=None, *, _b=None):
+        if _b is None:
+            raise _outside_jit()
+        self.b, self.addr = _b, 0
+
+    def alloc(self, pos=TPosition.VECIN, dtype=None, tile_size=0):
+        if not (is_static(tile_size) and isinstance(dtype, dt.DataType)):
+            raise CompileError("LocalMemAllocator.alloc(pos, dtype, tile_size) needs an asc dtype and a "
+                               "compile-time size", self.b.loc)
+        t = LocalTensor(dtype, pos, self.addr, tile_size, _b=self.b)
+        self.addr += -(-tile_size * dtype.sizeof() // 32) * 32
+        return t
+
+    def get_cur_addr(self):
+        return self.addr
+
+
+def get_shape_size(shape):
+    """Number of elements of a shape (a list of dims or a ShapeInfo with .shape)."""
+    dims = getattr(shape, "shape", shape)
+    n = 1
+    for d in dims:
+        n *= d
+    return n
 
 
 class LocalTensorAuto(LocalTensor):

@@ -2,8 +2,11 @@
 
 Users: host code (`config.set_platform(config.Backend.Model)`), runtime.jit.  Our simulator is
 the backend that Backend.Model selects (real pyasc: Huawei's CAModel); Backend.Sim is an alias.
-Backend.NPU is accepted by name but cannot run here: launching on it raises.
+Backend.NPU is accepted by name but cannot run here: launching on it raises, unless the
+environment variable ASC_BACKEND=model says to run Backend.NPU launches on the simulator (so test
+suites written for a card run unchanged).
 """
+import os
 from enum import Enum
 
 from ..language.enums import KernelType  # noqa: F401  (real pyasc exposes it here)
@@ -56,3 +59,8 @@ def get_backend() -> Backend:
 
 def get_target() -> str:
     return _state["target"]
+
+
+def npu_on_model() -> bool:
+    """ASC_BACKEND=model (case-insensitive; also sim): Backend.NPU launches run on the simulator."""
+    return os.environ.get("ASC_BACKEND", "").strip().lower() in ("model", "sim")

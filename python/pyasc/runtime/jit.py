@@ -265,9 +265,10 @@ class _Launcher:
     def __call__(self, *args, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
                  **kwargs):
         from . import launch
-        if config.get_backend() == config.Backend.NPU:
+        if config.get_backend() == config.Backend.NPU and not config.npu_on_model():
             raise LaunchError("Backend.NPU needs an Ascend card and CANN; this pyasc runs kernels on the asc "
-                              "simulator: config.set_platform(config.Backend.Model)")
+                              "simulator: config.set_platform(config.Backend.Model), or set ASC_BACKEND=model to run "
+                              "Backend.NPU launches on the simulator")
         specs, bound = self.jf.specs(args, kwargs)
         t0 = time.perf_counter()
         c = self.jf.compile(*specs)
