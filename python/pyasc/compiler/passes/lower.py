@@ -17,6 +17,10 @@ _IMM_FORMS = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "shl": "
 class _Lower:
     def __init__(self, fn):
         self.fn = fn
+        # vector mask state exists only on cores with the vector pipe: the ISA table says on which
+        # core kinds set_mask_norm is available (an AIC kernel runs on cube cores only)
+        core = "aic" if fn.kernel_kind == "aic" else "aiv"
+        self.vector_mask = isa.mnemonics()["set_mask_norm"][core]
         self._next = max([op.result.id for op in ir.walk(fn.body) if op.result is not None] +
                          [op.var.id for op in ir.walk(fn.body) if isinstance(op, ir.For)] +
                          [a.value.id for a in fn.args] + [0]) + 1
@@ -42,6 +46,8 @@ class _Lower:
             return r
 
         def canon(loc):
+            if not self.vector_mask:
+                return
             if mask[0] != "norm":
                 out.append(ir.Op("set_mask_norm", None, [], loc=loc))
                 mask[0] = "norm"
