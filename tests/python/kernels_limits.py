@@ -151,3 +151,42 @@ def unrolled_columns(x: asc.GlobalAddress, out: asc.GlobalAddress):
     for r in asc.static_range(1, 4):
         for i in asc.static_range(NLIVE):
             og.set_value(i * STRIDE, og.get_value(i * STRIDE) + xg.get_value(i * STRIDE) * r)
+
+
+DIVISORS = (2, 3, 4, 8, 1 << 40, -4, -3, 1)
+
+
+@asc.jit
+def int_div_rem(out: asc.GlobalAddress, x: int, y: int):
+    """x // d and x % d for every d of DIVISORS (compile-time divisors: strength reduction of the
+    powers of two), then x // y and x % y (both at run time)."""
+    og = asc.GlobalTensor()
+    og.set_global_buffer(out)
+    for i in asc.static_range(len(DIVISORS)):
+        og.set_value(2 * i, x // DIVISORS[i])
+        og.set_value(2 * i + 1, x % DIVISORS[i])
+    og.set_value(2 * len(DIVISORS), x // y)
+    og.set_value(2 * len(DIVISORS) + 1, x % y)
+
+
+@asc.jit
+def int_div_rem_const(out: asc.GlobalAddress, x: asc.ConstExpr[int], y: asc.ConstExpr[int]):
+    """int_div_rem with x and y compile-time constants (Python ints: folded as Python does)."""
+    og = asc.GlobalTensor()
+    og.set_global_buffer(out)
+    for i in asc.static_range(len(DIVISORS)):
+        og.set_value(2 * i, x // DIVISORS[i])
+        og.set_value(2 * i + 1, x % DIVISORS[i])
+    og.set_value(2 * len(DIVISORS), x // y)
+    og.set_value(2 * len(DIVISORS) + 1, x % y)
+
+
+@asc.jit
+def loop_index_div_rem(out: asc.GlobalAddress, lo: asc.ConstExpr[int], n: int):
+    """out[3 (i - lo) + 0..2] = i // 4, i % 4, i % 2 for lo <= i < n (a run-time loop)."""
+    og = asc.GlobalTensor()
+    og.set_global_buffer(out)
+    for i in range(lo, n):
+        og.set_value(3 * (i - lo), i // 4)
+        og.set_value(3 * (i - lo) + 1, i % 4)
+        og.set_value(3 * (i - lo) + 2, i % 2)

@@ -229,6 +229,8 @@ def emit_asm(fn: ir.Function) -> str:
             return f"{o[2] if len(o) > 2 else 0}({r(o[1])})"
         if isinstance(o, tuple) and o[0] == "cfg":
             return _fmt_cfg(o[1], o[2])
+        if isinstance(o, int) and o == -(1 << 63):
+            return "0x8000000000000000"     # the assembler reads -9223372036854775808 as -(2**63), which overflows
         return str(o)
 
     for ins in lin.code:

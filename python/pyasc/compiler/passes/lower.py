@@ -119,6 +119,9 @@ class _Lower:
                         op.attrs["cfg_reg"] = self.pack_runtime(lay, cfg, out, op.loc, reg)
                 out.append(op)
                 continue
+            if op.name in ("div", "rem") and isinstance(op.args[1], ir.Const) and 1 <= _log2(op.args[1].value) <= 62:
+                self.signed_pow2(op, out, reg)
+                continue
             if op.name in SCALAR_BIN:
                 a, b = op.args
                 if isinstance(a, (ir.Const, ir.Sym)) and op.name in ("add", "mul", "and", "or", "xor", "min", "max", "seq", "sne"):
@@ -151,6 +154,25 @@ class _Lower:
             canon(None)
         block.ops[:] = out
 
+    def signed_pow2(self, op, out, reg):
+        """div/rem by 2**k of a dividend of unknown sign (the builder already turned those of
+        dividends known >= 0 into sra/and): the ISA's truncating div/rem without a division,
+        q = (x + ((x sra 63) shr (64 - k))) sra k,  r = x - ((x + bias) and -2**k)."""
+        k = _log2(op.args[1].value)
+        x = reg(op.args[0], op.loc)
+        sign, bias, t = self.new(), self.new(), self.new()
+        out.append(ir.Op("sra", sign, [x, ir.Const(63)], loc=op.loc))
+        out.append(ir.Op("shr", bias, [sign, ir.Const(64 - k)], loc=op.loc))
+        out.append(ir.Op("add", t, [x, bias], loc=op.loc))
+        if op.name == "div":
+            out.append(ir.Op("sra", op.result, [t, ir.Const(k)], loc=op.loc))
+            return
+        m = self.new()
+        mask = -(1 << k)
+        out.append(ir.Op("and", m, [t, ir.Const(mask) if mask >= -8192 else reg(ir.Const(mask), op.loc)],
+                         loc=op.loc))
+        out.append(ir.Op("sub", op.result, [x, m], loc=op.loc))
+
     def pack_runtime(self, lay, cfg, out, loc, reg):
         slots = isa.field_slots(lay)
         static = {}
@@ -176,6 +198,11 @@ class _Lower:
             out.append(ir.Op("or", acc2, [acc, t], loc=loc))
             acc = acc2
         return acc
+
+
+def _log2(c) -> int:
+    """k when c == 2**k (k >= 0), else -1."""
+    return c.bit_length() - 1 if isinstance(c, int) and c > 0 and c & (c - 1) == 0 else -1
 
 
 def lower(fn: ir.Function) -> ir.Function:
