@@ -13,7 +13,8 @@ every import, including those inside function bodies).  Lower layers never impor
     compiler.driver                     the pipeline: frontend, passes, codegen, builder, core
     compiler.frontend                   AST -> IR: builder and core only
     compiler.passes.*, compiler.codegen IR -> IR, IR -> text: core only (never the frontend or
-                                        the builder; passes never import codegen nor it them)
+                                        the builder; passes never import codegen nor it them);
+                                        codegen also uses compiler.regalloc (core only)
     compiler.builder                    IR construction and run-time scalars: ir, errors
     core: compiler.ir, errors, isa,     leaves: the standard library only
           targets, events; _libasc
@@ -26,7 +27,7 @@ explicitly; nothing holds a "current builder" at module level.
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
         "pyasc.compiler.events")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
-                    "pyasc.compiler.codegen", "pyasc.compiler.driver")
+                    "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 
 # module (or package) -> the pyasc modules it may import besides its own package.  The entry
 # with the longest matching name applies; "pyasc" matches every module not listed.
@@ -39,7 +40,8 @@ LAYERS = {
     "pyasc.compiler.driver": _COMPILER,
     "pyasc.compiler.frontend": CORE + ("pyasc.compiler.builder",),
     "pyasc.compiler.passes": CORE,
-    "pyasc.compiler.codegen": CORE,
+    "pyasc.compiler.codegen": CORE + ("pyasc.compiler.regalloc",),
+    "pyasc.compiler.regalloc": CORE,
     "pyasc.compiler.builder": ("pyasc.compiler.ir", "pyasc.compiler.errors"),
     "pyasc.compiler.ir": (),
     "pyasc.compiler.errors": (),

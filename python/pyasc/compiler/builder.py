@@ -135,6 +135,7 @@ class Builder:
         self.uses_cube = False
         self.uses_vector = False
         self.loop_depth = 0
+        self.nonneg = set()       # ids of Values known >= 0 (integer semantics: see binop)
 
     # ---- target questions ----------------------------------------------------------------
     def target_capacity(self, buf: str) -> int:
@@ -192,8 +193,12 @@ class Builder:
             if name in ("div", "rem") and b == 0:
                 raise self.error("integer division by zero")
             return _FOLD[name](int(a), int(b))
-        # algebraic identities and congruences
-        if name == "rem" and isinstance(b, int) and isinstance(a, RVal) and a.mod and b > 0 and a.mod % b == 0:
+        # algebraic identities and congruences.  On run-time values // and % are the ISA's div/rem
+        # (real pyasc: arith.divsi/remsi, truncating; docs/pyasc.md "Integer semantics"), so the
+        # floor-style rewrites below apply only where the dividend is known non-negative
+        pos = isinstance(a, RVal) and a.v.id in self.nonneg
+        if name == "rem" and isinstance(b, int) and isinstance(a, RVal) and a.mod and b > 0 and a.mod % b == 0 \
+                and (pos or a.res % b == 0):
             return a.res % b
         if name in ("add", "sub") and b == 0 and isinstance(a, RVal):
             return a
@@ -207,11 +212,12 @@ class Builder:
             return 0
         if name in ("div",) and isinstance(b, int) and b == 1:
             return a
-        # strength reduction on powers of two (floor semantics kept: sra floors, and-mask is mod)
+        # strength reduction on powers of two (sra and the and-mask equal div/rem for a dividend >= 0;
+        # passes.lower expands div/rem by 2**k of other dividends into the signed sequence)
         if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
-            if name == "div":
+            if name == "div" and pos:
                 name, b = "sra", b.bit_length() - 1
-            elif name == "rem":
+            elif name == "rem" and pos:
                 name, b = "and", b - 1
             elif name == "mul":
                 name, b = "shl", b.bit_length() - 1
@@ -219,8 +225,21 @@ class Builder:
             raise self.error("integer division by zero")
         mod, res = self._congruence(name, a, b)
         r = self.new_value()
+        if self._nonneg_result(name, a, b):
+            self.nonneg.add(r.id)
         self.emit(ir.Op(name, r, [self.operand(a), self.operand(b)]))
         return RVal(self, r, mod, res)
+
+    def _nonneg_result(self, name, a, b) -> bool:
+        def nn(x):
+            return x >= 0 if isinstance(x, int) else x.v.id in self.nonneg
+        if name in ("add", "mul", "shl", "div", "rem", "or", "min", "max"):
+            return nn(a) and nn(b)
+        if name in ("sra", "shr"):
+            return nn(a) or name == "shr" and isinstance(b, int) and b > 0
+        if name == "and":
+            return nn(a) or nn(b)
+        return False
 
     @staticmethod
     def _congruence(name, a, b):
@@ -273,6 +292,8 @@ class Builder:
     def spr(self, name):
         r = self.new_value(hint="")
         self.emit(ir.Op("mfspr", r, [], {"spr": name}))
+        if name in ("block_idx", "block_num", "sub_block_idx", "sub_block_num", "core_id"):
+            self.nonneg.add(r.id)
         return RVal(self, r)
 
 

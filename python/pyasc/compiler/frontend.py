@@ -529,6 +529,8 @@ class Frontend:
                         loc=self.loc(node))
             self.b.push(op.body)
             iv = RVal(self.b, var, U * abs(step), lo) if is_static(lo) else RVal(self.b, var)
+            if step > 0 and is_static(lo) and lo >= 0 or step < 0 and is_static(hi) and hi >= -1:
+                self.b.nonneg.add(var.id)      # every value of the loop variable is >= 0
             body_copies(iv, U)
             self._check_changed(node, before, entry, homes)
             self._store_homes(homes, entry)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _libasc as L
 from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
-from ..compiler import targets
+from ..compiler import regalloc, targets
 
 
 class KernelRace(KernelFault):
@@ -236,7 +236,15 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if tr:
             lib.asc_trace_bind(tr, sim)
         arrays = []
-        for i, ((name, kind, dtype), v) in enumerate(zip(c.args, values)):
+        vals = iter(values)
+        for i, (name, kind, dtype) in enumerate(c.args):
+            if kind == "stack":   # the compiler's spill area (compiler.regalloc, docs/pyasc.md)
+                addr = C.c_uint64()
+                if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * blocks, C.byref(addr)):
+                    raise LaunchError("the kernel's register spill area does not fit in simulated GM")
+                lib.asc_sim_set_arg(sim, i, addr.value)
+                continue
+            v = next(vals)
             if kind == "gm":
                 a, orig = _to_numpy(v)
                 if not a.flags.c_contiguous:

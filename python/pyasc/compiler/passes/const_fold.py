@@ -2,14 +2,37 @@
 
 Input IR: the frontend's IR (builder.binop already applied algebraic identities while building).
 Output IR: the same IR, each foldable single-definition scalar op replaced by `li` of its value.
+
+Folding computes what the instruction computes (isa/asc_isa.def), in exact integers on the
+64-bit two's-complement values: `div` truncates toward zero and `rem` takes the dividend's sign
+(real pyasc's `//` and `%` on run-time integers are arith.divsi / arith.remsi, C's `/` and `%`:
+docs/pyasc.md "Integer semantics"); INT64_MIN / -1 wraps to INT64_MIN, remainder 0, as the
+simulator does (sim/scalar.c).  A division by zero is left to run time (it faults there).
 """
 from __future__ import annotations
 
 from .. import ir
 from .common import SCALAR_BIN, def_counts, wrap
 
+
+
+def tdiv(a: int, b: int) -> int | None:
+    """The ISA's `div` on 64-bit signed values: quotient rounded toward zero (exact integers)."""
+    if b == 0:
+        return None
+    a, b = wrap(a), wrap(b)
+    q = abs(a) // abs(b)
+    return wrap(q if (a < 0) == (b < 0) else -q)
+
+
+def trem(a: int, b: int) -> int | None:
+    """The ISA's `rem`: a - b * div(a, b), with the sign of the dividend (0 for INT64_MIN % -1)."""
+    q = tdiv(a, b)
+    return None if q is None else wrap(wrap(a) - wrap(b) * q)
+
+
 _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "div": lambda a, b: int(a / b) if b else None, "rem": lambda a, b: (a - b * int(a / b)) if b else None,
+         "div": tdiv, "rem": trem,
          "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
          "shl": lambda a, b: a << (b & 63), "shr": lambda a, b: (a % (1 << 64)) >> (b & 63),
          "sra": lambda a, b: a >> (b & 63), "min": min, "max": max, "slt": lambda a, b: int(a < b),

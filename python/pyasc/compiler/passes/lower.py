@@ -17,6 +17,10 @@ _IMM_FORMS = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "shl": "
 class _Lower:
     def __init__(self, fn):
         self.fn = fn
+        # vector mask state exists only on cores with the vector pipe: the ISA table says on which
+        # core kinds set_mask_norm is available (an AIC kernel runs on cube cores only)
+        core = "aic" if fn.kernel_kind == "aic" else "aiv"
+        self.vector_mask = isa.mnemonics()["set_mask_norm"][core]
         self._next = max([op.result.id for op in ir.walk(fn.body) if op.result is not None] +
                          [op.var.id for op in ir.walk(fn.body) if isinstance(op, ir.For)] +
                          [a.value.id for a in fn.args] + [0]) + 1
@@ -42,6 +46,8 @@ class _Lower:
             return r
 
         def canon(loc):
+            if not self.vector_mask:
+                return
             if mask[0] != "norm":
                 out.append(ir.Op("set_mask_norm", None, [], loc=loc))
                 mask[0] = "norm"
@@ -113,6 +119,9 @@ class _Lower:
                         op.attrs["cfg_reg"] = self.pack_runtime(lay, cfg, out, op.loc, reg)
                 out.append(op)
                 continue
+            if op.name in ("div", "rem") and isinstance(op.args[1], ir.Const) and 1 <= _log2(op.args[1].value) <= 62:
+                self.signed_pow2(op, out, reg)
+                continue
             if op.name in SCALAR_BIN:
                 a, b = op.args
                 if isinstance(a, (ir.Const, ir.Sym)) and op.name in ("add", "mul", "and", "or", "xor", "min", "max", "seq", "sne"):
@@ -145,6 +154,25 @@ class _Lower:
             canon(None)
         block.ops[:] = out
 
+    def signed_pow2(self, op, out, reg):
+        """div/rem by 2**k of a dividend of unknown sign (the builder already turned those of
+        dividends known >= 0 into sra/and): the ISA's truncating div/rem without a division,
+        q = (x + ((x sra 63) shr (64 - k))) sra k,  r = x - ((x + bias) and -2**k)."""
+        k = _log2(op.args[1].value)
+        x = reg(op.args[0], op.loc)
+        sign, bias, t = self.new(), self.new(), self.new()
+        out.append(ir.Op("sra", sign, [x, ir.Const(63)], loc=op.loc))
+        out.append(ir.Op("shr", bias, [sign, ir.Const(64 - k)], loc=op.loc))
+        out.append(ir.Op("add", t, [x, bias], loc=op.loc))
+        if op.name == "div":
+            out.append(ir.Op("sra", op.result, [t, ir.Const(k)], loc=op.loc))
+            return
+        m = self.new()
+        mask = -(1 << k)
+        out.append(ir.Op("and", m, [t, ir.Const(mask) if mask >= -8192 else reg(ir.Const(mask), op.loc)],
+                         loc=op.loc))
+        out.append(ir.Op("sub", op.result, [x, m], loc=op.loc))
+
     def pack_runtime(self, lay, cfg, out, loc, reg):
         slots = isa.field_slots(lay)
         static = {}
@@ -170,6 +198,11 @@ class _Lower:
             out.append(ir.Op("or", acc2, [acc, t], loc=loc))
             acc = acc2
         return acc
+
+
+def _log2(c) -> int:
+    """k when c == 2**k (k >= 0), else -1."""
+    return c.bit_length() - 1 if isinstance(c, int) and c > 0 and c & (c - 1) == 0 else -1
 
 
 def lower(fn: ir.Function) -> ir.Function:
