@@ -100,6 +100,8 @@ typedef struct Kernel {
     AscLoc part_loc[ASC_PART_COUNT];
     uint16_t last_op[ASC_PART_COUNT]; /* last instruction written by the user (not .align padding) */
     AscLoc last_loc[ASC_PART_COUNT];
+    bool recovery;     /* opened after a broken .kernel line, only to check its body: never in an image */
+    bool any_kind;     /* recovery with no known kind: the target's core-kind rules are not checked */
 } Kernel;
 
 /* ---- the job ------------------------------------------------------------- */
