@@ -305,7 +305,7 @@ static int files_add(AscAsm *as, const char *path, char *text, size_t len)
         asc_free(&as->alloc, text);
         return -1;
     }
-    as->files[as->nfiles] = (SrcFile){p, text, len};
+    as->files[as->nfiles] = (SrcFile){p, text, len, NULL};
     return (int)as->nfiles++;
 }
 
@@ -317,7 +317,7 @@ static int job_open(Job *j, const char *path, const char **err)
     for (uint32_t i = 0; i < as->nfiles; i++)
         if (strcmp(as->files[i].path, path) == 0) {
             if (!as->files[i].text) {
-                *err = as->files[i].len ? "file too large" : "cannot be read";
+                *err = as->files[i].why ? as->files[i].why : "cannot be read";
                 return -1;
             }
             return (int)i;
@@ -336,6 +336,7 @@ static int job_open(Job *j, const char *path, const char **err)
     if (idx < 0) longjmp(j->oom, 1);
     if (!text) {
         *err = why ? why : "cannot be read";
+        as->files[idx].why = *err;
         return -1;
     }
     return idx;

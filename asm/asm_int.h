@@ -38,6 +38,7 @@ typedef struct SrcFile {
     char *path; /* as opened: relative to the including file's directory */
     char *text; /* owned, allocated with the AscAsm allocator */
     size_t len;
+    const char *why; /* text NULL: why it could not be read (a static string), named again in pass 2 */
 } SrcFile;
 
 struct AscAsm {
