@@ -6,8 +6,11 @@
  * diagnostics (file:line:col, the source line, a caret) and picks the exit
  * code: 0 ok, 1 user error (bad flag, unreadable input, assembly errors),
  * 2 internal error (out of memory).  On any error no output file is
- * written and an existing one is left untouched (the loader writes to a
- * temporary file and renames it into place). */
+ * written and an existing one is left untouched (the loader writes to an
+ * exclusive temporary beside it and renames it into place, asc/outfile.h;
+ * SIGINT and SIGTERM remove the temporary); an output that is one of the
+ * files read (the input or an .include, also through a link) is an error. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,48 @@ static char *default_output(const char *in)
     if (n > 2 && strcmp(in + n - 2, ".s") == 0) n -= 2;
     strcpy(out + n, ".bin");
     return out;
+}
+
+/* The output's temporary, for on_signal.  The one static of this file: a
+ * signal handler gets no argument, so the set must be reachable from it. */
+static AscOutSet *volatile outputs;
+
+static void on_signal(int sig)
+{
+    AscOutSet *s = outputs;
+    if (s) asc_out_signal_cleanup(s);
+    raise(sig); /* SA_RESETHAND restored the default: die of the signal */
+}
+
+/* Write the image through a set whose temporary the signal handler removes;
+ * false + diagnostics in wd (SAME_FILE when `path` is a file just read). */
+static bool write_output(const AscAsm *as, const AscImage *img, const char *path, AscDiags *wd)
+{
+    for (uint32_t i = 0; asc_asm_input(as, i); i++) {
+        const char *in = asc_asm_input(as, i);
+        if (!asc_out_check_inputs(path, &in, 1, wd)) return false;
+    }
+    AscOutSet *s = asc_out_new(NULL);
+    if (!s) {
+        asc_diag(wd, ASC_DIAG_OOM, (AscLoc){0});
+        return false;
+    }
+    outputs = s;
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    bool ok = asc_image_write_to(img, path, s, wd);
+    sigprocmask(SIG_BLOCK, &block, NULL); /* the commit, and the set's end, whole */
+    ok = ok && asc_out_commit(s, wd);
+    outputs = NULL;
+    asc_out_free(s);
+    sigprocmask(SIG_UNBLOCK, &block, NULL);
+    return ok;
 }
 
 static bool only_oom(const AscDiags *d)
@@ -112,7 +157,7 @@ int main(int argc, char **argv)
         if (!path) {
             fprintf(stderr, "asc-as: error: out of memory\n");
             rc = 2;
-        } else if (!asc_image_write_file(&img, path, &wd)) {
+        } else if (!write_output(as, &img, path, &wd)) {
             asc_diags_print(&wd, stderr, NULL, NULL);
             rc = only_oom(&wd) ? 2 : 1;
         }

@@ -15,11 +15,14 @@
  *  - all job memory is freed when the job ends, also after an allocation
  *    failure (longjmp to the job entry). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "asm_int.h"
 
@@ -209,25 +212,54 @@ static void sym_define(Job *j, const Tok *t, SymKind kind, int64_t value)
 
 /* ---- files ------------------------------------------------------------------ */
 
+/* Only regular files of at most ASC_ASM_MAX_FILE bytes: /dev/zero or a FIFO
+ * would grow the buffer for ever (or block).  The file is opened without
+ * blocking (a FIFO) and checked with fstat before a byte is read. */
 static char *read_real_file(void *ud, const AscAlloc *alloc, const char *path, size_t *len, const char **err)
 {
     (void)ud;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         *err = strerror(errno);
+        if (fd >= 0) close(fd);
         return NULL;
     }
-    size_t cap = 4096, n = 0;
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *err = "not a regular file (a device, FIFO or directory): the assembler reads only regular files";
+        return NULL;
+    }
+    if (st.st_size > (off_t)ASC_ASM_MAX_FILE) {
+        close(fd);
+        *err = "file too large: an assembler source holds at most 16 MiB";
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        *err = strerror(errno);
+        close(fd);
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0; /* +1: see EOF in one read */
     char *buf = asc_malloc(alloc, cap);
+    bool big = false;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (got == 0) break;
+        if (n > ASC_ASM_MAX_FILE) { /* it grew while being read */
+            big = true;
+            break;
+        }
         if (n == cap) {
-            char *nb = cap > SIZE_MAX / 4 ? NULL : asc_realloc(alloc, buf, cap, cap * 2);
+            size_t ncap = cap * 2 > ASC_ASM_MAX_FILE + 1 ? ASC_ASM_MAX_FILE + 1 : cap * 2;
+            char *nb = asc_realloc(alloc, buf, cap, ncap);
             if (!nb) asc_free(alloc, buf);
             buf = nb;
-            cap *= 2;
+            cap = ncap;
         }
     }
     bool bad = ferror(f);
@@ -236,9 +268,9 @@ static char *read_real_file(void *ud, const AscAlloc *alloc, const char *path, s
         *err = "out of memory";
         return NULL;
     }
-    if (bad) {
+    if (bad || big) {
         asc_free(alloc, buf);
-        *err = "read error";
+        *err = big ? "file too large: an assembler source holds at most 16 MiB" : "read error";
         return NULL;
     }
     *len = n;
@@ -273,7 +305,7 @@ static int files_add(AscAsm *as, const char *path, char *text, size_t len)
         asc_free(&as->alloc, text);
         return -1;
     }
-    as->files[as->nfiles] = (SrcFile){p, text, len};
+    as->files[as->nfiles] = (SrcFile){p, text, len, NULL};
     return (int)as->nfiles++;
 }
 
@@ -285,7 +317,7 @@ static int job_open(Job *j, const char *path, const char **err)
     for (uint32_t i = 0; i < as->nfiles; i++)
         if (strcmp(as->files[i].path, path) == 0) {
             if (!as->files[i].text) {
-                *err = as->files[i].len ? "file too large" : "cannot be read";
+                *err = as->files[i].why ? as->files[i].why : "cannot be read";
                 return -1;
             }
             return (int)i;
@@ -304,6 +336,7 @@ static int job_open(Job *j, const char *path, const char **err)
     if (idx < 0) longjmp(j->oom, 1);
     if (!text) {
         *err = why ? why : "cannot be read";
+        as->files[idx].why = *err;
         return -1;
     }
     return idx;
@@ -410,6 +443,10 @@ static void finish_kernel(Job *j)
     if (j->cur < 0) return;
     close_part(j);
     Kernel *k = &j->kernels[j->cur];
+    if (k->recovery) { /* its .kernel line was reported; nothing more to say about the whole */
+        j->cur = -1;
+        return;
+    }
     char msg[200];
     static const char *const pname[ASC_PART_COUNT] = {".aiv", ".aic"};
     for (int p = 0; p < ASC_PART_COUNT; p++) {
@@ -577,14 +614,16 @@ static bool name_comma_kind(Job *j, Lex *lx, const Tok *dir, const char *usage, 
     return true;
 }
 
-/* .kernel NAME, aiv|aic|mix -- false after reporting a broken line */
-static bool open_kernel(Job *j, Lex *lx, const Tok *dir)
+/* .kernel NAME, aiv|aic|mix -- false after reporting a broken line, with
+ * *kind_out the kind when the line named one (else -1) */
+static bool open_kernel(Job *j, Lex *lx, const Tok *dir, int *kind_out)
 {
     static const char usage[] = "a name and a kind: .kernel NAME, aiv|aic|mix";
     Tok nt, kt;
     if (!name_comma_kind(j, lx, dir, usage, &nt, &kt)) return false;
     int kind = lex_ident_is(lx, "aiv") ? ASC_KERNEL_AIV : lex_ident_is(lx, "aic") ? ASC_KERNEL_AIC
              : lex_ident_is(lx, "mix") ? ASC_KERNEL_MIX : -1;
+    *kind_out = kind;
     char buf[80];
     if (kind < 0) {
         job_err(j, ASC_DIAG_KERNEL_KIND, tok_loc(j, &kt), tok_str(&kt, buf, sizeof buf));
@@ -610,13 +649,33 @@ static bool open_kernel(Job *j, Lex *lx, const Tok *dir)
     return true;
 }
 
-/* A broken .kernel line closes the kernel before it and is the only error
- * reported for it: the instructions and .arg lines that follow it, and the
- * file having no kernel, are not reported again (NO_KERNEL, NO_KERNELS). */
+/* After a broken .kernel line: a nameless kernel that only collects the
+ * body's errors, of the kind the line named (none: mix with the vector
+ * program open, so bare instructions, .aic and .aiv all parse, and the
+ * core-kind rules are not checked, as the kind is unknown). */
+static void open_recovery(Job *j, int kind, const Tok *dir)
+{
+    finish_kernel(j);
+    job_grow(j, (void **)&j->kernels, &j->capkernels, j->nkernels + 1, sizeof *j->kernels);
+    Kernel *k = &j->kernels[j->nkernels];
+    memset(k, 0, sizeof *k);
+    k->info.kind = (uint8_t)(kind < 0 ? ASC_KERNEL_MIX : kind);
+    k->loc = tok_loc(j, dir);
+    k->part = -1;
+    k->recovery = true;
+    k->any_kind = kind < 0;
+    j->cur = (int)j->nkernels++;
+    if (kind != ASC_KERNEL_MIX) start_part(j, kind == ASC_KERNEL_AIC ? ASC_PART_AIC : ASC_PART_AIV, dir);
+}
+
+/* A broken .kernel line closes the kernel before it; its body is still
+ * checked (open_recovery), every operand error reported, but the file
+ * having no kernel is not (NO_KERNELS). */
 static void dir_kernel(Job *j, Lex *lx, const Tok *dir)
 {
-    j->bad_kernel = !open_kernel(j, lx, dir);
-    if (j->bad_kernel) finish_kernel(j);
+    int kind = -1;
+    j->bad_kernel = !open_kernel(j, lx, dir, &kind);
+    if (j->bad_kernel) open_recovery(j, kind, dir);
 }
 
 /* .aic | .aiv -- start that program of the current mix kernel */
@@ -1205,6 +1264,8 @@ bool asc_asm_string(AscAsm *as, const char *name, const char *text, size_t len, 
 }
 
 AscDiags *asc_asm_diags(AscAsm *as) { return &as->diags; }
+
+const char *asc_asm_input(const AscAsm *as, uint32_t i) { return i < as->nfiles ? as->files[i].path : NULL; }
 
 const char *asc_asm_source_line(void *ud, const char *file, uint32_t line, uint32_t *len)
 {

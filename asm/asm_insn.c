@@ -375,7 +375,7 @@ static void check_insn(Job *j, const Operands *o, const Tok *mn)
         job_err(j, ASC_DIAG_SPR_READONLY, o->loc[ASC_FK_SPR], asc_spr_name(in->spr));
     if ((ii->fmt == ASC_FMT_XSET || ii->fmt == ASC_FMT_XWAIT) && in->xid > 10)
         job_err(j, ASC_DIAG_XID_RANGE, o->loc[ASC_FK_XID], (unsigned)in->xid);
-    if (!j->cfg_ok || j->pass != 2) return;
+    if (!j->cfg_ok || j->pass != 2 || j->kernels[j->cur].any_kind) return;
     /* the target's rules: asc_target_check_insn decides, we place each
      * message under the operand it is about */
     AscTargetRule r[ASC_TARGET_MAX_BROKEN];

@@ -38,6 +38,7 @@ typedef struct SrcFile {
     char *path; /* as opened: relative to the including file's directory */
     char *text; /* owned, allocated with the AscAsm allocator */
     size_t len;
+    const char *why; /* text NULL: why it could not be read (a static string), named again in pass 2 */
 } SrcFile;
 
 struct AscAsm {
@@ -100,6 +101,8 @@ typedef struct Kernel {
     AscLoc part_loc[ASC_PART_COUNT];
     uint16_t last_op[ASC_PART_COUNT]; /* last instruction written by the user (not .align padding) */
     AscLoc last_loc[ASC_PART_COUNT];
+    bool recovery;     /* opened after a broken .kernel line, only to check its body: never in an image */
+    bool any_kind;     /* recovery with no known kind: the target's core-kind rules are not checked */
 } Kernel;
 
 /* ---- the job ------------------------------------------------------------- */

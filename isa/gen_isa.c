@@ -9,17 +9,10 @@
 #include <string.h>
 
 #include "asc/isa.h"
+#include "asc/json.h"
+#include "asc/outfile.h"
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
+static void json_str(FILE *f, const char *s) { asc_json_put(f, s, true); }
 
 static const char *core_kinds(uint32_t flags)
 {
@@ -204,28 +197,18 @@ static void write_json(FILE *f)
     fprintf(f, "  ]\n}\n");
 }
 
+/* Through an exclusive temporary beside path, renamed into place (asc/outfile.h). */
 static int emit(const char *path, void (*fn)(FILE *))
 {
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp) return 1;
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "asc-gen-isa: cannot write '%s'\n", tmp);
-        free(tmp);
-        return 1;
-    }
-    fn(f);
-    int bad = ferror(f);
-    bad |= fclose(f);
-    if (bad || rename(tmp, path) != 0) {
+    AscOutSet *out = asc_out_new(NULL);
+    FILE *f = out ? asc_out_open(out, path, NULL) : NULL;
+    if (f) fn(f);
+    if (!f || !asc_out_close(out, f, NULL) || !asc_out_commit(out, NULL)) {
         fprintf(stderr, "asc-gen-isa: cannot write '%s'\n", path);
-        remove(tmp);
-        free(tmp);
+        asc_out_free(out);
         return 1;
     }
-    free(tmp);
+    asc_out_free(out);
     return 0;
 }
 

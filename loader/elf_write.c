@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "asc/outfile.h"
 #include "elf_format.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
@@ -211,37 +212,17 @@ bool asc_image_write(const AscImage *img, uint8_t **out, size_t *len, AscDiags *
 
 bool asc_image_write_file(const AscImage *img, const char *path, AscDiags *d)
 {
+    return asc_image_write_to(img, path, NULL, d);
+}
+
+/* Through asc/outfile.h: an exclusive temporary beside `path`, renamed into
+ * place when `out` commits (out NULL: at once). */
+bool asc_image_write_to(const AscImage *img, const char *path, AscOutSet *out, AscDiags *d)
+{
     uint8_t *buf;
     size_t len;
     if (!asc_image_write(img, &buf, &len, d)) return false;
-    const AscAlloc *al = &img->alloc;
-    size_t pl = strlen(path);
-    char *tmp = asc_malloc(al, pl + 5);
-    if (!tmp) {
-        asc_free(al, buf);
-        asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
-        return false;
-    }
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    bool ok = false;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "create", tmp, strerror(errno));
-    } else {
-        size_t n = fwrite(buf, 1, len, f);
-        int err = (n != len || fflush(f) != 0) ? errno : 0;
-        if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-        if (n != len || err) {
-            asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
-        } else if (rename(tmp, path) != 0) {
-            asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "rename the output into place as", path, strerror(errno));
-        } else {
-            ok = true;
-        }
-        if (!ok) remove(tmp);
-    }
-    asc_free(al, tmp);
-    asc_free(al, buf);
+    bool ok = asc_out_write(out, path, buf, len, d);
+    asc_free(&img->alloc, buf);
     return ok;
 }

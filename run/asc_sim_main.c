@@ -5,7 +5,14 @@
  * diagnostics, the fault or the report, and picks the exit code: 0 success,
  * 1 user error, kernel fault or (with --check-races) a race (no output .npy
  * is written then; after a race the trace, --report-dir and the report are
- * still written, to look at it), 2 internal error (out of memory). */
+ * still written, to look at it), 2 internal error (out of memory).
+ *
+ * Outputs (asc/outfile.h): the .npy outputs, the trace and the report dir
+ * are written into temporaries of one AscOutSet and renamed into place
+ * together, only when the whole run succeeded; SIGINT and SIGTERM remove
+ * the temporaries (on_signal); an output that is one of the inputs is an
+ * error. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +37,72 @@ typedef struct Opts {
     bool json, functional, check_races, peaks;
     unsigned long long max_cycles; /* 0: no limit */
 } Opts;
+
+/* The run's temporaries, for on_signal.  The one static of this file: a
+ * signal handler gets no argument, so the set must be reachable from it.  It
+ * is set before the first temporary is made and cleared, with the signals
+ * blocked, before the set is freed. */
+static AscOutSet *volatile run_outputs;
+
+static void on_signal(int sig)
+{
+    AscOutSet *s = run_outputs;
+    if (s) asc_out_signal_cleanup(s);
+    /* SA_RESETHAND restored the default action: die of the signal, as if not caught */
+    raise(sig);
+}
+
+/* Block (how SIG_BLOCK) or unblock (SIG_UNBLOCK) the signals on_signal
+ * catches: while a staged directory is written, and while committing, so
+ * a commit is all or nothing. */
+static void guard(int how)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(how, &set, NULL);
+}
+
+static void catch_signals(AscOutSet *out)
+{
+    run_outputs = out;
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* No output may be an input (or another output): the run would read what it
+ * overwrites, or lose one of two results. */
+static bool outputs_distinct(const Opts *o, AscDiags *d)
+{
+    const char *ins[ASC_MAX_ARGS + 4];
+    unsigned n = 0;
+    ins[n++] = o->bin;
+    if (o->config) ins[n++] = o->config;
+    for (unsigned i = 0; i < o->nargs; i++)
+        if (o->args[i].how == ASC_RUN_ARG_IN) ins[n++] = o->args[i].path;
+    for (unsigned i = 0; i < o->nargs; i++) {
+        if (o->args[i].how != ASC_RUN_ARG_OUT) continue;
+        const char *p = o->args[i].path;
+        if (!asc_out_check_inputs(p, ins, n, d)) return false;
+        if (o->trace && !asc_out_check_inputs(o->trace, &p, 1, d)) return false;
+        for (unsigned j = i + 1; j < o->nargs; j++)
+            if (o->args[j].how == ASC_RUN_ARG_OUT && !asc_out_check_inputs(o->args[j].path, &p, 1, d)) return false;
+    }
+    return !o->trace || asc_out_check_inputs(o->trace, ins, n, d);
+}
+
+/* --report-dir into a staged directory of `out` (moved into place at commit). */
+static bool report_dir(const AscSim *sim, const char *dir, AscOutSet *out, AscDiags *d)
+{
+    guard(SIG_BLOCK);
+    const char *tmp = asc_out_open_dir(out, dir, d);
+    bool ok = tmp && asc_sim_report_dir(sim, tmp, d) && asc_out_dir_done(out, tmp, d);
+    guard(SIG_UNBLOCK);
+    return ok;
+}
 
 static int fail(AscDiags *d, int code)
 {
@@ -128,12 +201,20 @@ static int cmd_run(Opts *o, AscDiags *d)
     int rc = 1;
     AscSim *sim = NULL;
     AscTrace *tr = NULL;
+    char *rep = NULL;
+    AscOutSet *out = asc_out_new(NULL);
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
                        .functional = o->functional, .check_races = o->check_races};
     /* the target the binary was assembled for, unless --target / --config say otherwise */
     const char *target = o->target ? o->target : img.target[0] ? img.target : ASC_DEFAULT_TARGET;
+    if (!out) {
+        asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        goto out;
+    }
+    catch_signals(out);
+    if (!outputs_distinct(o, d)) goto out;
     if (!asc_config_load(&cfg, o->config, target, o->sets, o->nsets, d)) goto out;
-    if (o->trace && !(tr = asc_trace_open(o->trace, NULL, &desc.observer, d))) goto out;
+    if (o->trace && !(tr = asc_trace_open_to(o->trace, NULL, &desc.observer, out, d))) goto out;
     if (!(sim = asc_sim_new(&desc, d))) goto out;
     if (tr) asc_trace_bind(tr, sim);
     if (!asc_sim_bind_args(sim, o->args, o->nargs, d)) goto out;
@@ -147,17 +228,30 @@ static int cmd_run(Opts *o, AscDiags *d)
     }
     /* races are errors: the numbers may be right here and wrong on hardware */
     bool racy = o->check_races && asc_sim_races_diag(sim, d) > 0;
-    if (!racy && !asc_sim_write_outputs(sim, o->args, o->nargs, d)) goto out;
+    if (!racy && !asc_sim_write_outputs_to(sim, o->args, o->nargs, out, d)) goto out;
     bool traced = !tr || asc_trace_close(tr, true, d); /* closed either way: not again at `out` */
     tr = NULL;
     if (!traced) goto out;
-    if (o->report_dir && !asc_sim_report_dir(sim, o->report_dir, d)) goto out;
-    char *rep = o->json ? asc_sim_report_json(sim) : asc_sim_report_text(sim);
-    if (rep) fputs(rep, stdout);
-    rc = !rep ? 2 : racy ? 1 : 0;
-    free(rep);
+    if (o->report_dir && !report_dir(sim, o->report_dir, out, d)) goto out;
+    rep = o->json ? asc_sim_report_json(sim) : asc_sim_report_text(sim);
+    if (!rep) {
+        rc = 2;
+        goto out;
+    }
+    /* everything is complete: only now does any output replace an old one */
+    guard(SIG_BLOCK);
+    bool committed = asc_out_commit(out, d);
+    guard(SIG_UNBLOCK);
+    if (!committed) goto out;
+    fputs(rep, stdout);
+    rc = racy ? 1 : 0;
 out:
+    free(rep);
     if (tr) asc_trace_close(tr, false, NULL); /* a failed run leaves no trace file */
+    guard(SIG_BLOCK);
+    run_outputs = NULL;
+    asc_out_free(out); /* removes what was not committed */
+    guard(SIG_UNBLOCK);
     asc_sim_free(sim);
     asc_image_free(&img);
     if (rc && d->count) rc = code_of(d) == 2 ? 2 : rc;

@@ -11,7 +11,7 @@
  * exactly prod(shape) * itemsize bytes.  Every rejection names the file and
  * the broken rule.  bf16 has no numpy dtype: a bf16 argument accepts '<u2'
  * (the usual ml_dtypes-free spelling) or '|V2', and bf16 outputs are written
- * as '<u2'.  Files are written to PATH.tmp and renamed, so a failed run never
+ * as '<u2'.  Files are written to exclusive temporaries and renamed (asc/outfile.h), so a failed run never
  * leaves a half-written output.  Only the arguments given as @out.npy are
  * written after a run; inputs are never written back. */
 #include <errno.h>
@@ -355,18 +355,9 @@ bool asc_npy_write_file(const AscNpy *a, const char *path, const AscAlloc *alloc
     uint8_t *buf;
     size_t len;
     if (!asc_npy_write(a, &buf, &len, alloc)) return npy_err(d, "%s: cannot encode the array", path);
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(buf, 1, len, f) == len;
-    if (f && fclose(f) != 0) ok = false;
+    bool ok = asc_out_write(NULL, path, buf, len, d); /* asc/outfile.h: exclusive temporary, rename */
     asc_free(alloc, buf);
-    if (!ok || rename(tmp, path) != 0) {
-        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, strerror(errno));
-        remove(tmp);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void asc_npy_free(AscNpy *a, const AscAlloc *alloc)
@@ -651,8 +642,8 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
     return true;
 }
 
-/* Write output `a` (kernel argument `i`) from GM into a.path + ".tmp". */
-static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDiags *d)
+/* Write output `a` (kernel argument `i`) from GM into a temporary of `out`. */
+static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOutSet *out, AscDiags *d)
 {
     AscNpy arr = {.dtype = a->dtype, .ndim = a->ndim, .count = 1};
     for (uint32_t s = 0; s < a->ndim; s++) {
@@ -668,28 +659,22 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscDia
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return false;
     }
-    char tmp[sizeof a->path + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = asc_out_open(out, a->path, d);
     bool ok = f && fwrite(hdr, 1, hl, f) == hl;
-    int err = errno;
-    bool oom = false;
     for (uint64_t off = 0; ok && off < bytes; off += NPY_CHUNK) {
         size_t n = bytes - off < NPY_CHUNK ? (size_t)(bytes - off) : NPY_CHUNK;
         if (!asc_sim_gm_read(sim, asc_sim_arg(sim, i) + off, buf, n)) {
-            ok = false, oom = true;
+            if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+            ok = false;
             break;
         }
-        if (fwrite(buf, 1, n, f) != n) ok = false, err = errno;
+        if (fwrite(buf, 1, n, f) != n) break; /* ferror: asc_out_close reports it */
     }
-    if (f && fclose(f) != 0 && ok) ok = false, err = errno;
     asc_free(asc_sim_alloc(sim), buf);
-    if (!ok) {
-        if (d && oom) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
-        else if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", tmp, strerror(err ? err : EIO));
-        if (f) remove(tmp);
-    }
-    return ok;
+    if (!f) return false;
+    bool closed = asc_out_close(out, f, d); /* reports a failed write */
+    if (!ok && closed) asc_out_abort(out);  /* out of memory above: the run writes nothing */
+    return ok && closed;
 }
 
 /* Index of the kernel argument `name`, UINT32_MAX if none. */
@@ -701,29 +686,28 @@ static uint32_t arg_index(const AscKernelInfo *k, const char *name)
 }
 
 /* Two phases, so that a failure (a full disk, a missing directory) leaves
- * no output written at all: every output goes to PATH.tmp, and only when all
- * of them are complete are they renamed into place. */
-bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
+ * no output written at all: every output goes to a temporary of `out`, and
+ * only when the caller commits the set (after every other output of the run
+ * is complete, too) are they renamed into place. */
+bool asc_sim_write_outputs_to(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscOutSet *out, AscDiags *d)
 {
     const AscKernelInfo *k = asc_sim_kernel(sim);
-    bool ok = true;
-    uint32_t j = 0;
-    for (; ok && j < nargs; j++) {
+    for (uint32_t j = 0; j < nargs; j++) {
         uint32_t i = arg_index(k, args[j].name);
-        if (args[j].how == ASC_RUN_ARG_OUT && i != UINT32_MAX) ok = write_output_tmp(sim, &args[j], i, d);
+        if (args[j].how == ASC_RUN_ARG_OUT && i != UINT32_MAX && !write_output_tmp(sim, &args[j], i, out, d))
+            return false;
     }
-    for (uint32_t m = 0; m < j; m++) {
-        const AscRunArg *a = &args[m];
-        if (a->how != ASC_RUN_ARG_OUT || arg_index(k, a->name) == UINT32_MAX) continue;
-        char tmp[sizeof a->path + 8];
-        snprintf(tmp, sizeof tmp, "%s.tmp", a->path);
-        if (!ok) {
-            remove(tmp); /* the failed one removed its own already */
-        } else if (rename(tmp, a->path) != 0) {
-            if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "rename to", a->path, strerror(errno));
-            remove(tmp);
-            ok = false;
-        }
+    return true;
+}
+
+bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d)
+{
+    AscOutSet *out = asc_out_new(asc_sim_alloc(sim));
+    if (!out) {
+        if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        return false;
     }
+    bool ok = asc_sim_write_outputs_to(sim, args, nargs, out, d) && asc_out_commit(out, d);
+    asc_out_free(out);
     return ok;
 }

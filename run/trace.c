@@ -45,13 +45,15 @@
  * the writer then emits the least event anyway and counts it in
  * otherData.reorder_overflows (0 = the file is fully sorted).
  *
- * The file is PATH.tmp until asc_trace_close renames it; on any error it is
- * removed.  otherData's total_cycles and reorder_overflows are fixed-width
+ * The file is an exclusive temporary (asc/outfile.h) until it is renamed into
+ * place (by asc_trace_close, or by the commit of the caller's set given to
+ * asc_trace_open_to); on any error it is removed.  otherData's total_cycles and reorder_overflows are fixed-width
  * fields reserved at the start and patched on close. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "asc/json.h"
 #include "asc/run.h"
 
 #define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS
@@ -87,7 +89,8 @@ typedef struct FlowSlot {
 struct AscTrace {
     AscAlloc alloc;
     FILE *f;
-    char path[1024], tmp[1040];
+    char path[1024];
+    AscOutSet *out, *own_out; /* the file is a temporary of out; own_out: the set asc_trace_open made */
     const AscSim *sim;
     long other_at;      /* file offset of the reserved otherData fields */
     uint64_t mhz;
@@ -154,16 +157,9 @@ static const char *fix6(char *buf, uint64_t v)
     return buf;
 }
 
-/* A JSON string body: quotes, backslashes and control characters escaped. */
-static void put_str(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-}
+/* A JSON string body: the one string writer (asc/json.h) escapes quotes,
+ * backslashes and control bytes, and writes invalid UTF-8 as U+FFFD. */
+static void put_str(FILE *f, const char *s) { asc_json_put(f, s, false); }
 
 /* ---- the reorder heap ------------------------------------------------------- */
 
@@ -401,6 +397,12 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
 
 AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscDiags *d)
 {
+    return asc_trace_open_to(path, alloc, obs, NULL, d);
+}
+
+AscTrace *asc_trace_open_to(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscOutSet *out,
+                            AscDiags *d)
+{
     AscAlloc a = asc_alloc_resolve(alloc);
     AscTrace *t = asc_calloc(&a, 1, sizeof *t);
     if (!t) {
@@ -411,10 +413,11 @@ AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver
     t->next_check = CHECK_MIN;
     t->hbm_last = -1;
     snprintf(t->path, sizeof t->path, "%s", path);
-    snprintf(t->tmp, sizeof t->tmp, "%s.tmp", path);
-    t->f = fopen(t->tmp, "wb");
+    t->out = out ? out : (t->own_out = asc_out_new(&a));
+    t->f = t->out ? asc_out_open(t->out, path, d) : NULL;
     if (!t->f) {
-        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, strerror(errno));
+        if (!t->out && d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+        asc_out_free(t->own_out);
         asc_free(&a, t);
         return NULL;
     }
@@ -486,9 +489,10 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     if (keep && !t->sim) ok = false;
     int err = errno;
     if (ferror(t->f)) ok = false;
-    if (fclose(t->f) != 0) ok = false;
-    if (keep && ok && rename(t->tmp, t->path) != 0) ok = false, err = errno;
-    if (!keep || !ok) remove(t->tmp);
+    if (!asc_out_close(t->out, t->f, NULL)) ok = false;
+    if (keep && ok && t->own_out && !asc_out_commit(t->own_out, NULL)) ok = false, err = errno;
+    if (!keep || !ok) asc_out_abort(t->out); /* a shared set: the whole run fails */
+    asc_out_free(t->own_out);
     if (keep && !ok && d) {
         if (t->oom) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         else asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", t->path, err ? strerror(err) : "write error");

@@ -2,7 +2,7 @@
 # check_layers.sh [ROOT]: fail when a C file includes from a higher layer.
 #
 # Layers, bottom up (docs/internals.md §Layers):
-#   1 isa     isa/, include/asc/{alloc,diag,isa}.h, isa/*.def
+#   1 isa     isa/, include/asc/{alloc,diag,isa,json,outfile}.h, isa/*.def
 #   2 target  target/, include/asc/{config,target}.h, target/*.def
 #   3 loader  loader/, include/asc/image.h
 #   4 asm sim asm/ (include/asc/asm.h) and sim/ (include/asc/sim.h), side by
@@ -27,7 +27,7 @@ folder_rank() {
 }
 header_owner() {
   case $1 in
-    alloc | diag | isa) echo isa ;; config | target) echo target ;; image) echo loader ;;
+    alloc | diag | isa | json | outfile) echo isa ;; config | target) echo target ;; image) echo loader ;;
     asm) echo asm ;; sim) echo sim ;; run) echo run ;; viz) echo viz ;; *) echo "" ;;
   esac
 }

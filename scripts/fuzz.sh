@@ -16,10 +16,10 @@
 #       fails.  Given BUILD_DIR (CTest's fuzz_regression does), it builds
 #       nothing; else it configures and builds build-fuzz first.
 #
-# Targets: asm image config npy viz sim (default: all).
+# Targets: asm image config npy viz sim json (default: all).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-all_targets=(asm image config npy viz sim)
+all_targets=(asm image config npy viz sim json)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -6,6 +6,7 @@
  * key lies in its declared range; output is in table order, so printing a
  * config is deterministic. */
 #include "asc/config.h"
+#include "asc/json.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -107,6 +108,27 @@ static bool set_key(AscConfig *cfg, int k, double value, const char *text, const
     return true;
 }
 
+/* "name" and "description": at most ASC_TARGET_NAME_MAX - 1 and
+ * sizeof description - 1 bytes of UTF-8 (they go into JSON outputs, which
+ * are UTF-8: asc/json.h); a longer or invalid one is an error, never cut. */
+static bool set_text(AscConfig *cfg, const char *key, const char *v, const char *origin, AscDiags *d)
+{
+    bool is_name = !strcmp(key, "name");
+    char *dst = is_name ? cfg->name : cfg->description;
+    size_t cap = is_name ? sizeof cfg->name : sizeof cfg->description, n = strlen(v);
+    char msg[200];
+    if (n >= cap) {
+        snprintf(msg, sizeof msg, "config key '%s' must be at most %zu bytes, got %zu", key, cap - 1, n);
+    } else if (!asc_utf8_valid(v)) {
+        snprintf(msg, sizeof msg, "config key '%s' must be valid UTF-8 (JSON outputs carry it)", key);
+    } else {
+        memcpy(dst, v, n + 1);
+        return true;
+    }
+    asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
+    return false;
+}
+
 /* profile := { "version": 1, ["name": str,] ["description": str,] ("key": int,)* }
  * Errors are collected, not stopped at: one run names every bad key. */
 bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size_t len, AscDiags *d)
@@ -165,10 +187,8 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
                 snprintf(msg, sizeof msg, "config key '%s' must be a string", key);
                 asc_diag(d, ASC_DIAG_CONFIG, origin_loc(origin), msg);
                 ok = false;
-            } else if (!strcmp(key, "name")) {
-                snprintf(cfg->name, sizeof cfg->name, "%s", it->valuestring);
             } else {
-                snprintf(cfg->description, sizeof cfg->description, "%s", it->valuestring);
+                ok &= set_text(cfg, key, it->valuestring, origin, d);
             }
             continue;
         }
@@ -320,25 +340,24 @@ bool asc_config_check(const AscConfig *cfg, AscDiags *d)
 }
 
 /* The output is itself a valid profile (asc-sim config > my.json).  The
- * buffer is sized up front: at most 96 bytes per key line and every
- * description character escaped. */
+ * buffer is sized up front: at most 96 bytes per key line, the strings
+ * quoted by the one JSON string writer (asc/json.h). */
 char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc)
 {
-    size_t cap = 256 + 96 * ASC_KEY_COUNT + sizeof cfg->description * 2;
-    char *buf = asc_malloc(alloc, cap);
-    if (!buf) return NULL;
-    size_t n = 0;
-    n += (size_t)snprintf(buf + n, cap - n, "{\n  \"version\": %d,\n  \"name\": \"%s\",\n  \"description\": \"",
-                          ASC_CONFIG_VERSION, cfg->name);
-    for (const char *p = cfg->description; *p && n + 8 < cap; p++) {
-        if (*p == '"' || *p == '\\') buf[n++] = '\\';
-        buf[n++] = *p;
+    char *name = asc_json_quote(cfg->name, NULL), *desc = asc_json_quote(cfg->description, NULL);
+    size_t cap = 256 + 96 * ASC_KEY_COUNT + (name ? strlen(name) : 0) + (desc ? strlen(desc) : 0);
+    char *buf = name && desc ? asc_malloc(alloc, cap) : NULL;
+    if (buf) {
+        size_t n = 0;
+        n += (size_t)snprintf(buf + n, cap - n, "{\n  \"version\": %d,\n  \"name\": %s,\n  \"description\": %s,\n",
+                              ASC_CONFIG_VERSION, name, desc);
+        for (int k = 0; k < ASC_KEY_COUNT; k++)
+            n += (size_t)snprintf(buf + n, cap - n, "  \"%s\": %lld%s\n", asc_config_keys[k].key, (long long)cfg->v[k],
+                                  k + 1 < ASC_KEY_COUNT ? "," : "");
+        snprintf(buf + n, cap - n, "}\n");
     }
-    n += (size_t)snprintf(buf + n, cap - n, "\",\n");
-    for (int k = 0; k < ASC_KEY_COUNT; k++)
-        n += (size_t)snprintf(buf + n, cap - n, "  \"%s\": %lld%s\n", asc_config_keys[k].key, (long long)cfg->v[k],
-                              k + 1 < ASC_KEY_COUNT ? "," : "");
-    snprintf(buf + n, cap - n, "}\n");
+    free(name);
+    free(desc);
     return buf;
 }
 

@@ -23,20 +23,12 @@
 #include "asc/diag.h"
 #include "asc/image.h"
 #include "asc/isa.h"
+#include "asc/json.h"
+#include "asc/outfile.h"
 #include "asc/run.h"
 #include "asc/sim.h"
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
+static void json_str(FILE *f, const char *s) { asc_json_put(f, s ? s : "", true); } /* asc/json.h */
 
 static void key_or_null(FILE *f, AscConfigKey k)
 {
@@ -305,25 +297,15 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *path = argv[2];
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp) return 1;
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "asc-gen-abi: cannot write '%s'\n", tmp);
-        free(tmp);
-        return 1;
-    }
-    write_json(f);
-    int bad = ferror(f);
-    bad |= fclose(f);
-    if (bad || rename(tmp, path) != 0) {
+    /* an exclusive temporary beside path, renamed into place (asc/outfile.h) */
+    AscOutSet *out = asc_out_new(NULL);
+    FILE *f = out ? asc_out_open(out, path, NULL) : NULL;
+    if (f) write_json(f);
+    if (!f || !asc_out_close(out, f, NULL) || !asc_out_commit(out, NULL)) {
         fprintf(stderr, "asc-gen-abi: cannot write '%s'\n", path);
-        remove(tmp);
-        free(tmp);
+        asc_out_free(out);
         return 1;
     }
-    free(tmp);
+    asc_out_free(out);
     return 0;
 }

@@ -7,6 +7,7 @@
  * directory, then renamed).  The reader handles 8-bit RGB/RGBA,
  * non-interlaced images with any filter: enough for our own files. */
 #include "asc/viz.h"
+#include "asc/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,19 +73,13 @@ int asc_viz_png_write(const char *path, const uint8_t *rgba, int w, int h, int s
         free(z);
         return png_err(err, "cannot write '%s': zlib failed%s", path, "");
     }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) { free(z); return png_err(err, "cannot write '%s': out of memory%s", path, ""); }
-    snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(z); free(tmp);
-        return png_err(err, "cannot write '%s': %s", path, strerror(errno));
-    }
-    FILE *f = fdopen(fd, "wb");
+    /* an exclusive temporary beside path, renamed into place (asc/outfile.h) */
+    AscOutSet *out = asc_out_new(NULL);
+    FILE *f = out ? asc_out_open(out, path, NULL) : NULL;
     if (!f) {
-        close(fd); unlink(tmp); free(z); free(tmp);
-        return png_err(err, "cannot write '%s': %s", path, strerror(errno));
+        int e = out ? errno : ENOMEM;
+        free(z); asc_out_free(out);
+        return png_err(err, "cannot write '%s': %s", path, strerror(e ? e : EIO));
     }
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     uint8_t ihdr[13];
@@ -96,15 +91,13 @@ int asc_viz_png_write(const char *path, const uint8_t *rgba, int w, int h, int s
     int bad = fwrite(sig, 1, 8, f) != 8 || chunk(f, "IHDR", ihdr, 13) ||
               chunk(f, "IDAT", z, (uint32_t)zn) || chunk(f, "IEND", NULL, 0);
     free(z);
-    if (fflush(f) != 0) bad = 1;
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
+    if (!asc_out_close(out, f, NULL)) bad = 1;
+    if (bad || !asc_out_commit(out, NULL)) {
         int e = errno;
-        unlink(tmp);
-        free(tmp);
+        asc_out_free(out);
         return png_err(err, "cannot write '%s': %s", path, strerror(e ? e : EIO));
     }
-    free(tmp);
+    asc_out_free(out);
     return 0;
 }
 

@@ -20,6 +20,11 @@
 /* Return a buffer allocated with `alloc` holding the file, or NULL with
  * *err set to a static reason ("No such file or directory"); the reason
  * "out of memory" is reported as OOM rather than as an unreadable file. */
+/* The largest source file (the main file or one .include) the assembler
+ * reads: 16 MiB, far past any kernel (the biggest we ship is under 10 KB).
+ * Larger files, and anything but a regular file (a device such as
+ * /dev/zero, a FIFO, a directory), are errors naming the rule. */
+#define ASC_ASM_MAX_FILE (16u << 20)
 typedef char *(*AscReadFileFn)(void *ud, const AscAlloc *alloc, const char *path, size_t *len, const char **err);
 
 typedef struct AscAsmDesc {
@@ -45,5 +50,8 @@ bool asc_asm_string(AscAsm *as, const char *name, const char *text, size_t len, 
 AscDiags *asc_asm_diags(AscAsm *as);
 /* An AscSourceLineFn for asc_diags_print: `ud` is the AscAsm. */
 const char *asc_asm_source_line(void *ud, const char *file, uint32_t line, uint32_t *len);
+/* The i-th file the last assembly read (the main file, then each .include
+ * as first read); NULL past the last.  asc-as checks its output against them. */
+const char *asc_asm_input(const AscAsm *as, uint32_t i);
 
 #endif

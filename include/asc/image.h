@@ -28,6 +28,7 @@
 #include "asc/config.h" /* ASC_TARGET_NAME_MAX */
 #include "asc/diag.h"
 #include "asc/isa.h"    /* ASC_MAX_ARGS, ASC_GM_RODATA_BASE */
+#include "asc/outfile.h"
 
 #define ASC_NAME_MAX 64          /* kernel and argument names, with the NUL */
 #define ASC_ELF_MACHINE 0x4153   /* 'AS': not a registered machine, so no tool mistakes it */
@@ -89,6 +90,9 @@ bool asc_image_write(const AscImage *img, uint8_t **out, size_t *len, AscDiags *
 /* Write to a path: to a temporary file renamed into place, so an error never
  * leaves a half-written output. */
 bool asc_image_write_file(const AscImage *img, const char *path, AscDiags *d);
+/* The same into an output set (asc/outfile.h): renamed into place when the
+ * set commits; out NULL commits at once. */
+bool asc_image_write_to(const AscImage *img, const char *path, AscOutSet *out, AscDiags *d);
 
 /* Parse and validate; `buf` stays owned by the caller.  `img` must be
  * initialised; on failure it is left empty. */

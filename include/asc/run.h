@@ -14,6 +14,7 @@
 #include "asc/alloc.h"
 #include "asc/diag.h"
 #include "asc/image.h"
+#include "asc/outfile.h"
 #include "asc/sim.h"
 
 /* ---- report ----------------------------------------------------------------- */
@@ -30,9 +31,14 @@ typedef struct AscTrace AscTrace;
 /* Open `path` for writing; returns an observer in *obs to put in the desc.
  * The trace needs the sim for names: call asc_trace_bind after asc_sim_new. */
 AscTrace *asc_trace_open(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscDiags *d);
+/* The same, the file being a temporary of `out` (asc/outfile.h): close
+ * finishes it and the caller's commit renames it into place. */
+AscTrace *asc_trace_open_to(const char *path, const AscAlloc *alloc, AscSimObserver *obs, AscOutSet *out,
+                            AscDiags *d);
 void asc_trace_bind(AscTrace *t, const AscSim *sim);
 /* Finish the JSON (after the run) and close; false + IO diagnostic on error.
- * The file is written to path.tmp and renamed into place. */
+ * The file is an exclusive temporary renamed into place (by close, or by
+ * the commit of the set given to asc_trace_open_to). */
 bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d);
 
 /* ---- .npy files (NumPy format 1.0 / 2.0, C order, little-endian) ------------ */
@@ -51,7 +57,7 @@ bool asc_npy_parse(AscNpy *out, const char *origin, const uint8_t *buf, size_t l
 bool asc_npy_read_file(AscNpy *out, const char *path, const AscAlloc *alloc, AscDiags *d);
 /* Serialise (version 1.0 header, 2.0 when the header needs it); *out allocated. */
 bool asc_npy_write(const AscNpy *a, uint8_t **out, size_t *len, const AscAlloc *alloc);
-/* Write atomically: path.tmp then rename. */
+/* Write atomically: an exclusive temporary beside path, then rename (asc/outfile.h). */
 bool asc_npy_write_file(const AscNpy *a, const char *path, const AscAlloc *alloc, AscDiags *d);
 void asc_npy_free(AscNpy *a, const AscAlloc *alloc);
 /* numpy descr of a dtype: "<f2", "<f4", "|i1", ...; bf16 -> "<u2". */
@@ -77,6 +83,9 @@ bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d);
 bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
 /* After ASC_SIM_DONE: write every OUT argument's .npy (atomically). */
 bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+/* The same into temporaries of `out`, renamed into place when the caller
+ * commits the set (asc-sim: after the trace and report dir are complete). */
+bool asc_sim_write_outputs_to(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscOutSet *out, AscDiags *d);
 
 /* The trace's tid of a pipe's lane (msOpProf thread_sort_index: SCALAR 1,
  * MTE1 3, CUBE 4, FIXP 5, MTE2 6, VECTOR 7, MTE3 8, ALL 11; pipes msOpProf

@@ -1,0 +1,31 @@
+/* json.h -- the one JSON string writer of the tools (docs/internals.md
+ * §Conventions): every string a tool puts into a JSON output goes through
+ * it, so quotes, backslashes and control bytes are always escaped (cJSON's
+ * printer does the escaping).
+ *
+ * Invalid UTF-8: JSON text is UTF-8 (RFC 8259 §8.1), so a byte sequence
+ * that is not UTF-8 cannot be written as is.  Names a user chooses (profile
+ * names and descriptions) are checked where they are read, with an error
+ * naming the rule (asc_utf8_valid, target/config.c); any other text (a
+ * source path in a trace) has each invalid byte written as U+FFFD, so the
+ * output is valid JSON whatever the input. */
+#ifndef ASC_JSON_H
+#define ASC_JSON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "asc/alloc.h"
+
+/* true when s is well-formed UTF-8 (no overlong forms, surrogates or code
+ * points past U+10FFFF). */
+bool asc_utf8_valid(const char *s);
+/* s as a JSON string with its quotes, allocated with alloc (NULL: malloc);
+ * NULL when out of memory. */
+char *asc_json_quote(const char *s, const AscAlloc *alloc);
+/* Write s to f as a JSON string: with its quotes, or (quotes false) only
+ * the body, for a caller that prints the quotes itself.  false when out of
+ * memory (nothing written) or the write failed. */
+bool asc_json_put(FILE *f, const char *s, bool quotes);
+
+#endif

@@ -1,0 +1,77 @@
+/* json.c -- the JSON string writer (include/asc/json.h): invalid UTF-8
+ * replaced by U+FFFD, then cJSON's printer escapes the string. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "asc/json.h"
+
+/* Length of the well-formed UTF-8 sequence at s, 0 if it is not one
+ * (Unicode 15 Table 3-7). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!n) return 0;
+    unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F; /* no surrogates */
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F; /* at most U+10FFFF */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return n;
+}
+
+bool asc_utf8_valid(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (!n) return false;
+        p += n;
+    }
+    return true;
+}
+
+char *asc_json_quote(const char *s, const AscAlloc *alloc)
+{
+    size_t len = strlen(s);
+    char *clean = malloc(len * 3 + 1); /* each bad byte becomes 3 bytes (EF BF BD) */
+    if (!clean) return NULL;
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n) {
+            memcpy(clean + o, p, n), o += n, p += n;
+        } else {
+            memcpy(clean + o, "\xEF\xBF\xBD", 3), o += 3, p++;
+        }
+    }
+    clean[o] = 0;
+    cJSON *str = cJSON_CreateStringReference(clean);
+    char *txt = str ? cJSON_PrintUnformatted(str) : NULL;
+    cJSON_Delete(str);
+    free(clean);
+    if (!txt) return NULL;
+    /* hand it out through the caller's allocator */
+    size_t tl = strlen(txt);
+    AscAlloc a = asc_alloc_resolve(alloc);
+    char *out = asc_malloc(&a, tl + 1);
+    if (out) memcpy(out, txt, tl + 1);
+    cJSON_free(txt);
+    return out;
+}
+
+bool asc_json_put(FILE *f, const char *s, bool quotes)
+{
+    char *q = asc_json_quote(s, NULL);
+    if (!q) return false;
+    size_t n = strlen(q);
+    bool ok = quotes ? fwrite(q, 1, n, f) == n : fwrite(q + 1, 1, n - 2, f) == n - 2;
+    free(q);
+    return ok;
+}

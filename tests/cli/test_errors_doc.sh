@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_errors_doc.sh -- docs/errors.md is the test: every row of its table
+# (between <!-- errors:begin --> and <!-- errors:end -->) is run in a scratch
+# directory with the fixtures the document lists; the exit code must match
+# and stderr must contain the message.
+# Usage: test_errors_doc.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+mkdir "$tmp/bin"
+ln -s "$build/asm/asc-as" "$build/loader/asc-objdump" "$build/sim/asc-sim" "$tmp/bin/"
+[ -x "$build/viz/asc-viz" ] && ln -s "$build/viz/asc-viz" "$tmp/bin/"
+export PATH="$tmp/bin:$PATH"
+cd "$tmp" || exit 1
+printf '.kernel k, aiv\n        end\n' > k.s
+asc-as k.s || exit 1
+asc-as -o vadd.bin "$src/kernels/asm/vadd_single.s" || exit 1
+$py -c "
+import numpy as np
+np.save('x.npy', np.ones(4096, dtype=np.float16)); np.save('xf.npy', np.ones(4096, dtype=np.float32))
+open('long.json', 'w').write('{\"version\": 1, \"name\": \"' + 'x' * 10000 + '\"}')
+open('badutf.json', 'wb').write(b'{\"version\": 1, \"name\": \"a\xffb\"}')" || exit 1
+echo 'not numpy' > bad.npy
+mkfifo fifo.s
+head -c $((17 << 20)) /dev/zero | tr '\0' '\n' > big.s
+echo file > notadir
+printf '.include "/dev/urandom"\n' > inc_urandom.s
+printf '.kernel k, bogus\n        addi x1, x0, 99999\n        end\n' > bad_kind.s
+printf '; nothing\n' > empty.s
+printf '.kernel k, aiv\n' > noend.s
+VADD='vadd.bin --arg x=x.npy --arg y=x.npy --arg n=4096'
+fails=0 rows=0
+while IFS= read -r line; do
+  [[ $line == '| asc-'* ]] || continue
+  cmd=$(sed -E 's/^\| [^|]+ \| `([^`]*)` \|.*/\1/' <<<"$line")
+  want=$(sed -E 's/^\| [^|]+ \| `[^`]*` \| ([0-9]+) \|.*/\1/' <<<"$line")
+  msg=$(sed -E 's/.*\| `(.*)` \|$/\1/' <<<"$line")
+  cmd=${cmd//\$VADD/$VADD}
+  rows=$((rows + 1))
+  rm -rf z.npy rep
+  # shellcheck disable=SC2086 # the command is split into words as written
+  timeout 20 $cmd > out 2> err < /dev/null
+  rc=$?
+  if [ "$rc" != "$want" ] || ! grep -qF -- "$msg" err; then
+    echo "FAIL \`$cmd\`: exit $rc (want $want)"
+    echo "  want: $msg"
+    echo "  got:  $(head -3 err)"
+    fails=$((fails + 1))
+  fi
+done < <(sed -n '/<!-- errors:begin -->/,/<!-- errors:end -->/p' "$src/docs/errors.md")
+echo "$rows rows, $fails failure(s)"
+[ "$rows" -gt 0 ] && [ $fails = 0 ]
