@@ -7,13 +7,17 @@ import, so a C change that _libasc.py does not follow is an AbiMismatch, never a
 only the ctypes type of each field is written here.  AscConfig is opaque: a buffer of
 asc_config_size() bytes that only libasc reads (profiles are read through asc_config_get).
 
-The library is found at $ASC_LIB, else the newest ../../build*/libasc.so next to this package
-(the CMake build puts it at build/libasc.so); otherwise LibascMissing says how to build it.
+Which library: $ASC_LIB if set; else the one scripts/install.sh recorded in LIBRARY_RECORD
+(libasc.path next to this file; demo.sh runs it); else this checkout's build/libasc.so, the
+README's build.  Never a build picked by modification time, and never a sanitizer build (whose
+libasc.so cannot be loaded into an uninstrumented python): LibascMissing says why and what to do.
+The library's asc_abi_hash() must be the SHA-256 of this package's abi.json (AbiMismatch
+otherwise: a library built from other headers would misread every struct).
 """
 from __future__ import annotations
 
 import ctypes as C
-import glob
+import hashlib
 import os
 
 from . import abi
@@ -119,35 +123,77 @@ ASC_BUF_NAMES = abi.enum_names("AscBuf")            # ("GM", "UB", ...): target/
 ASC_CORE_KINDS = abi.ENUMS["AscCoreKind"]           # "AIV" -> 0, ...
 
 
-def _candidates():
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+LIBRARY_RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libasc.path")
+_BUILD_HINT = ("build it with `bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo` in the "
+               "repository root (then `bash scripts/install.sh build` records it), or set "
+               "ASC_LIB=/path/to/libasc.so")
+
+
+def _sanitizer_build(path: str) -> bool:
+    """True when `path` is in a CMake build tree configured with ASC_SANITIZE=ON."""
+    cache = os.path.join(os.path.dirname(path), "CMakeCache.txt")
+    try:
+        with open(cache, encoding="utf-8", errors="replace") as f:
+            return any(ln.strip() == "ASC_SANITIZE:BOOL=ON" for ln in f)
+    except OSError:
+        return False
+
+
+def library_path() -> tuple[str, str]:
+    """(path, how it was chosen) of the libasc to load; LibascMissing when there is none."""
     env = os.environ.get("ASC_LIB")
     if env:
-        return [env]
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.abspath(os.path.join(here, "..", ".."))
-    found = glob.glob(os.path.join(root, "build*", "libasc.so")) + \
-        glob.glob(os.path.join(root, "build*", "*", "libasc.so"))
-    return sorted(found, key=lambda p: -os.path.getmtime(p))
+        if not os.path.exists(env):
+            raise LibascMissing(f"libasc.so not found at $ASC_LIB={env}: {_BUILD_HINT}")
+        return env, "$ASC_LIB"
+    if os.path.exists(LIBRARY_RECORD):
+        with open(LIBRARY_RECORD, encoding="utf-8") as f:
+            rec = f.read().strip()
+        if not os.path.exists(rec):
+            raise LibascMissing(f"libasc.so not found at {rec}, which {LIBRARY_RECORD} records (written by "
+                                f"scripts/install.sh): rebuild it, or rerun scripts/install.sh, or set ASC_LIB")
+        how = f"recorded in {LIBRARY_RECORD}"
+        path = rec
+    else:
+        path = os.path.join(ROOT, "build", "libasc.so")
+        if not os.path.exists(path):
+            raise LibascMissing(f"libasc.so not found at {path}: {_BUILD_HINT}")
+        how = "this checkout's build/"
+    if _sanitizer_build(path):
+        raise LibascMissing(f"{path} ({how}) is a sanitizer build (ASC_SANITIZE=ON), which cannot be loaded "
+                            f"into an uninstrumented python: point ASC_LIB at a release build's libasc.so")
+    return path, how
 
 
 _lib = None
 
 
 def lib():
-    """The loaded libasc (cached); LibascMissing with build instructions when absent."""
+    """The loaded libasc (cached); LibascMissing with build instructions when absent,
+    AbiMismatch when it was built from other headers than this package's abi.json."""
     global _lib
     if _lib is not None:
         return _lib
-    cands = _candidates()
-    for p in cands:
-        if os.path.exists(p):
-            _lib = _declare(C.CDLL(p))
-            _lib._path = p
-            return _lib
-    raise LibascMissing(
-        "libasc.so not found" + (f" at $ASC_LIB={os.environ['ASC_LIB']}" if os.environ.get("ASC_LIB") else "") +
-        ": build it with `cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build "
-        "--target asc_shared` in the repository root, or set ASC_LIB=/path/to/libasc.so")
+    path, how = library_path()
+    L = C.CDLL(path)
+    want = hashlib.sha256(abi.RAW).hexdigest()
+    f = getattr(L, "asc_abi_hash", None)
+    got = None
+    if f is not None:
+        f.restype, f.argtypes = C.c_char_p, []
+        got = f().decode()
+    if got != want:
+        raise AbiMismatch(f"{path} ({how}) does not match this pyasc: it was built from headers whose abi.json "
+                          f"hashes to {got or '(no asc_abi_hash: an older libasc)'}, {abi.PATH} hashes to {want}; "
+                          f"rebuild the library from this checkout (or run scripts/regen.sh if abi.json is stale)")
+    L = _declare(L)
+    L._path = path
+    cs = L.asc_config_size()
+    if cs != abi.STRUCTS["AscConfig"]["size"]:
+        raise AbiMismatch(f"{path}: asc_config_size() is {cs}, abi.json says {abi.STRUCTS['AscConfig']['size']}")
+    _lib = L
+    return _lib
 
 
 def available() -> bool:
@@ -179,6 +225,7 @@ def _declare(L):
         "asc_config_load": (C.c_bool, [P, C.c_char_p, C.c_char_p, C.POINTER(C.c_char_p), C.c_uint,
                                        C.POINTER(AscDiags)]),
         "asc_config_size": (C.c_size_t, []),
+        "asc_abi_hash": (C.c_char_p, []),
         "asc_config_key_count": (C.c_uint, []),
         "asc_config_key_name": (C.c_char_p, [C.c_uint]),
         "asc_config_key_index": (C.c_int, [C.c_char_p]),
