@@ -9,6 +9,7 @@ bash scripts/deps.sh
 . scripts/pyenv.sh
 mkdir -p out
 bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo > out/build.log 2>&1 || { tail -50 out/build.log; exit 1; }
+bash scripts/install.sh build     # `import pyasc, asc` without PYTHONPATH, and the `pyasc` command
 out=out/demo
 mkdir -p "$out"
 b=build

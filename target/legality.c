@@ -129,3 +129,23 @@ int asc_target_rule_text(const AscTargetRule *r, char *buf, size_t n)
     Sink s = {.buf = buf, .n = n};
     return emit(r, &s);
 }
+
+int asc_target_check_op(const AscConfig *cfg, AscCoreKind core, const char *mnemonic, unsigned pipe, unsigned psrc,
+                        unsigned pdst, unsigned event, char *buf, size_t n)
+{
+    int op = mnemonic ? asc_op_lookup(mnemonic, strlen(mnemonic)) : -1;
+    if (op < 0)
+        return -1;
+    AscInsn in = {.op = (uint16_t)op,
+                  .pipe = (uint8_t)(pipe > UINT8_MAX ? UINT8_MAX : pipe),
+                  .psrc = (uint8_t)(psrc > UINT8_MAX ? UINT8_MAX : psrc),
+                  .pdst = (uint8_t)(pdst > UINT8_MAX ? UINT8_MAX : pdst),
+                  .event = (uint8_t)(event > UINT8_MAX ? UINT8_MAX : event)};
+    AscTargetRule r[ASC_TARGET_MAX_BROKEN];
+    unsigned k = asc_target_check_insn(cfg, core, &in, r);
+    if (buf && n)
+        buf[0] = '\0';
+    if (k && buf && n)
+        asc_target_rule_text(&r[0], buf, n);
+    return (int)k;
+}

@@ -57,4 +57,13 @@ unsigned asc_target_check_insn(const AscConfig *cfg, AscCoreKind core, const Asc
 void asc_target_rule_diag(const AscTargetRule *r, AscDiags *d, AscLoc loc);
 int asc_target_rule_text(const AscTargetRule *r, char *buf, size_t n);
 
+/* The same check for callers that do not compile against isa.h (pyasc
+ * through ctypes): the instruction `mnemonic` ("bar", "set_flag", ...) with
+ * operands pipe, psrc, pdst and event (AscPipe values and an event id; the
+ * other fields zero) on a `core` of `cfg`.  Returns the number of broken
+ * rules and writes the first one's text to buf[0..n) (like snprintf; "" when
+ * none is broken), or -1 when there is no such mnemonic. */
+int asc_target_check_op(const AscConfig *cfg, AscCoreKind core, const char *mnemonic, unsigned pipe, unsigned psrc,
+                        unsigned pdst, unsigned event, char *buf, size_t n);
+
 #endif

@@ -48,7 +48,7 @@ CASES = [
      "Cannot infer dtype for operation 'add' between 'Tensor[float32]' and 'Tensor[float16]'", "asc.add(t, t, u"),
     (ke.e_capacity, GM, "UB capacity exceeded: requested 200 KB, available 184 KB on ascend910b", "init_buffer"),
     (ke.e_isa_dtype, [ArgSpec("x", "gm", asc.int16)], "asc.exp on int16 is not supported by the asc ISA", "asc.exp"),
-    (ke.e_barrier_s, INT, "pipe_barrier(PIPE_S) is illegal", "pipe_barrier"),
+    (ke.e_barrier_s, INT, "pipe_barrier(PIPE_S): bar s is illegal on every core", "pipe_barrier"),
     (ke.e_event_range, INT, "event id 9 out of range: ascend910b has ids 0..7", "set_flag"),
     (ke.e_runtime_event, INT, "event ids must be compile-time constants", "set_flag"),
     (ke.e_deque_empty, GM, "deque on an empty TQue", "q.deque"),

@@ -198,6 +198,29 @@ START_TEST(diag_matches_text)
 }
 END_TEST
 
+/* asc_target_check_op (the ctypes entry point) gives the rules and texts of
+ * asc_target_check_insn for the same instruction. */
+START_TEST(check_op_matches_insn)
+{
+    Targets t = load();
+    char text[200], want[200];
+    AscTargetRule r[ASC_TARGET_MAX_BROKEN];
+    AscInsn bar_s = INSN(BAR, .pipe = P(S));
+    ck_assert_uint_eq(asc_target_check_insn(&t.split, ASC_CORE_AIV, &bar_s, r), 1);
+    asc_target_rule_text(&r[0], want, sizeof want);
+    ck_assert_int_eq(asc_target_check_op(&t.split, ASC_CORE_AIV, "bar", P(S), 0, 0, 0, text, sizeof text), 1);
+    ck_assert_str_eq(text, want);
+    ck_assert_int_eq(asc_target_check_op(&t.split, ASC_CORE_AIC, "bar", P(M), 0, 0, 0, text, sizeof text), 0);
+    ck_assert_str_eq(text, "");
+    AscInsn sf = INSN(SET_FLAG, .psrc = P(M), .pdst = P(V), .event = 9);
+    ck_assert_uint_eq(asc_target_check_insn(&t.split, ASC_CORE_AIV, &sf, r), 2);
+    asc_target_rule_text(&r[0], want, sizeof want);
+    ck_assert_int_eq(asc_target_check_op(&t.split, ASC_CORE_AIV, "set_flag", 0, P(M), P(V), 9, text, sizeof text), 2);
+    ck_assert_str_eq(text, want);
+    ck_assert_int_eq(asc_target_check_op(&t.split, ASC_CORE_AIV, "nosuch", 0, 0, 0, 0, text, sizeof text), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("target");
@@ -208,6 +231,7 @@ int main(void)
     tcase_add_test(tc, bar);
     tcase_add_test(tc, pipe_core);
     tcase_add_test(tc, diag_matches_text);
+    tcase_add_test(tc, check_op_matches_insn);
     suite_add_tcase(s, tc);
     return asc_check_run(s);
 }

@@ -15,9 +15,12 @@ every import, including those inside function bodies).  Lower layers never impor
     compiler.passes.*, compiler.codegen IR -> IR, IR -> text: core only (never the frontend or
                                         the builder; passes never import codegen nor it them);
                                         codegen also uses compiler.regalloc (core only)
-    compiler.builder                    IR construction and run-time scalars: ir, errors
-    core: compiler.ir, errors, isa,     leaves: the standard library only
-          targets, events; _libasc
+    compiler.builder                    IR construction and run-time scalars: ir, errors,
+                                        targets
+    core: compiler.ir, errors, isa,     the standard library only, except targets (profiles
+          events, abi, targets;         through _libasc, buffers through abi) and
+          _libasc                       compiler.abi (the register ABI of pyasc.abi)
+    pyasc.abi                           abi.json, what C knows: the bottom, imported by all
 
 So the compiler never imports the language or the runtime: the frontend recognises language
 objects by `_asc_*` attributes (listed in compiler/frontend.py) and passes its Builder to them
@@ -25,7 +28,7 @@ explicitly; nothing holds a "current builder" at module level.
 """
 
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
-        "pyasc.compiler.events")
+        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
                     "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 
@@ -42,11 +45,13 @@ LAYERS = {
     "pyasc.compiler.passes": CORE,
     "pyasc.compiler.codegen": CORE + ("pyasc.compiler.regalloc",),
     "pyasc.compiler.regalloc": CORE,
-    "pyasc.compiler.builder": ("pyasc.compiler.ir", "pyasc.compiler.errors"),
+    "pyasc.compiler.builder": ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.targets"),
     "pyasc.compiler.ir": (),
     "pyasc.compiler.errors": (),
     "pyasc.compiler.isa": (),
-    "pyasc.compiler.targets": (),
+    "pyasc.compiler.targets": ("pyasc._libasc", "pyasc.abi"),
+    "pyasc.compiler.abi": ("pyasc.abi",),
     "pyasc.compiler.events": (),
-    "pyasc._libasc": (),
+    "pyasc._libasc": ("pyasc.abi",),
+    "pyasc.abi": (),
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from . import ir
+from . import ir, targets
 from .errors import CompileError, NeedUnroll
 
 
@@ -139,15 +139,10 @@ class Builder:
 
     # ---- target questions ----------------------------------------------------------------
     def target_capacity(self, buf: str) -> int:
-        t = self.target
-        if buf == "UB":
-            return t["ub_bytes"] - t.get("ub_reserved_bytes", 0)
-        return t[{"L1": "l1_bytes", "L0A": "l0a_bytes", "L0B": "l0b_bytes", "L0C": "l0c_bytes"}[buf]]
+        return targets.capacity(self.target, buf)
 
     def target_align(self, buf: str) -> int:
-        return self.target.get({"UB": "ub_align", "L1": "l1_align", "L0A": "l0ab_align", "L0B": "l0ab_align",
-                                "L0C": "l0c_align"}[buf], {"UB": 32, "L1": 32, "L0A": 512, "L0B": 512,
-                                                          "L0C": 64}[buf])
+        return targets.align(self.target, buf)
 
     def new_value(self, ty="i64", hint="") -> ir.Value:
         self._next += 1

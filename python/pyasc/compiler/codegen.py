@@ -2,18 +2,19 @@
 
 Users: compiler.driver.  Steps: linearise the structured IR into instructions over virtual
 registers and labels; compute live intervals (a value live into a loop stays live to its end);
-colour them with x0..x30 (kernel arguments pinned to x0..x15 where they arrive; x31 is the
-assembler's); print.  Config registers whose fields are all static use the assembler's named
+colour them with the allocatable registers of compiler/abi.py (kernel arguments pinned to the
+argument registers where they arrive; the assembler keeps its temporary); print.  Config registers whose fields are all static use the assembler's named
 form (`vadd.f32 x3, x1, x2, repeat=8, blk=1,1,1, rep=8,8,8`), so the listing reads like a
-hand-written kernel.  A kernel needing more than 31 live scalars is allocated again by
+hand-written kernel.  A kernel needing more live scalars than registers is allocated again by
 compiler.regalloc, which spills to a per-block GM stack area (a hidden `__pyasc_stack` argument).
 """
 from __future__ import annotations
 
-from . import ir, isa, regalloc
+from . import abi, ir, isa, regalloc
 from .errors import CompileError
 
-_NREGS = 31  # x0..x30; x31 is `at`
+_NREGS = len(abi.ALLOCATABLE)  # every register but the assembler's (compiler/abi.py)
+_ARGS_END = abi.FIRST_ARG_REG + abi.ARG_REGS  # registers past the argument window are taken first
 _INV = {"lt": ("bge", False), "ge": ("blt", False), "gt": ("bge", True), "le": ("blt", True),
         "eq": ("bne", False), "ne": ("beq", False)}
 _IMM = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "shl": "shli", "shr": "shri",
@@ -178,7 +179,7 @@ def intervals(lin: _Lin, args: list):
 
 
 def allocate(lin: _Lin, args: list, first: dict, last: dict) -> dict | None:
-    """Linear scan over x0..x30 without spilling; None when some value finds no free register."""
+    """Linear scan over the allocatable registers without spilling; None when some value finds no free register."""
     pinned = {}
     for idx, a in enumerate(args):
         pinned[a.value.id] = idx
@@ -195,7 +196,7 @@ def allocate(lin: _Lin, args: list, first: dict, last: dict) -> dict | None:
         if not free:
             return None
         # prefer registers above the argument window to keep arguments' home registers free
-        hi = [r for r in free if r >= 16]
+        hi = [r for r in free if r >= _ARGS_END]
         r = hi[0] if hi else free[0]
         assign[vid] = r
         busy_until[r] = last[vid]
@@ -208,7 +209,7 @@ def emit_asm(fn: ir.Function) -> str:
     lin.emit("end", [], None)
     first, last = intervals(lin, fn.args)
     regs = allocate(lin, fn.args, first, last)
-    if regs is None:   # more than 31 live values: spill to the GM stack area (compiler.regalloc)
+    if regs is None:   # more live values than registers: spill to the GM stack area (compiler.regalloc)
         stack = ir.Value(max([0] + list(first)) + 1, "i64", "stack")
         regs, lin.code = regalloc.allocate_with_spills(lin, fn.args, first, last, stack)
         fn.args.append(ir.Arg(regalloc.STACK_ARG, "stack", None, stack))

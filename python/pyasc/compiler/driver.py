@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import codegen, ir, passes, targets
+from . import abi, codegen, ir, passes, targets
 from .builder import Builder, GmPtr, RVal
 from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
@@ -70,8 +70,9 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
         func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
         reg += 1
         env[s.name] = GmPtr(RVal(b, v), s.dtype, s.name) if s.kind == "gm" else RVal(b, v)
-    if reg > 16:
-        raise CompileError(f"a kernel takes at most 16 run-time arguments (x0..x15), {fn.__name__} has {reg}",
+    if reg > abi.ARG_REGS:
+        raise CompileError(f"a kernel takes at most {abi.ARG_REGS} run-time arguments "
+                           f"(x{abi.FIRST_ARG_REG}..x{abi.FIRST_ARG_REG + abi.ARG_REGS - 1}), {fn.__name__} has {reg}",
                            parsed.loc(parsed.node))
     kt = options.get("kernel_type")
     if kt is not None:

@@ -19,12 +19,12 @@ scratch register first (ld.d), each that writes it stores the scratch register a
 """
 from __future__ import annotations
 
-from . import ir
+from . import abi, ir
 from .errors import CompileError
 
 SPILL_FRAME_BYTES = 8192     # one block's frame: ld.d/st.d offsets reach 0..8191 (14-bit imm)
 STACK_ARG = "__pyasc_stack"
-_FP = 30                     # the frame pointer register; x31 is the assembler's
+_FP = abi.ALLOCATABLE[-1]     # the frame pointer: the last allocatable register (compiler/abi.py)
 _SLOTS = SPILL_FRAME_BYTES // 8
 _DEFS = {"li", "mov", "mfspr", "add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "sra",
          "min", "max", "slt", "sge", "seq", "sne", "addi", "andi", "ori", "xori", "shli", "shri", "srai",
@@ -51,10 +51,10 @@ def allocate_with_spills(lin, args, first, last, stack_value):
     id -> register, code is lin.code rewritten with the prologue, loads and stores."""
     nscratch = max([len(_values(ins.ops)) for ins in lin.code if ins.op] + [1])
     pool = list(range(_FP - nscratch))
-    if len(args) + 1 > 16:
-        raise CompileError("the kernel needs more than 31 live scalar values, so its spill area takes an "
-                           "argument register, but it already has 16 run-time arguments (x0..x15): "
-                           "pass fewer arguments")
+    if len(args) + 1 > abi.ARG_REGS:
+        raise CompileError(f"the kernel needs more than {len(abi.ALLOCATABLE)} live scalar values, so its spill "
+                           f"area takes an argument register, but it already has {abi.ARG_REGS} run-time "
+                           "arguments: pass fewer arguments")
     pinned = {a.value.id: i for i, a in enumerate(args)}
     pinned[stack_value.id] = len(args)
     first, last = dict(first), dict(last)
@@ -70,7 +70,7 @@ def allocate_with_spills(lin, args, first, last, stack_value):
         s = first[vid]
         free = [r for r in pool if r not in owner or last[owner[r]] < s]
         if free:
-            hi = [r for r in free if r >= 16]
+            hi = [r for r in free if r >= abi.FIRST_ARG_REG + abi.ARG_REGS]
             r = hi[0] if hi else free[0]
         else:
             cand = max((o for o in owner.values() if o != stack_value.id), key=lambda o: (last[o], o))

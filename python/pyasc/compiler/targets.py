@@ -1,48 +1,103 @@
-"""Target profiles for the compiler: buffer sizes, alignment, event ids.
+"""Target profiles for the compiler: buffer sizes, alignment, event ids, read through libasc.
 
-Users: driver (capacity checks, placement), language ops (event id range).  Profiles are read
-from the repository's configs/*.json (the same files libasc compiles in); keys a profile omits
-take the defaults of target/asc_config.def, repeated here for the handful the compiler needs.
+Users: driver (capacity checks, placement), language ops (event id range and legality rules),
+runtime.launch (clock).  A profile is loaded by libasc (asc_config_load: the built-in profile, or
+$ASC_CONFIG_DIR/<name>.json, with libasc's version and range checks) and read key by key with
+asc_config_get, so keys, defaults and ranges are target/asc_config.def's alone.  Which config keys
+size and align each buffer comes from abi.json (abi.BUFFERS).
 """
 from __future__ import annotations
 
+import ctypes as C
 import functools
-import json
 import os
 
-_CONFIG_DIRS = [os.path.join(os.path.dirname(__file__), "..", "..", "..", "configs")]
-DEFAULTS = {"split": 1, "ai_cores": 24, "aiv_per_core": 2, "clock_mhz": 1850, "ub_bytes": 196608,
-            "ub_reserved_bytes": 8192, "l1_bytes": 524288, "l0a_bytes": 65536, "l0b_bytes": 65536,
-            "l0c_bytes": 131072, "ub_align": 32, "l1_align": 32, "l0ab_align": 512, "l0c_align": 64,
-            "ub_bank_groups": 16, "ub_bank_group_lo": 5, "event_ids": 8}
-DEFAULT_TARGET = "ascend910b"
+from .. import _libasc as L
+from .. import abi
+
+DEFAULT_TARGET = abi.DEFAULT_TARGET
 
 
-def _dirs():
+def _profile_file(name: str) -> str | None:
     env = os.environ.get("ASC_CONFIG_DIR")
-    return ([env] if env else []) + [os.path.abspath(d) for d in _CONFIG_DIRS]
+    if env:
+        p = os.path.join(env, name + ".json")
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def _errors(d) -> str:
+    return "; ".join(m[4] for m in L.diag_messages(d))
+
+
+@functools.lru_cache(maxsize=None)
+def config(name: str):
+    """The loaded AscConfig buffer of profile `name` (cached); ValueError with libasc's message."""
+    lib = L.lib()
+    cfg = L.config_buf()
+    d = L.AscDiags()
+    lib.asc_diags_init(C.byref(d), None)
+    try:
+        path = _profile_file(name)
+        if not lib.asc_config_load(C.cast(cfg, C.c_void_p), path.encode() if path else None,
+                                   None if path else name.encode(), None, 0, C.byref(d)):
+            raise ValueError(_errors(d) or f"cannot load target '{name}'")
+    finally:
+        lib.asc_diags_free(C.byref(d))
+    return cfg
 
 
 @functools.lru_cache(maxsize=None)
 def load(name: str | None) -> dict:
+    """Every config key of profile `name` (default: abi.json's default target) -> its value, plus
+    "name"."""
     name = name or DEFAULT_TARGET
-    for d in _dirs():
-        p = os.path.join(d, name + ".json")
-        if os.path.exists(p):
-            with open(p, encoding="utf-8") as f:
-                prof = json.load(f)
-            out = dict(DEFAULTS)
-            out.update(prof)
-            out["name"] = name
-            return out
-    if name == DEFAULT_TARGET:
-        return dict(DEFAULTS, name=name)
-    raise ValueError(f"unknown target '{name}' (known: {', '.join(names())})")
+    lib = L.lib()
+    cfg = C.cast(config(name), C.c_void_p)
+    out = {}
+    v = C.c_int64()
+    for i in range(lib.asc_config_key_count()):
+        key = lib.asc_config_key_name(i)
+        if not lib.asc_config_get(cfg, key, C.byref(v), None):
+            raise ValueError(f"target '{name}': libasc cannot read config key '{key.decode()}'")
+        out[key.decode()] = v.value
+    out["name"] = name
+    return out
 
 
 def names() -> list[str]:
-    out = []
-    for d in _dirs():
-        if os.path.isdir(d):
-            out += sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
-    return out or [DEFAULT_TARGET]
+    """The built-in profiles, then those of $ASC_CONFIG_DIR."""
+    out = list(abi.BUILTIN_PROFILES)
+    env = os.environ.get("ASC_CONFIG_DIR")
+    if env and os.path.isdir(env):
+        out += sorted(f[:-5] for f in os.listdir(env) if f.endswith(".json") and f[:-5] not in out)
+    return out
+
+
+def capacity(target: dict, buf: str) -> int:
+    """Usable bytes of local buffer `buf` ("UB", "L1", ...): its size key minus its reserved key."""
+    b = abi.BUFFERS[buf]
+    return target[b["size_key"]] - (target[b["reserved_key"]] if b["reserved_key"] else 0)
+
+
+def align(target: dict, buf: str) -> int:
+    """The address alignment of local buffer `buf`, from its align key."""
+    return target[abi.BUFFERS[buf]["align_key"]]
+
+
+def check_op(target: str, mnemonic: str, pipe: str = "s") -> str | None:
+    """libasc's legality rules (asc_target_check_op, texts of isa/asc_diag.def) for instruction
+    `mnemonic` with pipe operand `pipe` on profile `target`, for a rule broken on every core kind
+    (while tracing, the kernel's kind is not known yet; the assembler checks the rest per kernel
+    part): that rule's text, or None."""
+    lib = L.lib()
+    cfg = C.cast(config(target), C.c_void_p)
+    buf = C.create_string_buffer(512)
+    texts = []
+    for kind in L.ASC_CORE_KINDS.values():
+        n = lib.asc_target_check_op(cfg, kind, mnemonic.encode(), abi.PIPES[pipe], 0, 0, 0, buf, len(buf))
+        if n < 0:
+            raise ValueError(f"libasc knows no instruction '{mnemonic}'")
+        texts.append(buf.value.decode() if n else None)
+    return texts[0] if all(texts) else None

@@ -6,6 +6,7 @@ numbers never change; the compiler maps them to ISA names through the tables at 
 """
 from enum import IntEnum
 
+from .. import abi as _abi
 from ..compiler import events as _events
 
 
@@ -101,10 +102,8 @@ class KernelType(IntEnum):
 
 
 # ---- compiler tables ---------------------------------------------------------------------
-PIPE_ISA = {PipeID.PIPE_S: "s", PipeID.PIPE_V: "v", PipeID.PIPE_M: "m", PipeID.PIPE_MTE1: "mte1",
-            PipeID.PIPE_MTE2: "mte2", PipeID.PIPE_MTE3: "mte3", PipeID.PIPE_ALL: "all",
-            PipeID.PIPE_MTE4: "mte4", PipeID.PIPE_MTE5: "mte5", PipeID.PIPE_V2: "v2",
-            PipeID.PIPE_FIX: "fix"}
+# PipeID's numbers are real pyasc's, which are AscPipe's: the ISA name of each comes from abi.json
+PIPE_ISA = {p: _abi.enum_names("AscPipe")[p.value] for p in PipeID}
 
 
 def event_pipes(ev: HardEvent) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins as _bi
 import functools
 
-from ..compiler import ir, isa
+from ..compiler import ir, isa, targets
 from ..compiler.builder import RVal, is_static
 from ..compiler.errors import NeedUnroll
 from . import dtype as dt
@@ -762,7 +762,7 @@ def _event_id(b, event_id):
                          "instruction)", b.loc)
     if not is_static(event_id):
         raise b.error("event id must be an integer")
-    n = b.target.get("event_ids", 8)
+    n = b.target["event_ids"]
     if not 0 <= event_id < n:
         raise b.error(f"event id {event_id} out of range: {b.fn.target} has ids 0..{n - 1}")
     return int(event_id)
@@ -797,10 +797,10 @@ def wait_flag(event, event_id=0, *, _b):
 def pipe_barrier(pipe, *, _b):
     b = _b
     pipe = PipeID(pipe)
-    if pipe == PipeID.PIPE_S:
-        raise b.error("pipe_barrier(PIPE_S) is illegal: scalar ordering is guaranteed by hardware "
-                   "(a barrier on S raises a hardware error)")
     name = PIPE_ISA[pipe]
+    rule = targets.check_op(b.fn.target, "bar", name)    # libasc's rule, worded in isa/asc_diag.def
+    if rule:
+        raise b.error(f"pipe_barrier({pipe.name}): {rule}")
     b.emit(ir.Op("bar", None, [], {"pipe": name, "bpipe": name}))
 
 

@@ -339,7 +339,7 @@ class TPipe:
 
     def _free_ids(self, ev):
         b = self.b
-        n = min(6, b.target.get("event_ids", 8))
+        n = min(6, b.target["event_ids"])
         taken = self._ev.get(ev.name, frozenset())
         return [i for i in range(n) if i not in taken]
 
@@ -356,7 +356,7 @@ class TPipe:
         b = self.b
         if not free:
             raise CompileError(f"alloc_event_id: no free event id for HardEvent.{ev.name} (ids "
-                               f"0..{min(6, b.target.get('event_ids', 8)) - 1} are for kernels; release one "
+                               f"0..{min(6, b.target['event_ids']) - 1} are for kernels; release one "
                                f"with release_event_id)", b.loc)
         self._ev = {**self._ev, ev.name: self._ev.get(ev.name, frozenset()) | {free[0]}}
         b.fn.manual_events.add((ev.name, free[0]))

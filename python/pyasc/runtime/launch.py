@@ -2,8 +2,8 @@
 
 Users: runtime.jit (kernel[n](...)), the CLI (`pyasc compile` uses `assemble`).
 Steps: assemble the text into an AscImage (kept per assembly text), resolve the target profile,
-create the simulator for `blocks` cores, place each array in GM and set x0..x15, run, map a
-fault's pc to the Python line through the image's .asc.lines table, copy every array back in
+create the simulator for `blocks` cores, place each array in GM and set the argument registers,
+run, map a fault's pc to the Python line through the image's .asc.lines table, copy every array back in
 place, and return a LaunchResult with cycles, microseconds and the summary report.
 With check_races=True the simulator checks that every two accesses of a local buffer by different
 pipes are ordered by synchronisation (docs/timing.md "Races"); races raise KernelRace naming both
@@ -17,6 +17,7 @@ import struct
 import numpy as np
 
 from .. import _libasc as L
+from .. import abi
 from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import regalloc, targets
 
@@ -73,8 +74,7 @@ def _notes(r):
     return out
 
 
-_LANES = {0: "SCALAR", 1: "VECTOR", 2: "CUBE", 3: "MTE1", 4: "MTE2", 5: "MTE3", 7: "MTE4", 8: "MTE5", 9: "VECTOR2",
-          10: "FIXP"}     # AscPipe -> lane name (isa/asc_enums.def)
+_LANES = abi.LANES     # AscPipe -> lane name (abi.json "lanes")
 
 
 def _races(lib, sim, img):
@@ -209,14 +209,15 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
     from .jit import LaunchResult
     lib = L.lib()
     img = assemble(c)
-    cfg = L.ConfigBuf()
+    try:
+        cfg = targets.config(c.target)
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
     d = L.AscDiags()
     lib.asc_diags_init(C.byref(d), None)
     sim = None
     tr = None
     try:
-        if not lib.asc_config_builtin(C.cast(cfg, C.c_void_p), c.target.encode(), C.byref(d)):
-            raise LaunchError("; ".join(m[4] for m in L.diag_messages(d)))
         desc = L.AscSimDesc()
         desc.cfg = C.cast(cfg, C.c_void_p)
         desc.image = C.pointer(img.img)
@@ -293,7 +294,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         rjson = L.take_string(lib.asc_sim_report_json(sim))
         if report_dir:
             lib.asc_sim_report_dir(sim, str(report_dir).encode(), C.byref(d))
-        mhz = targets.load(c.target).get("clock_mhz", 1850)
+        mhz = targets.load(c.target)["clock_mhz"]
         res = LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
         res.warnings = warnings
         return res

@@ -177,7 +177,7 @@ def make_config(base: dict, sets, d: Diags):
     profile text, then every "key=value" in order, then the cross-key checks (asc_config_load's
     order, sim/config.c)."""
     lb = lib()
-    cfg = L.ConfigBuf()
+    cfg = L.config_buf()
     p = C.cast(cfg, C.c_void_p)
     if base.get("config_text") is not None:
         t = base["config_text"].encode()

@@ -11,7 +11,7 @@ from .. import ir
 from ..errors import CompileError
 
 def alloc_events(fn: ir.Function, target: dict) -> ir.Function:
-    n = target.get("event_ids", 8)
+    n = target["event_ids"]
     order = [i for i in range(n) if i != 6] + ([6] if n > 6 else [])
     order = [i for i in order if i != 7] + ([7] if 7 in order else [])  # 7 last, 6 never
     order = [i for i in order if i != 6]

@@ -86,7 +86,7 @@ def _bar(loc):
 class _Ctx:
     def __init__(self, fn, target):
         self._event_of = events.name_of
-        n = target.get("event_ids", 8)
+        n = target["event_ids"]
         self.order = [i for i in range(n) if i != 6]
         self.taken = set()
         for op in ir.walk(fn.body):

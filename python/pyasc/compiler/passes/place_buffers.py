@@ -9,17 +9,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError
-
-
-def _capacity(target, buf):
-    if buf == "UB":
-        return target["ub_bytes"] - target.get("ub_reserved_bytes", 0)
-    return target[{"L1": "l1_bytes", "L0A": "l0a_bytes", "L0B": "l0b_bytes", "L0C": "l0c_bytes"}[buf]]
-
-
-def _align(target, buf):
-    return target.get({"UB": "ub_align", "L1": "l1_align", "L0A": "l0ab_align", "L0B": "l0ab_align",
-                       "L0C": "l0c_align"}[buf], 32)
+from ..targets import align as _align, capacity as _capacity
 
 
 def _kb(n):
@@ -35,7 +25,8 @@ def place_buffers(fn: ir.Function, target: dict, avoid_bank_conflicts: bool = Tr
                       for a in op.reads[:2])
             if k0 in reqs and k1 in reqs and k0 != k1:
                 reqs[k1].partners.add(k0)
-    group_period = 32 * target.get("ub_bank_groups", 16)     # 512 B: bank group = bits [8:5]
+    # one period of bank groups: 2^ub_bank_group_lo bytes a group, ub_bank_groups of them
+    group_period = (1 << target["ub_bank_group_lo"]) * target["ub_bank_groups"]
     cursor = {}
     for req in fn.buffers:
         al = _align(target, req.buf)
