@@ -106,3 +106,31 @@ def store_tail(dst: asc.GlobalTensor, src: asc.LocalTensor, n: int, ws: asc.Glob
         asc.wait_flag(asc.HardEvent.MTE3_S, 0)
         for i in range(rem):
             dst.set_value(full * per_block + i, ws.get_value(i))
+
+
+LANES = 64                     # float32 lanes per vector repeat
+
+
+@asc.jit
+def row_bcast(op: asc.ConstExpr[str], row: asc.LocalTensor, bcast: asc.LocalTensor, w: asc.ConstExpr[int]):
+    """row[i] = row[i] (op) bcast[0] for i < w (float32; op sub, div or mul): full 64-lane
+    repeats with src1 re-reading one 32 B block of copies (brcb output; strides 0), then one
+    repeat masked to the w % 64 tail lanes (a repeat count of w // 64 alone drops them)."""
+    rep = asc.BinaryRepeatParams(1, 1, 0, 8, 8, 0)
+    full = w // LANES
+    tail = w - full * LANES
+    if full > 0:
+        if op == "sub":
+            asc.sub(row, row, bcast, mask=LANES, repeat_times=full, repeat_params=rep)
+        elif op == "mul":
+            asc.mul(row, row, bcast, mask=LANES, repeat_times=full, repeat_params=rep)
+        else:
+            asc.div(row, row, bcast, mask=LANES, repeat_times=full, repeat_params=rep)
+    if tail > 0:
+        t = row[full * LANES:]
+        if op == "sub":
+            asc.sub(t, t, bcast, mask=tail, repeat_times=1, repeat_params=rep)
+        elif op == "mul":
+            asc.mul(t, t, bcast, mask=tail, repeat_times=1, repeat_params=rep)
+        else:
+            asc.div(t, t, bcast, mask=tail, repeat_times=1, repeat_params=rep)

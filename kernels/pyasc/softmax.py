@@ -15,7 +15,7 @@ Why rows of 1000 used to give a max error of 515 while 512 was fine: the broadca
 15 repeats = 960 elements for N = 1000, so elements 960..999 were never shifted by the max
 (exp of the raw value, up to e^9 ~ 8100) nor divided by the sum, while reduce_max, exp and
 reduce_sum (counter mode) did cover them.  512 = 8 * 64 has no tail.  Both kernels now run
-one extra masked repeat of N % 64 lanes for the tail (`_row_bcast`).
+one extra masked repeat of N % 64 lanes for the tail (`_common.row_bcast`).
 
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/softmax.py"""
 import numpy as np
@@ -33,7 +33,7 @@ except ImportError:            # run as a script or loaded by path
 
 N = 1024
 MAX_W = 8192
-LANES = 64                     # float32 lanes per repeat
+LANES = cm.LANES
 
 
 @asc.jit
@@ -54,36 +54,16 @@ def softmax_rows(x: asc.GlobalAddress, y: asc.GlobalAddress, rows_per_core: int)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
         asc.reduce_max(red, row, work, N)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        _row_bcast("sub", row, bcast, N)
+        cm.row_bcast("sub", row, bcast, N)
         asc.exp(row, row, N)
         asc.reduce_sum(red, row, work, N)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        _row_bcast("div", row, bcast, N)
+        cm.row_bcast("div", row, bcast, N)
         asc.set_flag(asc.HardEvent.V_MTE3, 0)
         asc.wait_flag(asc.HardEvent.V_MTE3, 0)
         asc.data_copy(yg[r * N:], row, N)
         asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
-
-
-@asc.jit
-def _row_bcast(op: asc.ConstExpr[str], row: asc.LocalTensor, bcast: asc.LocalTensor, w: asc.ConstExpr[int]):
-    """row[i] = row[i] (op) bcast[0] for i < w (float32): full 64-lane repeats with src1 reading
-    one 32 B block of copies (strides 0), then one repeat masked to the w % 64 tail lanes."""
-    rep = asc.BinaryRepeatParams(1, 1, 0, 8, 8, 0)
-    full = w // LANES
-    tail = w - full * LANES
-    if full > 0:
-        if op == "sub":
-            asc.sub(row, row, bcast, mask=LANES, repeat_times=full, repeat_params=rep)
-        else:
-            asc.div(row, row, bcast, mask=LANES, repeat_times=full, repeat_params=rep)
-    if tail > 0:
-        t = row[full * LANES:]
-        if op == "sub":
-            asc.sub(t, t, bcast, mask=tail, repeat_times=1, repeat_params=rep)
-        else:
-            asc.div(t, t, bcast, mask=tail, repeat_times=1, repeat_params=rep)
 
 
 @asc.jit
@@ -123,11 +103,11 @@ def softmax_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAdd
             asc.cast(row, xl, asc.RoundMode.CAST_NONE, w)
         asc.reduce_max(red, row, work, w)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        _row_bcast("sub", row, bcast, w)
+        cm.row_bcast("sub", row, bcast, w)
         asc.exp(row, row, w)
         asc.reduce_sum(red, row, work, w)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        _row_bcast("div", row, bcast, w)
+        cm.row_bcast("div", row, bcast, w)
         if dt.sizeof() == 2:
             asc.cast(yl, row, asc.RoundMode.CAST_RINT, w)
         asc.set_flag(asc.HardEvent.V_MTE3, 0)

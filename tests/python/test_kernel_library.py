@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc"))
 
 import asc  # noqa: E402
 import elementwise as ew  # noqa: E402
+import norm as nm  # noqa: E402
 import softmax as sm  # noqa: E402
 
 PROFILES = ("ascend910b", "teach")
@@ -180,3 +181,54 @@ def _len0_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress):
     xg.set_global_buffer(x)
     t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 8)
     asc.data_copy(t, xg, asc.DataCopyParams(1, 0, 0, 0))
+
+
+# ---- layernorm / rmsnorm ---------------------------------------------------------------------
+# Bound per element, s = |gamma * xhat| + |gamma| + |beta| (layernorm; rmsnorm s = |ref|):
+# an error d in the mean moves every output by |gamma| d / std, hence the |gamma| term;
+# float32 1e-5 * s (mean and sum of squares are f32 trees of depth log2(W) <= 12, rsqrt 1 ulp,
+# then the centring x - mean loses up to |mean|/std digits: inputs here have mean 1, std 3);
+# float16 adds one f16 ulp of the result (2^-10 |ref| + 2^-24) for the final rounding.
+NORM_SHAPES = ((8, 1000), (5, 1), (3, 13), (7, 65), (2, 3000), (4, 8), (3, 129))
+
+
+def _run_norm(kind, rows, w, dtype, target, cores, rng):
+    x = (rng.standard_normal((rows, w)) * 3 + 1).astype(dtype)
+    ga = rng.standard_normal(w).astype(dtype)
+    be = rng.standard_normal(w).astype(dtype)
+    g, off = _guarded(rows * w, dtype)
+    if kind == "layer":
+        nm.layernorm(x, ga, be, target=target, cores=cores, out=g, out_offset=off)
+        ref = nm.reference_layernorm(x, ga, be)
+        s = np.abs(ref - be.astype(np.float64)) + np.abs(ga.astype(np.float64)) + np.abs(be.astype(np.float64))
+    else:
+        nm.rmsnorm(x, ga, target=target, cores=cores, out=g, out_offset=off)
+        ref = nm.reference_rmsnorm(x, ga)
+        s = np.abs(ref)
+    _check_guard(g, off, rows * w)
+    got = g[off:off + rows * w].reshape(rows, w).astype(np.float64)
+    err = np.abs(got - ref)
+    bound = 1e-5 * s + (0 if dtype == np.float32 else F16_RTOL * np.abs(ref) + F16_ATOL)
+    assert (err <= bound).all(), f"{kind}norm {rows}x{w} {dtype.__name__} {target}: max err {err.max():.3g}"
+    return err.max()
+
+
+@pytest.mark.parametrize("target", PROFILES)
+@pytest.mark.parametrize("kind", ["layer", "rms"])
+def test_norm_shapes(kind, target):
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float16):
+        for i, (rows, w) in enumerate(NORM_SHAPES):
+            _run_norm(kind, rows, w, dtype, target, 1 if i % 2 else 3, rng)
+        for i in range(3):      # fixed-seed sweep
+            _run_norm(kind, int(rng.integers(1, 7)), int(rng.integers(1, 2000)), dtype, target,
+                      int(rng.integers(1, 5)), rng)
+
+
+def test_norm_value_errors():
+    x = np.zeros((2, 8), np.float32)
+    with pytest.raises(ValueError, match="gamma"):
+        nm.rmsnorm(x, np.zeros(7, np.float32))
+    with pytest.raises(ValueError, match="rows of"):
+        nm.layernorm(np.zeros((1, nm.MAX_W + 1), np.float32), np.zeros(nm.MAX_W + 1, np.float32),
+                     np.zeros(nm.MAX_W + 1, np.float32))
