@@ -127,7 +127,9 @@ def ew_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, 
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
 
 
-def _launch(name, op, x, y=None, alpha=0.0, target=None, cores=None, out=None, out_offset=0):
+def _launch(name, op, x, y=None, alpha=0.0, target=None, cores=None, out=None, out_offset=0, **launch):
+    """launch: keyword options of the kernel launch (check_races, trace); the LaunchResult is
+    ew_kernel.last_result."""
     x = np.ascontiguousarray(x)
     cm.check_dtype(name, x)
     if y is not None:
@@ -142,7 +144,7 @@ def _launch(name, op, x, y=None, alpha=0.0, target=None, cores=None, out=None, o
         ncores, per = cm.core_split(n, cm.epb(x.dtype), cores, tgt)
         ws = cm.workspace(x.dtype, ncores)
         ew_kernel[ncores](x.reshape(-1), (x if y is None else y).reshape(-1), out.reshape(-1), ws, n, per,
-                          float(alpha), out_offset, op, TILE)
+                          float(alpha), out_offset, op, TILE, **launch)
     return out
 
 
@@ -179,9 +181,16 @@ def gelu(x, **kw):
     return _launch("gelu", "gelu", x, **kw)
 
 
-if __name__ == "__main__":
+def run(n=1003, **kw):
+    """vadd of n float32 (a length with a tail) on 3 cores; returns (x, y, z, LaunchResult)."""
     rng = np.random.default_rng(0)
-    a = rng.standard_normal(1003).astype(np.float32)
-    b = rng.standard_normal(1003).astype(np.float32)
-    assert np.array_equal(vadd(a, b), a + b)
-    print("elementwise OK")
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    z = vadd(a, b, cores=3, **kw)
+    return a, b, z, ew_kernel.last_result
+
+
+if __name__ == "__main__":
+    a, b, z, res = run()
+    assert np.array_equal(z, a + b)
+    print("elementwise OK:", res)

@@ -113,7 +113,7 @@ def norm_kernel(x: asc.GlobalAddress, g: asc.GlobalAddress, bt: asc.GlobalAddres
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
 
 
-def _launch(name, kind, x, gamma, beta, eps, target, cores, out, out_offset):
+def _launch(name, kind, x, gamma, beta, eps, target, cores, out, out_offset, launch):
     x = np.ascontiguousarray(x)
     cm.check_dtype(name, x)
     if x.ndim == 0:
@@ -133,16 +133,17 @@ def _launch(name, kind, x, gamma, beta, eps, target, cores, out, out_offset):
         ncores, per = cm.core_split(rows, 1, cores, tgt)
         norm_kernel[ncores](x.reshape(-1), np.ascontiguousarray(gamma), np.ascontiguousarray(beta),
                             out.reshape(-1), cm.workspace(x.dtype, ncores), rows, per, out_offset, w,
-                            float(eps), kind)
+                            float(eps), kind, **launch)
     return out
 
 
-def layernorm(x, gamma, beta, eps=1e-5, target=None, cores=None, out=None, out_offset=0):
-    return _launch("layernorm", "layer", x, gamma, beta, eps, target, cores, out, out_offset)
+def layernorm(x, gamma, beta, eps=1e-5, target=None, cores=None, out=None, out_offset=0, **launch):
+    """launch: keyword options of the kernel launch (check_races, trace)."""
+    return _launch("layernorm", "layer", x, gamma, beta, eps, target, cores, out, out_offset, launch)
 
 
-def rmsnorm(x, gamma, eps=1e-6, target=None, cores=None, out=None, out_offset=0):
-    return _launch("rmsnorm", "rms", x, gamma, gamma, eps, target, cores, out, out_offset)
+def rmsnorm(x, gamma, eps=1e-6, target=None, cores=None, out=None, out_offset=0, **launch):
+    return _launch("rmsnorm", "rms", x, gamma, gamma, eps, target, cores, out, out_offset, launch)
 
 
 def reference_layernorm(x, gamma, beta, eps=1e-5):
@@ -155,3 +156,18 @@ def reference_layernorm(x, gamma, beta, eps=1e-5):
 def reference_rmsnorm(x, gamma, eps=1e-6):
     x = x.astype(np.float64)
     return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * gamma.astype(np.float64)
+
+
+def run(rows=5, w=77, **kw):
+    """layernorm of rows x w float32 (w with a tail) on 2 cores; returns (x, y, LaunchResult)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((rows, w)).astype(np.float32)
+    ga = rng.standard_normal(w).astype(np.float32)
+    be = rng.standard_normal(w).astype(np.float32)
+    y = layernorm(x, ga, be, cores=2, **kw)
+    assert np.abs(y - reference_layernorm(x, ga, be)).max() < 1e-4
+    return x, y, norm_kernel.last_result
+
+
+if __name__ == "__main__":
+    print("norm OK:", run()[-1])

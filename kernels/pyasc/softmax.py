@@ -120,10 +120,10 @@ def softmax_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAdd
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
 
 
-def softmax(x, target=None, cores=None, out=None, out_offset=0):
+def softmax(x, target=None, cores=None, out=None, out_offset=0, **launch):
     """Softmax over the last axis of x (float16/float32, last axis 1..MAX_W); returns a new
     array (or writes `out`, a flat array, from element out_offset).  float16 is computed in
-    float32 and rounded once."""
+    float32 and rounded once.  launch: keyword options of the launch (check_races, trace)."""
     x = np.ascontiguousarray(x)
     cm.check_dtype("softmax", x)
     if x.ndim == 0:
@@ -140,7 +140,7 @@ def softmax(x, target=None, cores=None, out=None, out_offset=0):
         ncores, per = cm.core_split(rows, 1, cores, tgt)
         ws = cm.workspace(x.dtype, ncores)
         dst = out.reshape(-1)
-        softmax_kernel_off[ncores](x.reshape(-1), dst, ws, rows, per, out_offset, w)
+        softmax_kernel_off[ncores](x.reshape(-1), dst, ws, rows, per, out_offset, w, **launch)
     return out
 
 
