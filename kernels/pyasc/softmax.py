@@ -1,12 +1,39 @@
-"""Row softmax of 1024-element float32 rows, one row per core: reduce_max, brcb broadcast,
-sub with a zero source stride, exp, reduce_sum, div.  Run: PYTHONPATH=python /usr/bin/python3
-kernels/pyasc/softmax.py"""
+"""Row softmax.
+
+`softmax_rows`: the teaching kernel, N-element float32 rows (N a module constant, N*4 a multiple
+of 32 B), rows_per_core rows per core: reduce_max, brcb broadcast, sub with a zero source
+stride, exp, reduce_sum, div.
+
+`softmax(x)`: the library version, rows of any length W >= 1 (up to MAX_W), float16 or float32,
+any number of rows on any number of cores (`softmax_kernel`): each row is read as whole 32 B
+blocks from its (byte-granular) GM start, computed in float32 with the exact count W, and
+written by `_common.store_tail` (whole blocks by DMA, the last < 32 bytes by scalar stores), so
+rows whose byte length is not a multiple of 32 never clobber their neighbours.
+
+Why rows of 1000 used to give a max error of 515 while 512 was fine: the broadcast `sub` and
+`div` use the mask form (64 lanes, src1 re-reading one 32 B block), and ran `N // 64` repeats:
+15 repeats = 960 elements for N = 1000, so elements 960..999 were never shifted by the max
+(exp of the raw value, up to e^9 ~ 8100) nor divided by the sum, while reduce_max, exp and
+reduce_sum (counter mode) did cover them.  512 = 8 * 64 has no tail.  Both kernels now run
+one extra masked repeat of N % 64 lanes for the tail (`_common.row_bcast`).
+
+Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/softmax.py"""
 import numpy as np
 
 import asc
 import asc.runtime.config as config
 
+try:
+    from . import _common as cm
+except ImportError:            # run as a script or loaded by path
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as cm
+
 N = 1024
+MAX_W = 8192
+LANES = cm.LANES
 
 
 @asc.jit
@@ -21,24 +48,107 @@ def softmax_rows(x: asc.GlobalAddress, y: asc.GlobalAddress, rows_per_core: int)
     work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4096, 64)
     red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4352, 64)
     bcast = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4608, 64)
-    lanes = 256 // f32.sizeof()
-    rep = asc.BinaryRepeatParams(1, 1, 0, 8, 8, 0)      # src1: one 32 B block, re-read everywhere
     for r in range(rows_per_core):
         asc.data_copy(row, xg[r * N:], N)
         asc.set_flag(asc.HardEvent.MTE2_V, 0)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
         asc.reduce_max(red, row, work, N)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        asc.sub(row, row, bcast, mask=lanes, repeat_times=N // lanes, repeat_params=rep)
+        cm.row_bcast("sub", row, bcast, N)
         asc.exp(row, row, N)
         asc.reduce_sum(red, row, work, N)
         asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        asc.div(row, row, bcast, mask=lanes, repeat_times=N // lanes, repeat_params=rep)
+        cm.row_bcast("div", row, bcast, N)
         asc.set_flag(asc.HardEvent.V_MTE3, 0)
         asc.wait_flag(asc.HardEvent.V_MTE3, 0)
         asc.data_copy(yg[r * N:], row, N)
         asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
+
+
+@asc.jit
+def softmax_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddress, rows: int,
+                   per_core: int, w: asc.ConstExpr[int]):
+    """y[r, :] = softmax(x[r, :]) for rows of w elements; core c does rows
+    [c*per_core, min(rows, (c+1)*per_core))."""
+    c = asc.get_block_idx()
+    r0 = c * per_core
+    nr = min(per_core, rows - r0)
+    dt = x.dtype
+    pb = 32 // dt.sizeof()
+    xg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    xg.set_global_buffer(x + r0 * w)
+    yg.set_global_buffer(y + r0 * w)
+    wg.set_global_buffer(ws + c * pb)
+    f32 = asc.float32
+    wp = (w + LANES - 1) // LANES * LANES            # padded row, float32 lanes
+    slot = wp * 4 + 256
+    xl = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, wp)
+    yl = asc.LocalTensor(dt, asc.TPosition.VECOUT, slot, wp)
+    if dt.sizeof() == 2:
+        row = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * slot, wp)
+    else:
+        row = xl
+    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 3 * slot, wp)
+    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4 * slot, 64)
+    bcast = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4 * slot + 512, 64)
+    blocks = (w + pb - 1) // pb
+    for r in range(nr):
+        asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, blocks, 0, 0))
+        asc.set_flag(asc.HardEvent.MTE2_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        if dt.sizeof() == 2:
+            asc.cast(row, xl, asc.RoundMode.CAST_NONE, w)
+        asc.reduce_max(red, row, work, w)
+        asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+        cm.row_bcast("sub", row, bcast, w)
+        asc.exp(row, row, w)
+        asc.reduce_sum(red, row, work, w)
+        asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+        cm.row_bcast("div", row, bcast, w)
+        if dt.sizeof() == 2:
+            asc.cast(yl, row, asc.RoundMode.CAST_RINT, w)
+        asc.set_flag(asc.HardEvent.V_MTE3, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+        if dt.sizeof() == 2:
+            cm.store_tail(yg[r * w:], yl, w, wg, pb)
+        else:
+            cm.store_tail(yg[r * w:], row, w, wg, pb)
+        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
+        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
+
+
+def softmax(x, target=None, cores=None, out=None, out_offset=0, **launch):
+    """Softmax over the last axis of x (float16/float32, last axis 1..MAX_W); returns a new
+    array (or writes `out`, a flat array, from element out_offset).  float16 is computed in
+    float32 and rounded once.  launch: keyword options of the launch (check_races, trace)."""
+    x = np.ascontiguousarray(x)
+    cm.check_dtype("softmax", x)
+    if x.ndim == 0:
+        raise ValueError("softmax: needs at least one axis")
+    w = x.shape[-1]
+    if not 1 <= w <= MAX_W:
+        raise ValueError(f"softmax: rows of {w} elements are not supported (1..{MAX_W})")
+    rows = x.size // w
+    if out is None:
+        out, out_offset = np.zeros_like(x), 0
+    if rows == 0:
+        return out
+    with cm.on_target(target) as tgt:
+        ncores, per = cm.core_split(rows, 1, cores, tgt)
+        ws = cm.workspace(x.dtype, ncores)
+        dst = out.reshape(-1)
+        softmax_kernel_off[ncores](x.reshape(-1), dst, ws, rows, per, out_offset, w, **launch)
+    return out
+
+
+@asc.jit
+def softmax_kernel_off(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddress, rows: int,
+                       per_core: int, yoff: int, w: asc.ConstExpr[int]):
+    """softmax_kernel writing to y + yoff (the tests guard the bytes around the output)."""
+    softmax_kernel(x, y + yoff, ws, rows, per_core, w)
 
 
 def reference(x):

@@ -1,0 +1,173 @@
+"""Row normalisations over the last axis, rows of any length W (1..MAX_W), float16/float32:
+
+  layernorm(x, gamma, beta, eps): (x - mean) / sqrt(var + eps) * gamma + beta   (biased var)
+  rmsnorm(x, gamma, eps):         x / sqrt(mean(x^2) + eps) * gamma
+
+gamma/beta are W-vectors of x's dtype, loaded once per core.  Computed in float32 (float16 is
+widened exactly, rounded once at the end).  Rows are read as whole 32 B blocks from their
+byte-granular GM start, every vector op gets the exact count W (reductions: counter-mode tree,
+docs/semantics.md §2.6; broadcasts: `_common.row_bcast` with its masked tail repeat) and rows are
+written by `_common.store_tail` (no byte past a row's end is written by DMA; the < 32 B rest by
+scalar stores).  1/W and eps are compile-time constants (muls/adds); rsqrt is within 1 ulp.
+"""
+import numpy as np
+
+import asc
+
+try:
+    from . import _common as cm
+except ImportError:            # run as a script or loaded by path
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as cm
+
+MAX_W = 4096
+LANES = cm.LANES
+
+
+@asc.jit
+def norm_kernel(x: asc.GlobalAddress, g: asc.GlobalAddress, bt: asc.GlobalAddress, y: asc.GlobalAddress,
+                ws: asc.GlobalAddress, rows: int, per_core: int, yoff: int, w: asc.ConstExpr[int],
+                eps: asc.ConstExpr[float], kind: asc.ConstExpr[str]):
+    """kind 'layer' or 'rms'; core c does rows [c*per_core, min(rows, (c+1)*per_core))."""
+    c = asc.get_block_idx()
+    r0 = c * per_core
+    nr = min(per_core, rows - r0)
+    dt = x.dtype
+    pb = 32 // dt.sizeof()
+    xg = asc.GlobalTensor()
+    gg = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    xg.set_global_buffer(x + r0 * w)
+    gg.set_global_buffer(g)
+    bg.set_global_buffer(bt)
+    yg.set_global_buffer(y + yoff + r0 * w)
+    wg.set_global_buffer(ws + c * pb)
+    f32 = asc.float32
+    wp = (w + LANES - 1) // LANES * LANES
+    slot = wp * 4 + 256
+    xl = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, wp)
+    yl = asc.LocalTensor(dt, asc.TPosition.VECOUT, slot, wp)
+    row = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * slot, wp)
+    sq = asc.LocalTensor(f32, asc.TPosition.VECCALC, 3 * slot, wp)
+    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4 * slot, wp)
+    gf = asc.LocalTensor(f32, asc.TPosition.VECCALC, 5 * slot, wp)
+    bf = asc.LocalTensor(f32, asc.TPosition.VECCALC, 6 * slot, wp)
+    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 7 * slot, 64)
+    bcast = asc.LocalTensor(f32, asc.TPosition.VECCALC, 7 * slot + 512, 64)
+    blocks = (w + pb - 1) // pb
+    # gamma (and beta) once per core, widened to f32 through xl
+    asc.data_copy(xl, gg, asc.DataCopyParams(1, blocks, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_V, 0)
+    asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+    if dt.sizeof() == 2:
+        asc.cast(gf, xl, asc.RoundMode.CAST_NONE, w)
+    else:
+        asc.copy(gf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
+    if kind == "layer":
+        asc.set_flag(asc.HardEvent.V_MTE2, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE2, 0)
+        asc.data_copy(xl, bg, asc.DataCopyParams(1, blocks, 0, 0))
+        asc.set_flag(asc.HardEvent.MTE2_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        if dt.sizeof() == 2:
+            asc.cast(bf, xl, asc.RoundMode.CAST_NONE, w)
+        else:
+            asc.copy(bf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
+    asc.set_flag(asc.HardEvent.V_MTE2, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE2, 0)
+    for r in range(nr):
+        asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, blocks, 0, 0))
+        asc.set_flag(asc.HardEvent.MTE2_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        if dt.sizeof() == 2:
+            asc.cast(row, xl, asc.RoundMode.CAST_NONE, w)
+        else:
+            asc.copy(row.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
+        if kind == "layer":
+            asc.reduce_sum(red, row, work, w)
+            asc.muls(red, red, 1.0 / w, 1)
+            asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+            cm.row_bcast("sub", row, bcast, w)
+        asc.mul(sq, row, row, w)
+        asc.reduce_sum(red, sq, work, w)
+        asc.muls(red, red, 1.0 / w, 1)
+        asc.adds(red, red, eps, 1)
+        asc.rsqrt(red, red, 1)
+        asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+        cm.row_bcast("mul", row, bcast, w)
+        asc.mul(row, row, gf, w)
+        if kind == "layer":
+            asc.add(row, row, bf, w)
+        if dt.sizeof() == 2:
+            asc.cast(yl, row, asc.RoundMode.CAST_RINT, w)
+        else:
+            asc.copy(yl.reinterpret_cast(asc.uint32), row.reinterpret_cast(asc.uint32), w)
+        asc.set_flag(asc.HardEvent.V_MTE3, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+        cm.store_tail(yg[r * w:], yl, w, wg, pb)
+        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
+        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
+
+
+def _launch(name, kind, x, gamma, beta, eps, target, cores, out, out_offset, launch):
+    x = np.ascontiguousarray(x)
+    cm.check_dtype(name, x)
+    if x.ndim == 0:
+        raise ValueError(f"{name}: needs at least one axis")
+    w = x.shape[-1]
+    if not 1 <= w <= MAX_W:
+        raise ValueError(f"{name}: rows of {w} elements are not supported (1..{MAX_W})")
+    for v, what in ((gamma, "gamma"), (beta, "beta")):
+        if v.shape != (w,) or v.dtype != x.dtype:
+            raise ValueError(f"{name}: {what} must be a ({w},) {x.dtype} vector, got {v.shape} {v.dtype}")
+    rows = x.size // w
+    if out is None:
+        out, out_offset = np.zeros_like(x), 0
+    if rows == 0:
+        return out
+    with cm.on_target(target) as tgt:
+        ncores, per = cm.core_split(rows, 1, cores, tgt)
+        norm_kernel[ncores](x.reshape(-1), np.ascontiguousarray(gamma), np.ascontiguousarray(beta),
+                            out.reshape(-1), cm.workspace(x.dtype, ncores), rows, per, out_offset, w,
+                            float(eps), kind, **launch)
+    return out
+
+
+def layernorm(x, gamma, beta, eps=1e-5, target=None, cores=None, out=None, out_offset=0, **launch):
+    """launch: keyword options of the kernel launch (check_races, trace)."""
+    return _launch("layernorm", "layer", x, gamma, beta, eps, target, cores, out, out_offset, launch)
+
+
+def rmsnorm(x, gamma, eps=1e-6, target=None, cores=None, out=None, out_offset=0, **launch):
+    return _launch("rmsnorm", "rms", x, gamma, gamma, eps, target, cores, out, out_offset, launch)
+
+
+def reference_layernorm(x, gamma, beta, eps=1e-5):
+    x = x.astype(np.float64)
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * gamma.astype(np.float64) + beta.astype(np.float64)
+
+
+def reference_rmsnorm(x, gamma, eps=1e-6):
+    x = x.astype(np.float64)
+    return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * gamma.astype(np.float64)
+
+
+def run(rows=5, w=77, **kw):
+    """layernorm of rows x w float32 (w with a tail) on 2 cores; returns (x, y, LaunchResult)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((rows, w)).astype(np.float32)
+    ga = rng.standard_normal(w).astype(np.float32)
+    be = rng.standard_normal(w).astype(np.float32)
+    y = layernorm(x, ga, be, cores=2, **kw)
+    assert np.abs(y - reference_layernorm(x, ga, be)).max() < 1e-4
+    return x, y, norm_kernel.last_result
+
+
+if __name__ == "__main__":
+    print("norm OK:", run()[-1])
