@@ -365,7 +365,6 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    (void)name;
     if (core == UINT32_MAX) {
         if (value == t->hbm_last) return;
         t->hbm_last = value;
@@ -374,6 +373,7 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
         push(t, &ev);
         return;
     }
+    if (strcmp(name, "queue")) return;
     /* A pop that wakes a scalar unit stalled on this full queue: the stall
      * [since, now) becomes visible as QUEUE_FULL on SCALAR. */
     AscSimScalarWait w;
