@@ -216,7 +216,7 @@ static int finish_async(AscVizModel *m, uint32_t nr)
     m->row_async_first = viz_calloc(m, nr + 2, sizeof *m->row_async_first);
     m->async = viz_malloc(m, (m->nae + 1) * sizeof *m->async);
     if (!m->row_async_first || !m->async) return -1;
-    qsort(m->ae, m->nae, sizeof *m->ae, cmp_ae);
+    if (m->nae) qsort(m->ae, m->nae, sizeof *m->ae, cmp_ae);
     const VizAsyncEnd *open = NULL;
     for (uint32_t i = 0; i < m->nae; i++) {
         const VizAsyncEnd *a = &m->ae[i];
