@@ -63,7 +63,15 @@ enum {
     MAX_PENDING = 1 << 18  /* hard bound of the reorder window (~30 MB) */
 };
 
-typedef enum TKind { TK_INSN, TK_QFULL, TK_FLOW_S, TK_FLOW_T, TK_QUEUE, TK_HBM } TKind;
+typedef enum TKind { TK_INSN, TK_QFULL, TK_FLOW_S, TK_FLOW_T, TK_QUEUE, TK_HBM, TK_FLY_B, TK_FLY_E, TK_HBMC } TKind;
+
+/* A copy's in-flight span [from, to): occupancy end to data landed. */
+typedef struct TFly {
+    uint64_t id, from, to;
+    uint32_t pc;
+    uint16_t op;
+    uint8_t pipe;
+} TFly;
 
 /* One buffered event.  Sort key (cycle, pid, lane, seq); seq = arrival
  * number, itself deterministic (the engine's order). */
@@ -74,7 +82,8 @@ typedef struct TEv {
     union {
         AscSimInsnEvent x;                       /* TK_INSN; TK_QFULL (core, pipe = target, pc, start/end) */
         struct { uint64_t id; uint8_t src, dst; } flow;
-        struct { int64_t value; uint8_t pipe; } ctr;
+        struct { int64_t value; uint8_t pipe; } ctr; /* TK_QUEUE, TK_HBM, TK_HBMC */
+        TFly fly;                                /* TK_FLY_B/E */
     } u;
 } TEv;
 
@@ -94,12 +103,13 @@ struct AscTrace {
     const AscSim *sim;
     long other_at;      /* file offset of the reserved otherData fields */
     uint64_t mhz;
-    uint64_t flows, seq, overflows;
+    uint64_t flows, flights, seq, overflows;
     TEv *heap;
     uint32_t n, cap, next_check;
     FlowSlot *slots;    /* [core][src][dst][event] */
     uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
     int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
+    int64_t *hlast;     /* [core][pipe]: last HBM contention counter written (-1 none) */
     unsigned *pids;     /* [core]: its process id (core_pid), computed at bind */
     int64_t hbm_last;
     bool oom;
@@ -205,6 +215,13 @@ static const char *stall_text(char *buf, size_t size, uint8_t stall, uint8_t fsr
     return buf;
 }
 
+/* Scalar stalls that span their whole event (end / bar all draining the
+ * pipes, sync_all, wait_flag_dev): drawn in the waiting colour. */
+static bool waiting(uint8_t stall)
+{
+    return stall == ASC_STALL_DRAIN || stall == ASC_STALL_SYNC_ALL || stall == ASC_STALL_XCORE;
+}
+
 static void write_x(AscTrace *t, const TEv *ev)
 {
     const AscSimInsnEvent *e = &ev->u.x;
@@ -216,6 +233,7 @@ static void write_x(AscTrace *t, const TEv *ev)
     if (ev->kind == TK_QFULL) name = "QUEUE_FULL", cname = "yellow";
     else if (e->op == ASC_OP_SET_FLAG) name = "SET_FLAG", cname = "black";
     else if (e->op == ASC_OP_WAIT_FLAG) name = "WAIT_FLAG", cname = "yellow";
+    else if (waiting(e->stall)) cname = "yellow"; /* the scalar unit waited the whole event: not work */
     uint64_t a = upico(t, e->start_cycle), b = upico(t, e->end_cycle);
     FILE *f = t->f;
     fprintf(f, ",\n{\"name\":\"%s\",\"cname\":\"%s\",\"ph\":\"X\",\"ts\":%s,\"dur\":%s,\"pid\":%u,\"tid\":%u,", name,
@@ -251,6 +269,23 @@ static void write_ev(AscTrace *t, const TEv *ev)
         fprintf(t->f, ",\n{\"name\":\"queue %s\",\"ph\":\"C\",\"pid\":%u,\"ts\":%s,\"args\":{\"entries\":%lld}}",
                 asc_pipe_lane(ev->u.ctr.pipe), ev->pid, fix6(ts, upico(t, ev->cycle)),
                 (long long)ev->u.ctr.value);
+        break;
+    case TK_FLY_B:
+    case TK_FLY_E:
+        fprintf(t->f, ",\n{\"name\":\"%s in flight\",\"cat\":\"in_flight\",\"ph\":\"%c\",\"id\":\"flight_%llu\",\"pid\":%u,"
+                      "\"tid\":%u,\"ts\":%s",
+                asc_pipe_lane(ev->u.fly.pipe), ev->kind == TK_FLY_B ? 'b' : 'e', (unsigned long long)ev->u.fly.id,
+                ev->pid, ev->lane, fix6(ts, upico(t, ev->cycle)));
+        if (ev->kind == TK_FLY_B)
+            fprintf(t->f, ",\"args\":{\"pc\":\"0x%04x\",\"instr\":\"%s\",\"start_cycle\":%llu,\"end_cycle\":%llu}",
+                    ev->u.fly.pc, asc_insn_info[ev->u.fly.op].mnemonic, (unsigned long long)ev->u.fly.from,
+                    (unsigned long long)ev->u.fly.to);
+        fputc('}', t->f);
+        break;
+    case TK_HBMC: /* value: per-mille of the transfer's rate lost; printed as a percentage, 1 decimal */
+        fprintf(t->f, ",\n{\"name\":\"HBM contention %s\",\"ph\":\"C\",\"pid\":%u,\"ts\":%s,\"args\":{\"%%\":%lld.%lld}}",
+                asc_pipe_lane(ev->u.ctr.pipe), ev->pid, fix6(ts, upico(t, ev->cycle)),
+                (long long)(ev->u.ctr.value / 10), (long long)(ev->u.ctr.value % 10));
         break;
     case TK_HBM: {
         /* value: milli-bytes per cycle; GB/s = B/cycle * MHz / 1000, printed with 3 decimals */
@@ -332,6 +367,17 @@ static void on_insn(void *ud, const AscSimInsnEvent *e)
               .kind = TK_INSN};
     ev.u.x = *e;
     push(t, &ev);
+    if ((asc_insn_info[e->op].flags & F_DMA) && e->done_cycle > e->end_cycle) {
+        /* the copy's data is in flight from its occupancy end until it lands */
+        TEv fb = {.cycle = e->end_cycle, .pid = ev.pid, .lane = ev.lane, .kind = TK_FLY_B};
+        fb.u.fly = (TFly){.id = t->flights++, .from = e->end_cycle, .to = e->done_cycle, .pc = e->pc,
+                                       .op = e->op, .pipe = e->pipe};
+        TEv fe = fb;
+        fe.cycle = e->done_cycle;
+        fe.kind = TK_FLY_E;
+        push(t, &fb);
+        push(t, &fe);
+    }
     if (e->op != ASC_OP_SET_FLAG) return;
     /* the arrow leaves from the SET_FLAG's last cycle (msOpProf: "from the SET end") */
     const AscInsn *in = asc_sim_insn_at(t->sim, e->core, e->pc);
@@ -361,7 +407,16 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
 {
     AscTrace *t = ud;
     if (!t->sim) return;
-    (void)name;
+    if (!strcmp(name, "hbm_contention")) {
+        int64_t *last = &t->hlast[core * ASC_PIPE_COUNT + pipe];
+        if (*last == value || (*last < 0 && value == 0)) return; /* no sample before the first contention */
+        *last = value;
+        TEv ev = {.cycle = cycle, .pid = t->pids[core], .lane = (uint8_t)lane_tid(pipe), .kind = TK_HBMC};
+        ev.u.ctr.value = value;
+        ev.u.ctr.pipe = pipe;
+        push(t, &ev);
+        return;
+    }
     if (core == UINT32_MAX) {
         if (value == t->hbm_last) return;
         t->hbm_last = value;
@@ -370,6 +425,7 @@ static void on_counter(void *ud, uint64_t cycle, const char *name, uint32_t core
         push(t, &ev);
         return;
     }
+    if (strcmp(name, "queue")) return;
     /* A pop that wakes a scalar unit stalled on this full queue: the stall
      * [since, now) becomes visible as QUEUE_FULL on SCALAR. */
     AscSimScalarWait w;
@@ -434,12 +490,13 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     t->slots = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT * ASC_PIPE_COUNT * ASC_MAX_EVENTS, sizeof *t->slots);
     t->qfull_done = asc_calloc(&t->alloc, nc, sizeof *t->qfull_done);
     t->qlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->qlast);
+    t->hlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->hlast);
     t->pids = asc_calloc(&t->alloc, nc ? nc : 1, sizeof *t->pids);
-    if (!t->slots || !t->qfull_done || !t->qlast || !t->pids) {
+    if (!t->slots || !t->qfull_done || !t->qlast || !t->hlast || !t->pids) {
         t->oom = true; /* reported on close; the callbacks stay off */
         return;
     }
-    for (size_t i = 0; i < (size_t)nc * ASC_PIPE_COUNT; i++) t->qlast[i] = -1;
+    for (size_t i = 0; i < (size_t)nc * ASC_PIPE_COUNT; i++) t->qlast[i] = t->hlast[i] = -1;
     for (uint32_t i = 0; i < nc; i++) t->pids[i] = core_pid(sim, i);
     t->sim = sim;
     t->mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
@@ -502,6 +559,7 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     asc_free(&a, t->slots);
     asc_free(&a, t->qfull_done);
     asc_free(&a, t->qlast);
+    asc_free(&a, t->hlast);
     asc_free(&a, t->pids);
     asc_free(&a, t);
     return ok || !keep;

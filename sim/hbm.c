@@ -75,6 +75,9 @@ static void rerate(AscSim *sim)
         AscPipeUnit *p = &c->pipes[x->agent % ASC_AGENTS_PER_CORE];
         p->busy_until = sim->now + asc_ceil_div(x->rem_fp, x->rate_fp);
         asc_pipe_reschedule(sim, c, p);
+        if (sim->obs.on_counter) /* per-mille of this transfer's own rate lost to sharing */
+            sim->obs.on_counter(sim->obs.ud, sim->now, "hbm_contention", c->index, p->id,
+                                (int64_t)(x->cap_fp ? (x->cap_fp - base) * 1000 / x->cap_fp : 0));
     }
     if (sim->obs.on_counter)
         sim->obs.on_counter(sim->obs.ud, sim->now, "hbm_bytes_per_cycle", UINT32_MAX, 0,
@@ -110,6 +113,9 @@ void asc_hbm_remove(AscSim *sim, uint32_t agent)
     asc_hbm_advance(sim);
     for (uint32_t i = 0; i < h->n; i++) {
         if (h->act[i].agent != agent) continue;
+        if (sim->obs.on_counter)
+            sim->obs.on_counter(sim->obs.ud, sim->now, "hbm_contention", agent / ASC_AGENTS_PER_CORE,
+                                (uint8_t)(agent % ASC_AGENTS_PER_CORE), 0);
         memmove(&h->act[i], &h->act[i + 1], (h->n - i - 1) * sizeof *h->act);
         h->n--;
         break;

@@ -306,6 +306,33 @@ static void draw_event(VizGfx *g, const AscVizModel *m, const AscVizView *v, uin
     }
 }
 
+/* The async spans of row r (a copy's data in flight until it lands): a
+ * thin translucent bar in the lane's colour along the bottom of the lane,
+ * after the occupancy bar; overlapping copies add up to a darker bar. */
+static void draw_async(VizGfx *g, const AscVizModel *m, const AscVizView *v, uint32_t r, int y0, int y1, uint32_t rgb)
+{
+    uint32_t first, count;
+    asc_viz_model_row_async(m, r, &first, &count);
+    if (!count) return;
+    int h = (y1 - y0) / 5;
+    if (h < 3) h = 3;
+    int y = y1 - 2 - h;
+    SDL_SetRenderDrawBlendMode(g->ren, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(g->ren, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 96);
+    for (uint32_t i = first; i < first + count; i++) {
+        const AscVizAsync *s = asc_viz_model_async(m, i);
+        if (s->t1_us < v->t0 || s->t0_us > v->t1) continue;
+        double xa = asc_viz_view_x_of_time(v, s->t0_us), xb = asc_viz_view_x_of_time(v, s->t1_us);
+        if (xa < v->plot_x0 - 2) xa = v->plot_x0 - 2;
+        if (xb > v->plot_x1 + 2) xb = v->plot_x1 + 2;
+        int x = (int)floor(xa), w = (int)floor(xb) - x;
+        if (w < 1) w = 1;
+        SDL_Rect rc = {x, y, w, h};
+        SDL_RenderFillRect(g->ren, &rc);
+    }
+    SDL_SetRenderDrawBlendMode(g->ren, SDL_BLENDMODE_NONE);
+}
+
 static void draw_rows(VizGfx *g, const AscVizModel *m, const AscVizView *v)
 {
     int plotw = v->plot_x1 - v->plot_x0;
@@ -348,6 +375,7 @@ static void draw_rows(VizGfx *g, const AscVizModel *m, const AscVizView *v)
                 color(g, lv ? 0xD4B000 : 0xE9D66B);
                 SDL_RenderFillRects(g->ren, g->rects[LOD_LEVELS + lv], nlev[LOD_LEVELS + lv]);
             }
+            draw_async(g, m, v, r, y0, y1, ri.rgb);
             continue;
         }
         for (uint32_t i = first; i < last; i++) {
@@ -355,6 +383,7 @@ static void draw_rows(VizGfx *g, const AscVizModel *m, const AscVizView *v)
             if (e->t1_us < v->t0 - px || e->t0_us > v->t1 + px) continue;
             draw_event(g, m, v, i, y0, y1);
         }
+        draw_async(g, m, v, r, y0, y1, ri.rgb);
     }
     SDL_RenderSetClipRect(g->ren, NULL);
 }
@@ -707,6 +736,8 @@ static void draw_footer(VizGfx *g, const AscVizModel *m, const AscVizView *v, co
     x += 22 + text(g, x + 22, ty, "bank conflict", C_TEXT, -1) + 12;
     fill(g, x, ty + 1, 18, g->ch - 2, 0x000000);
     x += 22 + text(g, x + 22, ty, "set_flag", C_TEXT, -1) + 12;
+    fill(g, x, ty + g->ch - 5, 18, 4, blend(C_BG, 0xFF8C00, 0.4));
+    x += 22 + text(g, x + 22, ty, "in flight", C_TEXT, -1) + 12;
     arrow(g, x, ty + g->ch / 2.0, x + 22, ty + g->ch / 2.0, C_FLOW, false);
     x += 28 + text(g, x + 28, ty, "flag arrow", C_TEXT, -1) + 12;
     text(g, v->width - 14 * g->cw, ty, "? for help", C_DIM, -1);

@@ -50,6 +50,14 @@ typedef struct VizFlowEnd {
     char ph;
 } VizFlowEnd;
 
+/* A "b" or "e" async record waiting to be paired. */
+typedef struct VizAsyncEnd {
+    double ts;
+    int64_t c0, c1;
+    uint32_t lane, proc, id, cat, name, seq;
+    uint8_t begin, cycles;
+} VizAsyncEnd;
+
 /* One counter sample ("C" event, one numeric args key). */
 typedef struct VizCtrSample {
     double ts, v;
@@ -112,6 +120,11 @@ struct AscVizModel {
     uint32_t nbe, be_cap;
     VizFlowEnd *fe;
     uint32_t nfe, fe_cap;
+    VizAsyncEnd *ae;
+    uint32_t nae, ae_cap;
+    AscVizAsync *async;   /* sorted by (row, t0_us, seq) */
+    uint32_t nasync;
+    uint32_t *row_async_first; /* nrows + 1 */
 
     /* counters: samples sorted by (track, ts, seq) after finishing; tracks
      * in display order (process, then msOpProf lane order of the name's

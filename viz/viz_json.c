@@ -914,6 +914,42 @@ static int parse_event(JR *r, AscVizModel *m)
         e->ph = ph;
         return 0;
     }
+    case 'b':
+    case 'e': {
+        if (need_type(r, obj, &f.ts, "ts", VT_NUM, VT_NONE, "async event")) return -1;
+        if (need_type(r, obj, &f.pid, "pid", VT_NUM, VT_STR, "async event")) return -1;
+        if (need_type(r, obj, &f.tid, "tid", VT_NUM, VT_STR, "async event")) return -1;
+        if (f.id.type == VT_NONE) return 0; /* id2 scoping is not read: not drawn */
+        if (f.id.type != VT_NUM && f.id.type != VT_STR)
+            return jr_fail(r, f.id.at, "\"id\" must be a string or a number, got %s", vt_name(f.id.type));
+        uint32_t pid = intern_val(m, &f.pid), tid = intern_val(m, &f.tid), id = intern_val(m, &f.id);
+        uint32_t cat = f.cat.type == VT_STR ? intern_val(m, &f.cat) : viz_intern(m, "", 0);
+        uint32_t name = f.name.type == VT_STR ? intern_val(m, &f.name) : viz_intern(m, "", 0);
+        if (pid == VIZ_NONE || tid == VIZ_NONE || id == VIZ_NONE || cat == VIZ_NONE || name == VIZ_NONE) return oom(r);
+        uint32_t proc = proc_get(m, pid);
+        if (proc == VIZ_NONE) return oom(r);
+        uint32_t lane = lane_get(m, proc, tid);
+        if (lane == VIZ_NONE) return oom(r);
+        if (!grow(m, (void **)&m->ae, &m->ae_cap, m->nae + 1, sizeof *m->ae)) return oom(r);
+        VizAsyncEnd *a = &m->ae[m->nae++];
+        memset(a, 0, sizeof *a);
+        a->ts = f.ts.num;
+        a->lane = lane;
+        a->proc = proc;
+        a->id = id;
+        a->cat = cat;
+        a->name = name;
+        a->seq = m->nae - 1;
+        a->begin = ph == 'b';
+        if (ph == 'b' && f.a_c0.type == VT_NUM && f.a_c1.type == VT_NUM && f.a_c1.num >= f.a_c0.num &&
+            fabs(f.a_c0.num) < 9e18 && fabs(f.a_c1.num) < 9e18) {
+            a->c0 = (int64_t)f.a_c0.num;
+            a->c1 = (int64_t)f.a_c1.num;
+            a->cycles = 1;
+        }
+        if (ph == 'b') m->lanes[lane].nev++;
+        return 0;
+    }
     case 'M': {
         if (f.name.type != VT_STR) return 0;
         bool pname = key_is(f.name.s, f.name.n, "process_name");

@@ -154,6 +154,7 @@ void asc_viz_model_free(AscVizModel *m)
     viz_free(m, m->pool); viz_free(m, m->str_off); viz_free(m, m->shash);
     viz_free(m, m->procs); viz_free(m, m->lanes); viz_free(m, m->lhash); viz_free(m, m->lhash_v);
     viz_free(m, m->ev); viz_free(m, m->be); viz_free(m, m->fe);
+    viz_free(m, m->ae); viz_free(m, m->async); viz_free(m, m->row_async_first);
     viz_free(m, m->ctr); viz_free(m, m->tracks); viz_free(m, m->thash); viz_free(m, m->thash_v);
     viz_free(m, m->row_lane); viz_free(m, m->row_first); viz_free(m, m->row_rgb); viz_free(m, m->proc_order);
     viz_free(m, m->row_proc); viz_free(m, m->pmax);
@@ -189,6 +190,49 @@ static int cmp_fe(const void *a, const void *b)
         if (rx != ry) return rx < ry ? -1 : 1;
     }
     return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* async records: by (process, cat, id), then file order (a b before its e) */
+static int cmp_ae(const void *a, const void *b)
+{
+    const VizAsyncEnd *x = a, *y = b;
+    if (x->proc != y->proc) return x->proc < y->proc ? -1 : 1;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_async(const void *a, const void *b)
+{
+    const AscVizAsync *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    if (x->t0_us != y->t0_us) return x->t0_us < y->t0_us ? -1 : 1;
+    return x->t1_us < y->t1_us ? -1 : x->t1_us > y->t1_us;
+}
+
+/* 7. async spans: each b with the next e of the same (process, cat, id), on the b's row */
+static int finish_async(AscVizModel *m, uint32_t nr)
+{
+    m->row_async_first = viz_calloc(m, nr + 2, sizeof *m->row_async_first);
+    m->async = viz_malloc(m, (m->nae + 1) * sizeof *m->async);
+    if (!m->row_async_first || !m->async) return -1;
+    if (m->nae) qsort(m->ae, m->nae, sizeof *m->ae, cmp_ae);
+    const VizAsyncEnd *open = NULL;
+    for (uint32_t i = 0; i < m->nae; i++) {
+        const VizAsyncEnd *a = &m->ae[i];
+        if (open && (a->proc != open->proc || a->cat != open->cat || a->id != open->id)) open = NULL;
+        if (a->begin) { open = a; continue; }
+        if (!open || m->lanes[open->lane].row == VIZ_NONE || a->ts < open->ts) { open = NULL; continue; }
+        AscVizAsync *s = &m->async[m->nasync++];
+        *s = (AscVizAsync){.t0_us = open->ts, .t1_us = a->ts, .c0 = open->c0, .c1 = open->c1,
+                           .row = m->lanes[open->lane].row, .name = open->name, .cycles = open->cycles};
+        if (m->span0 <= m->span1 && s->t1_us > m->span1) m->span1 = s->t1_us;
+        open = NULL;
+    }
+    qsort(m->async, m->nasync, sizeof *m->async, cmp_async);
+    for (uint32_t i = 0; i < m->nasync; i++) m->row_async_first[m->async[i].row + 1]++;
+    for (uint32_t r = 0; r < nr; r++) m->row_async_first[r + 1] += m->row_async_first[r];
+    return 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -608,6 +652,7 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
         for (uint32_t r = 0; r < nr; r++) m->row_flow_first[r + 1] += m->row_flow_first[r];
         viz_free(m, fk);
     }
+    if (finish_async(m, nr)) return fail_oom(err);
     if (m->span0 > m->span1) /* counters only: their samples give the span */
         for (uint32_t i = 0; i < m->nctr; i++) {
             if (m->ctr[i].ts < m->span0) m->span0 = m->ctr[i].ts;
@@ -619,6 +664,7 @@ int viz_model_finish(AscVizModel *m, AscVizError *err)
     /* the raw records are no longer needed */
     viz_free(m, m->be); m->be = NULL; m->nbe = 0;
     viz_free(m, m->fe); m->fe = NULL; m->nfe = 0;
+    viz_free(m, m->ae); m->ae = NULL; m->nae = 0;
     return 0;
 }
 
@@ -632,6 +678,15 @@ const AscVizEvent *asc_viz_model_event(const AscVizModel *m, uint32_t i) { retur
 uint32_t asc_viz_model_row_count(const AscVizModel *m) { return m->nrows; }
 uint32_t asc_viz_model_process_count(const AscVizModel *m) { return m->nprocs_shown; }
 uint32_t asc_viz_model_flow_count(const AscVizModel *m) { return m->nflows; }
+uint32_t asc_viz_model_async_count(const AscVizModel *m) { return m->nasync; }
+const AscVizAsync *asc_viz_model_async(const AscVizModel *m, uint32_t i) { return i < m->nasync ? &m->async[i] : NULL; }
+void asc_viz_model_row_async(const AscVizModel *m, uint32_t row, uint32_t *first, uint32_t *count)
+{
+    *first = *count = 0;
+    if (row >= m->nrows || !m->row_async_first) return;
+    *first = m->row_async_first[row];
+    *count = m->row_async_first[row + 1] - *first;
+}
 const AscVizFlow *asc_viz_model_flow(const AscVizModel *m, uint32_t i) { return i < m->nflows ? &m->flows[i] : NULL; }
 
 const char *asc_viz_model_process_name(const AscVizModel *m, uint32_t proc)

@@ -89,8 +89,13 @@ typedef struct AscSimObserver {
     void (*on_insn)(void *ud, const AscSimInsnEvent *e);
     void (*on_flag)(void *ud, const AscSimFlagEvent *e);
     /* A counter changed: name is "hbm_bytes_per_cycle" (core = UINT32_MAX,
-     * value = milli-bytes per cycle in use chip-wide) or "queue" (value =
-     * entries in the queue of `pipe` of `core`). */
+     * value = milli-bytes per cycle in use chip-wide), "queue" (value =
+     * entries in the queue of `pipe` of `core`) or "hbm_contention" (value =
+     * per-mille of the rate of the GM transfer on `pipe` of `core` lost to
+     * other transfers sharing HBM, 1000 * (1 - min(cap, H/n) / cap); sent
+     * for every transfer in flight whenever the set changes, 0 when it
+     * leaves: its integral over a transfer is the transfer's
+     * hbm_extra_cycles, docs/timing.md §HBM). */
     void (*on_counter)(void *ud, uint64_t cycle, const char *name, uint32_t core, uint8_t pipe, int64_t value);
 } AscSimObserver;
 

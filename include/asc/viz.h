@@ -95,6 +95,21 @@ typedef struct AscVizDeps {
     int64_t producer;  /* the instruction before the set on the source lane */
 } AscVizDeps;
 
+/* An async span: a "b" and the next "e" with the same (process, cat, id),
+ * drawn on the lane of its "b" (asc-sim writes one per copy: its data in
+ * flight from the occupancy end to where it lands, docs/traces.md).
+ * Stored sorted by (row, t0_us, file order). */
+typedef struct AscVizAsync {
+    double t0_us, t1_us;
+    int64_t c0, c1;       /* the b's args.start_cycle / end_cycle when cycles */
+    uint32_t row, name;   /* name: string id */
+    uint8_t cycles;
+} AscVizAsync;
+uint32_t asc_viz_model_async_count(const AscVizModel *m);
+const AscVizAsync *asc_viz_model_async(const AscVizModel *m, uint32_t i);
+/* The async spans of a row: indexes [*first, *first + *count). */
+void asc_viz_model_row_async(const AscVizModel *m, uint32_t row, uint32_t *first, uint32_t *count);
+
 /* Args of one event, re-parsed lazily from the input (for tooltips). */
 typedef struct AscVizEventArgs {
     char instr[160], pc[32], source[160], stall[160];

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <glob.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,14 +96,13 @@ typedef struct Run {
 /* Assemble kernels/asm/<name>.s (file name as the CLI sees it from the
  * source dir), simulate it on n f16 elements (vadd family) with a trace to
  * `trace` (may be NULL). */
-static AscSimStatus run_vadd(Run *r, const char *name, uint64_t n, const char *trace, const AscAlloc *talloc,
-                             bool *trace_ok)
+static AscSimStatus run_kernel(Run *r, const char *rel, uint64_t n, const char *trace, const AscAlloc *talloc,
+                               bool *trace_ok, bool check_races)
 {
     memset(r, 0, sizeof *r);
     asc_diags_init(&r->d, NULL);
     ck_assert(asc_config_builtin(&r->cfg, "ascend910b", &r->d));
-    char path[512], rel[128];
-    snprintf(rel, sizeof rel, "kernels/asm/%s.s", name);
+    char path[512];
     snprintf(path, sizeof path, "%s/%s", ASC_SOURCE_DIR, rel);
     size_t len;
     char *src = slurp(path, &len);
@@ -112,7 +112,7 @@ static AscSimStatus run_vadd(Run *r, const char *name, uint64_t n, const char *t
     ck_assert_msg(asc_asm_string(as, rel, src, len, &r->img), "assembly of %s failed", rel);
     asc_asm_free(as);
     free(src);
-    AscSimDesc sd = {.cfg = &r->cfg, .image = &r->img, .blocks = 1};
+    AscSimDesc sd = {.cfg = &r->cfg, .image = &r->img, .blocks = 1, .check_races = check_races};
     AscTrace *tr = NULL;
     if (trace) {
         tr = asc_trace_open(trace, talloc, &sd.observer, &r->d);
@@ -133,6 +133,14 @@ static AscSimStatus run_vadd(Run *r, const char *name, uint64_t n, const char *t
         else ck_assert(ok);
     }
     return st;
+}
+
+static AscSimStatus run_vadd(Run *r, const char *name, uint64_t n, const char *trace, const AscAlloc *talloc,
+                             bool *trace_ok)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "kernels/asm/%s.s", name);
+    return run_kernel(r, rel, n, trace, talloc, trace_ok, false);
 }
 
 static void done(Run *r)
@@ -290,7 +298,7 @@ static void check_structure(const char *kernel, uint64_t n)
 
     /* every event: required fields; sorted by (ts, pid, lane); flows paired */
     double last_ts = -1;
-    int last_pid = -1, last_lane = -1, nflow_s = 0, nflow_t = 0, nx = 0;
+    int last_pid = -1, last_lane = -1, nflow_s = 0, nflow_t = 0, nx = 0, nfly = 0;
     char sids[512][24], scat[512][32], tids_[512][24], tcat[512][32];
     cJSON_ArrayForEach(e, p.events) {
         const char *ph = cJSON_GetStringValue(cJSON_GetObjectItem(e, "ph"));
@@ -341,11 +349,22 @@ static void check_structure(const char *kernel, uint64_t n)
                 ck_assert_ptr_nonnull(dl);
                 ck_assert_str_eq(dst, dl->name);
             }
+        } else if (!strcmp(ph, "b") || !strcmp(ph, "e")) {
+            /* a copy's in-flight span: "LANE in flight" on that lane, b before its e */
+            lane = (int)num(e, "tid");
+            const Lane *l = lane_of(&p, epid, lane);
+            ck_assert_ptr_nonnull(l);
+            char want[48];
+            snprintf(want, sizeof want, "%s in flight", l->name);
+            ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "name")), want);
+            ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat")), "in_flight");
+            nfly += ph[0] == 'b' ? 1 : -1;
+            ck_assert_int_ge(nfly, 0);
         } else {
             ck_assert_str_eq(ph, "C");
             const char *nm = cJSON_GetStringValue(cJSON_GetObjectItem(e, "name"));
-            if (!strncmp(nm, "queue ", 6)) {
-                const Lane *l = lane_named(&p, epid, nm + 6);
+            if (!strncmp(nm, "queue ", 6) || !strncmp(nm, "HBM contention ", 15)) {
+                const Lane *l = lane_named(&p, epid, strrchr(nm, ' ') + 1);
                 ck_assert_msg(l != NULL, "%s", nm);
                 lane = l->tid;
             } else ck_assert_str_eq(nm, "HBM GB/s");
@@ -357,6 +376,7 @@ static void check_structure(const char *kernel, uint64_t n)
         last_ts = ts, last_pid = epid, last_lane = lane;
     }
     ck_assert_int_gt(nx, 50);
+    ck_assert_int_eq(nfly, 0); /* every in-flight span ends */
     ck_assert_int_gt(nflow_s, 4);
     ck_assert_int_eq(nflow_s, nflow_t); /* every start has its end, ids unique */
     for (int i = 0; i < nflow_s; i++) {
@@ -497,6 +517,141 @@ START_TEST(bounded_memory)
 }
 END_TEST
 
+/* ---- in-flight spans: where the data lands ---------------------------------- */
+
+static const char *sval(const cJSON *o, const char *key) { return cJSON_GetStringValue(cJSON_GetObjectItem(o, key)); }
+
+/* The in-flight span ("b" and its "e") that starts where the X event x ends
+ * on its lane; checks it is the only one, that its args and its "e" agree,
+ * and returns its end cycle (0: none). */
+static uint64_t flight_of(const Parsed *p, const cJSON *x, uint64_t mhz)
+{
+    const cJSON *xa = cJSON_GetObjectItem(x, "args");
+    int pid = (int)num(x, "pid"), tid = (int)num(x, "tid");
+    uint64_t end = u64(xa, "end_cycle"), to = 0;
+    int found = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, p->events) {
+        if (strcmp(sval(e, "ph"), "b") || (int)num(e, "pid") != pid || (int)num(e, "tid") != tid) continue;
+        const cJSON *a = cJSON_GetObjectItem(e, "args");
+        if (u64(a, "start_cycle") != end || strcmp(sval(a, "pc"), sval(xa, "pc"))) continue;
+        found++;
+        to = u64(a, "end_cycle");
+        ck_assert_str_eq(sval(a, "instr"), sval(x, "name"));
+        /* its "e": same id, at the printed time of the end cycle */
+        int ends = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, p->events) {
+            if (strcmp(sval(f, "ph"), "e") || strcmp(sval(f, "id"), sval(e, "id"))) continue;
+            ends++;
+            uint64_t us6 = to / mhz * 1000000u + to % mhz * 1000000u / mhz;
+            ck_assert_uint_eq((uint64_t)llround(num(f, "ts") * 1e6), us6);
+        }
+        ck_assert_int_eq(ends, 1);
+    }
+    ck_assert_int_le(found, 1);
+    return to;
+}
+
+/* Issue 13 acceptance: in the double-buffered vadd every GM read has an
+ * in-flight span from its occupancy end to where its data lands: its
+ * done_cycle, end + dma.gm_read_latency (no HBM contention on one core),
+ * and the cycle the SET_FLAG after it sets its flag (the flag waits for
+ * every earlier copy of the pipe to land: docs/timing.md §Pipes). */
+START_TEST(in_flight_spans_end_where_data_lands)
+{
+    char path[512];
+    tmpname(path, sizeof path, "flight.json");
+    Run r;
+    ck_assert_msg(run_vadd(&r, "vadd_double", 16384, path, NULL, NULL) == ASC_SIM_DONE, "%s", r.msg);
+    Parsed p;
+    parse(&p, path);
+    uint64_t lat = (uint64_t)r.cfg.v[ASC_KEY_GM_READ_LATENCY], mhz = (uint64_t)r.cfg.v[ASC_KEY_CLOCK_MHZ];
+    uint64_t landed = 0; /* latest landing of the MTE2 copies since the last MTE2 SET_FLAG */
+    int reads = 0, sets = 0, writes = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, p.events) {
+        if (strcmp(sval(e, "ph"), "X")) continue;
+        const cJSON *a = cJSON_GetObjectItem(e, "args");
+        const char *nm = sval(e, "name");
+        if (!strcmp(nm, "mov_out_to_ub")) {
+            uint64_t to = flight_of(&p, e, mhz);
+            ck_assert_msg(to != 0, "GM read at cycle %llu has no in-flight span", (unsigned long long)u64(a, "start_cycle"));
+            ck_assert_uint_eq(to, u64(a, "done_cycle"));
+            ck_assert_uint_eq(to, u64(a, "end_cycle") + lat);
+            if (to > landed) landed = to;
+            reads++;
+        } else if (!strcmp(nm, "mov_ub_to_out")) {
+            ck_assert_uint_eq(flight_of(&p, e, mhz), u64(a, "done_cycle"));
+            writes++;
+        } else if (!strcmp(nm, "SET_FLAG") && (int)num(e, "tid") == 6 && landed) {
+            /* set_flag mte2, v: set when the last read before it landed */
+            uint64_t ready = u64(a, "start_cycle") + (uint64_t)r.cfg.v[ASC_KEY_LAT_SYNC];
+            ck_assert_uint_eq(u64(a, "done_cycle"), landed > ready ? landed : ready);
+            landed = 0;
+            sets++;
+        } else {
+            ck_assert_uint_eq(flight_of(&p, e, mhz), 0); /* only copies are in flight */
+        }
+    }
+    /* 16384 f16 in tiles of 8 KiB: 4 tiles, each an x and a y read, one store, one "landed" set */
+    ck_assert_int_eq(reads, 8);
+    ck_assert_int_eq(writes, 4);
+    ck_assert_int_eq(sets, 4);
+    cJSON_Delete(p.root);
+    remove(path);
+    done(&r);
+}
+END_TEST
+
+/* A race report and the trace give the same cycles for the same access:
+ * the report's start is the X event's start_cycle, its done the end of the
+ * in-flight span for a copy (the X event's end for the others).  Checked on
+ * lab 2's kernel (the pong half's "landed" wait missing). */
+START_TEST(race_cycles_match_trace)
+{
+    char path[512];
+    tmpname(path, sizeof path, "race.json");
+    Run r;
+    ck_assert_msg(run_kernel(&r, "kernels/labs/lab2_race.s", 65536, path, NULL, NULL, true) == ASC_SIM_DONE, "%s",
+                  r.msg);
+    Parsed p;
+    parse(&p, path);
+    uint64_t mhz = (uint64_t)r.cfg.v[ASC_KEY_CLOCK_MHZ];
+    const AscSimRace *races;
+    uint32_t nr;
+    ck_assert_uint_gt(asc_sim_races(r.sim, &races, &nr), 0);
+    ck_assert_uint_gt(nr, 0);
+    int checked = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        const AscSimRace *rc = &races[i];
+        struct { uint32_t pc; uint64_t start, done; } side[2] = {{rc->pc, rc->start_cycle, rc->done_cycle},
+                                                                {rc->prev_pc, rc->prev_start_cycle, rc->prev_done_cycle}};
+        for (int k = 0; k < 2; k++) {
+            char pc[16];
+            snprintf(pc, sizeof pc, "0x%04x", side[k].pc);
+            int found = 0;
+            const cJSON *e;
+            cJSON_ArrayForEach(e, p.events) {
+                if (strcmp(sval(e, "ph"), "X")) continue;
+                const cJSON *a = cJSON_GetObjectItem(e, "args");
+                if (strcmp(sval(a, "pc"), pc) || u64(a, "start_cycle") != side[k].start) continue;
+                found++;
+                uint64_t to = flight_of(&p, e, mhz);
+                ck_assert_uint_eq(to ? to : u64(a, "end_cycle"), side[k].done);
+            }
+            ck_assert_msg(found == 1, "race %u side %d (pc %s, cycle %llu): %d X events", i, k, pc,
+                          (unsigned long long)side[k].start, found);
+            checked++;
+        }
+    }
+    ck_assert_int_ge(checked, 4);
+    cJSON_Delete(p.root);
+    remove(path);
+    done(&r);
+}
+END_TEST
+
 START_TEST(errors_leave_no_file)
 {
     AscDiags d;
@@ -628,6 +783,8 @@ Suite *trace_suite(void)
     tcase_add_test(tc, double_buffering_overlaps_single_does_not);
     tcase_add_test(tc, byte_identical);
     tcase_add_test(tc, bounded_memory);
+    tcase_add_test(tc, in_flight_spans_end_where_data_lands);
+    tcase_add_test(tc, race_cycles_match_trace);
     tcase_add_test(tc, errors_leave_no_file);
     tcase_add_test(tc, report_dir_csvs);
     suite_add_tcase(s, tc);

@@ -257,6 +257,38 @@ START_TEST(test_object_forms)
 }
 END_TEST
 
+/* In-flight spans: a "b" pairs with the next "e" of the same (process, cat,
+ * id) and is drawn on the b's lane; an unmatched b is dropped. */
+START_TEST(test_async_spans)
+{
+    static const char js[] =
+        "[{\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":2,\"tid\":6,\"name\":\"mov_out_to_ub\"},"
+        "{\"ph\":\"b\",\"ts\":1,\"pid\":2,\"tid\":6,\"cat\":\"in_flight\",\"id\":\"f0\",\"name\":\"MTE2 in flight\","
+        "\"args\":{\"start_cycle\":10,\"end_cycle\":50}},"
+        "{\"ph\":\"b\",\"ts\":2,\"pid\":2,\"tid\":6,\"cat\":\"in_flight\",\"id\":\"f1\",\"name\":\"MTE2 in flight\"},"
+        "{\"ph\":\"e\",\"ts\":5,\"pid\":2,\"tid\":6,\"cat\":\"in_flight\",\"id\":\"f0\"},"
+        "{\"ph\":\"b\",\"ts\":3,\"pid\":2,\"tid\":6,\"cat\":\"in_flight\",\"id\":\"lost\"},"
+        "{\"ph\":\"e\",\"ts\":6,\"pid\":2,\"tid\":6,\"cat\":\"in_flight\",\"id\":\"f1\"}]";
+    AscVizModel *m = NULL;
+    AscVizError err;
+    ck_assert_msg(asc_viz_model_load_mem(&m, js, strlen(js), NULL, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(asc_viz_model_async_count(m), 2);
+    uint32_t first, count;
+    asc_viz_model_row_async(m, 0, &first, &count);
+    ck_assert_uint_eq(first, 0);
+    ck_assert_uint_eq(count, 2);
+    const AscVizAsync *a = asc_viz_model_async(m, 0), *b = asc_viz_model_async(m, 1);
+    ck_assert_double_eq(a->t0_us, 1);
+    ck_assert_double_eq(a->t1_us, 5);
+    ck_assert(a->cycles && a->c0 == 10 && a->c1 == 50);
+    ck_assert_str_eq(asc_viz_model_str(m, a->name), "MTE2 in flight");
+    ck_assert_double_eq(b->t0_us, 2);
+    ck_assert_double_eq(b->t1_us, 6);
+    ck_assert(!b->cycles);
+    asc_viz_model_free(m);
+}
+END_TEST
+
 /* ---- malformed input: every case rejected with its rule ---- */
 
 typedef struct BadCase {
@@ -1163,6 +1195,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_search);
     tcase_add_test(tc, test_chrome_array);
     tcase_add_test(tc, test_object_forms);
+    tcase_add_test(tc, test_async_spans);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_fixture_errors);
     tcase_add_test(tc, test_fuzz);
