@@ -6,6 +6,7 @@
  * 1 user error, kernel fault or (with --check-races) a race (no output .npy
  * is written then; after a race the trace, --report-dir and the report are
  * still written, to look at it), 2 internal error (out of memory). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ typedef struct Opts {
     unsigned nsets, nargs, blocks;
     AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
     bool json, functional, check_races, peaks;
-    unsigned long long max_cycles; /* 0: no limit */
+    unsigned long long max_cycles; /* 0: the profile's max_cycles key */
 } Opts;
 
 static int fail(AscDiags *d, int code)
@@ -85,10 +86,13 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
             }
             o->sets[o->nsets++] = v;
         } else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
+            errno = 0;
             unsigned long long n = strtoull(v, &end, 10);
-            /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright */
-            if (*end || !*v || v[0] == '-' || (!strcmp(a, "--blocks") && (n == 0 || n > 65536))) {
-                fprintf(stderr, "asc-sim: %s takes a positive integer, got '%s'\n", a, v);
+            bool blk = !strcmp(a, "--blocks");
+            unsigned long long top = blk ? 65536 : (unsigned long long)asc_config_keys[ASC_KEY_MAX_CYCLES].hi;
+            /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright; 0 and overflow are errors too */
+            if (*end || !*v || v[0] == '-' || errno || n == 0 || n > top) {
+                fprintf(stderr, "asc-sim: %s takes an integer in [1, %llu], got '%s'\n", a, top, v);
                 return false;
             }
             if (!strcmp(a, "--blocks")) o->blocks = (unsigned)n;

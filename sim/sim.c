@@ -463,9 +463,28 @@ int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size)
 int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size)
 {
     if (st == ASC_SIM_FAULT) return asc_sim_fault_format(sim, buf, size);
-    if (st == ASC_SIM_LIMIT)
-        return snprintf(buf, size, "--max-cycles %llu exceeded: the kernel was still running at cycle %llu",
-                        (unsigned long long)max_cycles, (unsigned long long)sim->now);
+    if (st == ASC_SIM_LIMIT) {
+        int n;
+        if (max_cycles)
+            n = snprintf(buf, size, "--max-cycles %llu exceeded: the kernel was still running at cycle %llu",
+                         (unsigned long long)max_cycles, (unsigned long long)sim->now);
+        else
+            n = snprintf(buf, size,
+                         "the cycle limit max_cycles = %llu of profile %s was exceeded (raise it with --max-cycles N "
+                         "or --set max_cycles=N): the kernel was still running at cycle %llu",
+                         (unsigned long long)sim->cfg.v[ASC_KEY_MAX_CYCLES], sim->cfg.name,
+                         (unsigned long long)sim->now);
+        /* where every unfinished core is: its scalar unit's pc and line */
+        char head[512];
+        for (uint32_t i = 0; i < sim->ncores; i++) {
+            const AscCore *c = &sim->cores[i];
+            if (c->sstate == ASC_SS_DONE) continue;
+            unit_text(sim, i, ASC_PIPE_S, c->pc, head, sizeof head);
+            n += snprintf(buf + ((size_t)n < size ? (size_t)n : size), (size_t)n < size ? size - (size_t)n : 0,
+                          "\n  %s", head);
+        }
+        return n;
+    }
     if (size) buf[0] = 0;
     return 0;
 }
@@ -563,7 +582,7 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
             asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), launch);
         }
     }
-    sim->limit = max_cycles ? max_cycles : ASC_NEVER;
+    sim->limit = max_cycles ? max_cycles : (uint64_t)sim->cfg.v[ASC_KEY_MAX_CYCLES];
     uint32_t agent;
     uint64_t cycle;
     while (asc_heap_peek(&sim->heap, &agent, &cycle)) {

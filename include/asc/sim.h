@@ -132,7 +132,10 @@ typedef enum AscSimStatus {
 } AscSimStatus;
 
 /* Run until done, a fault, or the next event is beyond cycle `max_cycles`
- * (0 = no limit).  Host time depends on events, not on cycles. */
+ * (0 = the profile's max_cycles key, a generous default limit: every run is
+ * bounded).  Host time depends on events, not on cycles.  A caller that
+ * must stay responsive (pyasc, for Ctrl-C) runs in slices: call again with
+ * a higher limit after ASC_SIM_LIMIT; the result is the same as one call. */
 AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles);
 uint64_t asc_sim_cycles(const AscSim *sim); /* cycle of the last processed event / of completion */
 uint64_t asc_sim_insns(const AscSim *sim);  /* instructions executed, all cores */
@@ -180,7 +183,9 @@ const char *asc_sim_core_name(const AscSim *sim, uint32_t core, char *buf, size_
 int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size);
 /* Why a run did not finish, as asc-sim says it: the fault text above after
  * ASC_SIM_FAULT; "--max-cycles N exceeded: the kernel was still running at
- * cycle C" after ASC_SIM_LIMIT (N = max_cycles); "" after ASC_SIM_DONE.
+ * cycle C" after ASC_SIM_LIMIT (N = max_cycles; 0 names the profile's
+ * max_cycles key instead), then one line per unfinished core naming its
+ * scalar unit's pc, instruction and source line; "" after ASC_SIM_DONE.
  * Returns the length needed (snprintf rule). */
 int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size);
 /* "k.s:12" for a pc, or "" when the image has no line for it. */

@@ -174,6 +174,8 @@ def _declare(L):
         "asc_sim_gm_read": (C.c_bool, [P, C.c_uint64, P, C.c_size_t]),
         "asc_sim_set_arg": (V, [P, C.c_uint32, C.c_uint64]),
         "asc_sim_run": (C.c_int, [P, C.c_uint64]),
+        "asc_sim_status_format": (C.c_int, [P, C.c_int, C.c_uint64, C.c_char_p, C.c_size_t]),
+        "asc_config_get": (C.c_bool, [P, C.c_char_p, C.POINTER(C.c_int64), C.POINTER(AscDiags)]),
         "asc_sim_cycles": (C.c_uint64, [P]),
         "asc_sim_insns": (C.c_uint64, [P]),
         "asc_sim_fault": (C.POINTER(AscSimFault), [P]),

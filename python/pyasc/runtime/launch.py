@@ -182,6 +182,30 @@ def _to_numpy(v):
     return None, None
 
 
+# Cycles per asc_sim_run call: the library runs a slice, returns, and Python gets a chance to
+# deliver a pending SIGINT as KeyboardInterrupt (the library installs no signal handler).  Slicing
+# changes nothing in the result (asc_sim_run resumes exactly where it stopped; sim.h).
+SLICE_CYCLES = 1 << 22
+
+
+def _run_sliced(lib, sim, cfg, max_cycles, d):
+    """asc_sim_run in slices up to max_cycles (0: the profile's max_cycles key)."""
+    if max_cycles < 0 or max_cycles >= 1 << 64:
+        raise LaunchError(f"max_cycles={max_cycles}: an integer in [0, 2**64) (0 = the profile's limit)")
+    limit = max_cycles
+    if not limit:
+        v = C.c_int64()
+        if not lib.asc_config_get(C.cast(cfg, C.c_void_p), b"max_cycles", C.byref(v), C.byref(d)):
+            raise LaunchError("the profile has no max_cycles key")
+        limit = v.value
+    t = 0
+    while True:
+        t = min(limit, t + SLICE_CYCLES)
+        st = lib.asc_sim_run(sim, t)
+        if st != L.ASC_SIM_LIMIT or t >= limit:
+            return st
+
+
 def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False):
     from .jit import LaunchResult
     lib = L.lib()
@@ -230,7 +254,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, bits)
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
-        st = lib.asc_sim_run(sim, max_cycles)
+        st = _run_sliced(lib, sim, cfg, max_cycles, d)
         if st == L.ASC_SIM_FAULT:
             f = lib.asc_sim_fault(sim).contents
             buf = C.create_string_buffer(8192)
@@ -244,7 +268,9 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 raise KernelFault(msg, where[0], where[1], where[2], report)
             raise KernelFault(msg, report=report)
         if st == L.ASC_SIM_LIMIT:
-            raise KernelFault(f"the kernel did not finish within max_cycles={max_cycles}")
+            buf = C.create_string_buffer(1 << 14)
+            lib.asc_sim_status_format(sim, st, max_cycles, buf, len(buf))
+            raise KernelFault(buf.value.decode(errors="replace").strip())
         if check_races:
             races, total = _races(lib, sim, img)
             if total:
