@@ -130,7 +130,8 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->spr[ASC_SPR_MASK0] = ~0ull; /* reset: every lane on, normal mask mode */
     c->spr[ASC_SPR_MASK1] = ~0ull;
     c->pc = c->prog->entry;
-    return !sim->check_races || asc_race_core_init(sim, c);
+    if (sim->check_races && !asc_race_core_init(sim, c)) return false;
+    return asc_san_core_init(sim, c);
 }
 
 /* Copy the desc and cache the scalar and sync latencies (cycles) the hot
@@ -142,7 +143,8 @@ static void init_from_desc(AscSim *sim, const AscSimDesc *desc)
     sim->img = desc->image;
     sim->obs = desc->observer;
     sim->functional = desc->functional;
-    sim->check_races = desc->check_races;
+    sim->san = desc->sanitize & ASC_SAN_ALL;
+    sim->check_races = desc->check_races || (sim->san & ASC_SAN_RACECHECK);
     sim->blocks = desc->blocks ? desc->blocks : 1;
     sim->gm_next = ASC_GM_ARG_BASE;
     const int64_t *v = sim->cfg.v;
@@ -246,6 +248,10 @@ static bool init_gm(AscSim *sim, bool *oom, AscDiags *d)
                   (unsigned long long)ASC_GM_RODATA_BASE);
         return false;
     }
+    if (img->rodata_size && !asc_san_add_alloc(sim, ASC_GM_RODATA_BASE, img->rodata_size, true)) {
+        *oom = true;
+        return false;
+    }
     return true;
 }
 
@@ -319,6 +325,7 @@ void asc_sim_free(AscSim *sim)
 {
     if (!sim) return;
     AscAlloc a = sim->alloc;
+    asc_san_free(sim);
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&a, c->ctx.mem[b].data);
@@ -352,6 +359,7 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
 {
     uint64_t a = sim->gm_next, size = asc_gm_size(sim->gm);
     if (bytes > size || a > size - bytes) return false;
+    if (!asc_san_add_alloc(sim, a, bytes, false)) return false; /* ASC_SIM_MAX_ALLOCS, or no memory for initcheck */
     *addr = a;
     uint64_t end = a + (bytes ? bytes : 1);
     sim->gm_next = (end + ASC_GM_ARG_ALIGN - 1) / ASC_GM_ARG_ALIGN * ASC_GM_ARG_ALIGN;
@@ -360,7 +368,9 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
 
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
 {
-    return asc_gm_write(sim->gm, addr, src, n);
+    if (!asc_gm_write(sim->gm, addr, src, n)) return false;
+    asc_san_host_write(sim, addr, n);
+    return true;
 }
 
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n)
@@ -573,11 +583,13 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
     if (sim->started && sim->finished == sim->ncores) return ASC_SIM_DONE;
     if (!sim->started) { /* the first call launches: every scalar unit at launch_cycles */
         sim->started = true;
+        asc_san_launch(sim);
         uint64_t launch = (uint64_t)sim->cfg.v[ASC_KEY_LAUNCH_CYCLES];
         if (sim->functional) launch = 0;
         for (uint32_t i = 0; i < sim->ncores; i++) {
             AscCore *c = &sim->cores[i];
             memcpy(c->x, sim->args, sizeof sim->args);
+            if (sim->nuser_allocs || (sim->san & ASC_SAN_MEMCHECK)) c->ctx.on_gm = asc_san_gm;
             c->stime = launch;
             asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), launch);
         }

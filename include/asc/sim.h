@@ -102,6 +102,7 @@ typedef struct AscSimDesc {
     uint32_t blocks;          /* 0 = 1 */
     bool functional;          /* no timing: every operation takes 0 cycles (CPU twin) */
     bool check_races;         /* --check-races: report unordered accesses (asc_sim_races) */
+    uint8_t sanitize;         /* AscSanCheck bits (--sanitize=...); 0: only out-of-allocation GM writes, a fault */
     AscAlloc alloc;           /* zero = malloc/free */
     AscSimObserver observer;  /* zero = none */
 } AscSimDesc;
@@ -245,6 +246,52 @@ int asc_sim_race_format(const AscSim *sim, const AscSimRace *r, char *buf, size_
 /* Append one SIM_RACE error per listed race, and one more counting the
  * unlisted occurrences; returns the number of occurrences. */
 uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d);
+
+/* ---- sanitizers (desc.sanitize) ---------------------------------------------- *
+ * After CUDA's compute-sanitizer; docs/timing.md §Sanitizers has the rules.  Every GM
+ * argument placed with asc_sim_gm_place is its own allocation (named after the kernel
+ * argument whose value is its base; the rest of its 2 MiB slot is a red zone), .rodata one
+ * more (read-only).  A run that placed an allocation always checks its GM writes: one outside
+ * the allocation its first byte falls in is a fault ("memcheck: ...").  With checks on,
+ * findings are listed instead and the run goes on:
+ *   memcheck   every GM access (DMA of any MTE path, fixpipe, scalar load/store) outside the
+ *              allocation its first byte falls in, or a write to .rodata;
+ *   initcheck  reads of local-buffer or GM-allocation 32 B granules no byte of which was
+ *              written in this run (the host's writes of inputs count);
+ *   racecheck  desc.check_races (local buffers; asc_sim_races);
+ *   synccheck  warnings: flags still set at `end`, waits on flags no set_flag of the program
+ *              sets, barriers on pipes that started nothing since the last one. */
+typedef enum AscSanCheck {
+    ASC_SAN_MEMCHECK = 1,
+    ASC_SAN_INITCHECK = 2,
+    ASC_SAN_RACECHECK = 4,
+    ASC_SAN_SYNCCHECK = 8
+} AscSanCheck;
+#define ASC_SAN_CHECKS 4
+#define ASC_SAN_ALL 15
+
+/* "memcheck,initcheck" (or "all") -> bits; false with a message naming the bad word. */
+bool asc_sim_sanitize_parse(const char *list, uint8_t *bits, char *err, size_t size);
+const char *asc_san_check_name(unsigned check); /* "memcheck"; NULL when not one check */
+
+typedef struct AscSimSanIssue {
+    uint8_t check;   /* AscSanCheck (one bit) */
+    uint8_t sev;     /* AscSev: ERROR, synccheck WARNING */
+    uint8_t pipe;    /* of the first occurrence */
+    uint32_t core;
+    uint32_t pc;
+    uint64_t count;  /* occurrences of this finding (check, pc, what), every core */
+    char msg[640];   /* the first occurrence in full: unit, instruction, line, range, argument */
+} AscSimSanIssue;
+#define ASC_SIM_MAX_SAN 32
+/* The first ASC_SIM_MAX_SAN distinct findings in order of detection; returns the
+ * occurrences of all checks (listed or not).  asc_sim_san_count: of one check. */
+uint64_t asc_sim_san_issues(const AscSim *sim, const AscSimSanIssue **list, uint32_t *n);
+uint64_t asc_sim_san_count(const AscSim *sim, unsigned check);
+int asc_sim_san_format(const AscSim *sim, const AscSimSanIssue *s, char *buf, size_t size);
+/* Per check with findings: a count line, then each listed finding and a line counting the
+ * unlisted ones (SIM_SANITIZE; synccheck as warnings).  Returns the error occurrences. */
+uint64_t asc_sim_san_diag(const AscSim *sim, AscDiags *d);
 
 /* ---- statistics ---------------------------------------------------------------- */
 /* Every cycle of a pipe is busy (which includes bank-conflict and HBM extra

@@ -84,7 +84,8 @@ class AscSimObserver(C.Structure):
 
 class AscSimDesc(C.Structure):
     _fields_ = [("cfg", C.c_void_p), ("image", C.POINTER(AscImage)), ("kernel", C.c_char_p),
-                ("blocks", C.c_uint32), ("functional", C.c_bool), ("check_races", C.c_bool), ("alloc", AscAlloc),
+                ("blocks", C.c_uint32), ("functional", C.c_bool), ("check_races", C.c_bool),
+                ("sanitize", C.c_uint8), ("alloc", AscAlloc),
                 ("observer", AscSimObserver)]
 
 
@@ -175,6 +176,9 @@ def _declare(L):
         "asc_sim_set_arg": (V, [P, C.c_uint32, C.c_uint64]),
         "asc_sim_run": (C.c_int, [P, C.c_uint64]),
         "asc_sim_status_format": (C.c_int, [P, C.c_int, C.c_uint64, C.c_char_p, C.c_size_t]),
+        "asc_sim_sanitize_parse": (C.c_bool, [C.c_char_p, C.POINTER(C.c_uint8), C.c_char_p, C.c_size_t]),
+        "asc_sim_san_diag": (C.c_uint64, [P, C.POINTER(AscDiags)]),
+        "asc_sim_checks_races": (C.c_bool, [P]),
         "asc_config_get": (C.c_bool, [P, C.c_char_p, C.POINTER(C.c_int64), C.POINTER(AscDiags)]),
         "asc_sim_cycles": (C.c_uint64, [P]),
         "asc_sim_insns": (C.c_uint64, [P]),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes as C
 import struct
+import warnings
 
 import numpy as np
 
@@ -206,7 +207,42 @@ def _run_sliced(lib, sim, cfg, max_cycles, d):
             return st
 
 
-def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False):
+class KernelSanitizerError(KernelFault):
+    """sanitize="memcheck,initcheck,..." found errors (docs/timing.md "Sanitizers"): `findings` lists
+    the simulator's messages (per check a count line, then the first occurrences in full, each
+    naming unit, instruction, source line, byte range and argument); `warnings` the synccheck ones.
+    The arrays are not copied back."""
+
+    def __init__(self, findings, warnings=(), report=None):
+        self.findings, self.warnings = list(findings), list(warnings)
+        super().__init__("\n".join(self.findings), report=report)
+
+
+def _sanitize_bits(lib, sanitize):
+    if not sanitize:
+        return 0
+    if not isinstance(sanitize, str):
+        sanitize = ",".join(sanitize)
+    bits, err = C.c_uint8(), C.create_string_buffer(256)
+    if not lib.asc_sim_sanitize_parse(sanitize.encode(), C.byref(bits), err, len(err)):
+        raise LaunchError(err.value.decode(errors="replace").replace("--sanitize", "sanitize"))
+    return bits.value
+
+
+def _san_findings(lib, sim):
+    """(errors, warnings): the simulator's sanitizer messages."""
+    d = L.AscDiags()
+    lib.asc_diags_init(C.byref(d), None)
+    try:
+        lib.asc_sim_san_diag(sim, C.byref(d))
+        msgs = L.diag_messages(d)
+    finally:
+        lib.asc_diags_free(C.byref(d))
+    return [m[4] for m in msgs if m[3] == "error"], [m[4] for m in msgs if m[3] == "warning"]
+
+
+def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
+        sanitize=None):
     from .jit import LaunchResult
     lib = L.lib()
     img = assemble(c)
@@ -225,6 +261,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         desc.blocks = blocks
         desc.functional = functional
         desc.check_races = bool(check_races)
+        desc.sanitize = _sanitize_bits(lib, sanitize)
         if trace:
             obs = L.AscSimObserver()
             tr = lib.asc_trace_open(str(trace).encode(), None, C.byref(obs), C.byref(d))
@@ -271,7 +308,13 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             buf = C.create_string_buffer(1 << 14)
             lib.asc_sim_status_format(sim, st, max_cycles, buf, len(buf))
             raise KernelFault(buf.value.decode(errors="replace").strip())
-        if check_races:
+        if desc.sanitize:
+            errors, warns = _san_findings(lib, sim)
+            for w in warns:
+                warnings.warn(w, RuntimeWarning, stacklevel=3)
+            if errors:
+                raise KernelSanitizerError(errors, warns, L.take_string(lib.asc_sim_report_text(sim)))
+        if lib.asc_sim_checks_races(sim):  # check_races, or sanitize with racecheck
             races, total = _races(lib, sim, img)
             if total:
                 raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))
