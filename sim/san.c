@@ -255,7 +255,7 @@ static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool w
     uint8_t *init = NULL;
     uint64_t off = 0;
     const char *name = asc_exec_buf_name(buf);
-    char aname[ASC_NAME_MAX + 16] = "";
+    char aname[sizeof sim->allocs[0].name + 8] = "";
     if (buf == ASC_BUF_GM) {
         int i = alloc_of(sim, lo);
         if (i < 0) return; /* memcheck's business */
