@@ -3,7 +3,7 @@
  * (flags: `usage` below).  It parses flags, calls the library (profiles,
  * --arg binding, .npy files, reports, traces all live there), prints
  * diagnostics, the fault or the report, and picks the exit code: 0 success,
- * 1 user error, kernel fault or (with --check-races) a race (no output .npy
+ * 1 user error, kernel fault, (with --check-races) a race or a --sanitize error (no output .npy
  * is written then; after a race the trace, --report-dir and the report are
  * still written, to look at it), 2 internal error (out of memory).
  *
@@ -12,6 +12,7 @@
  * together, only when the whole run succeeded; SIGINT and SIGTERM remove
  * the temporaries (on_signal); an output that is one of the inputs is an
  * error. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const char usage[] =
     "usage: asc-sim run kernel.bin [--kernel NAME] [--blocks N] [--target NAME | --config F.json]\n"
     "                   [--set key=value]... --arg NAME=in.npy | NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ...\n"
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
-    "                   [--check-races]\n"
+    "                   [--check-races] [--sanitize=memcheck,initcheck,racecheck,synccheck|all]\n"
     "       asc-sim targets\n"
     "       asc-sim config [--target NAME | --config F.json] [--set key=value]... [--peaks]\n"
     "       asc-sim --help | --version\n";
@@ -35,7 +36,8 @@ typedef struct Opts {
     unsigned nsets, nargs, blocks;
     AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
     bool json, functional, check_races, peaks;
-    unsigned long long max_cycles; /* 0: no limit */
+    uint8_t sanitize; /* AscSanCheck bits */
+    unsigned long long max_cycles; /* 0: the profile's max_cycles key */
 } Opts;
 
 /* The run's temporaries, for on_signal.  The one static of this file: a
@@ -151,6 +153,13 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
         else if (!strcmp(a, "--functional")) o->functional = true;
         else if (!strcmp(a, "--check-races")) o->check_races = true;
         else if (!strcmp(a, "--peaks")) o->peaks = true;
+        else if (!strncmp(a, "--sanitize=", 11)) {
+            char err[200];
+            if (!asc_sim_sanitize_parse(a + 11, &o->sanitize, err, sizeof err)) {
+                fprintf(stderr, "asc-sim: %s\n", err);
+                return false;
+            }
+        }
         else if (!strcmp(a, "--set")) {
             if (o->nsets == 64) {
                 fprintf(stderr, "asc-sim: too many --set (at most 64)\n");
@@ -158,10 +167,13 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
             }
             o->sets[o->nsets++] = v;
         } else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
+            errno = 0;
             unsigned long long n = strtoull(v, &end, 10);
-            /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright */
-            if (*end || !*v || v[0] == '-' || (!strcmp(a, "--blocks") && (n == 0 || n > 65536))) {
-                fprintf(stderr, "asc-sim: %s takes a positive integer, got '%s'\n", a, v);
+            bool blk = !strcmp(a, "--blocks");
+            unsigned long long top = blk ? 65536 : (unsigned long long)asc_config_keys[ASC_KEY_MAX_CYCLES].hi;
+            /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright; 0 and overflow are errors too */
+            if (*end || !*v || v[0] == '-' || errno || n == 0 || n > top) {
+                fprintf(stderr, "asc-sim: %s takes an integer in [1, %llu], got '%s'\n", a, top, v);
                 return false;
             }
             if (!strcmp(a, "--blocks")) o->blocks = (unsigned)n;
@@ -204,7 +216,7 @@ static int cmd_run(Opts *o, AscDiags *d)
     char *rep = NULL;
     AscOutSet *out = asc_out_new(NULL);
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
-                       .functional = o->functional, .check_races = o->check_races};
+                       .functional = o->functional, .check_races = o->check_races, .sanitize = o->sanitize};
     /* the target the binary was assembled for, unless --target / --config say otherwise */
     const char *target = o->target ? o->target : img.target[0] ? img.target : ASC_DEFAULT_TARGET;
     if (!out) {
@@ -224,10 +236,12 @@ static int cmd_run(Opts *o, AscDiags *d)
         asc_sim_status_format(sim, st, o->max_cycles, msg, sizeof msg);
         fprintf(stderr, "asc-sim: error: %s\n", msg);
         if (st == ASC_SIM_FAULT && asc_sim_fault(sim)->kind == ASC_FAULT_INTERNAL) rc = 2;
+        if (o->sanitize) asc_sim_san_diag(sim, d); /* what the sanitizers found before it stopped */
         goto out;
     }
     /* races are errors: the numbers may be right here and wrong on hardware */
-    bool racy = o->check_races && asc_sim_races_diag(sim, d) > 0;
+    bool racy = (o->check_races || (o->sanitize & ASC_SAN_RACECHECK)) && asc_sim_races_diag(sim, d) > 0;
+    if (o->sanitize && asc_sim_san_diag(sim, d) > 0) racy = true; /* sanitizer errors: no outputs, exit 1 */
     if (!racy && !asc_sim_write_outputs_to(sim, o->args, o->nargs, out, d)) goto out;
     bool traced = !tr || asc_trace_close(tr, true, d); /* closed either way: not again at `out` */
     tr = NULL;

@@ -275,6 +275,7 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
         return push_pending(sim, c, p, &s);
     }
     case ASC_OP_WAIT_FLAG:
+        if (sim->san & ASC_SAN_SYNCCHECK) asc_san_wait(sim, c, p->id, p->cur.q.pc, in);
         p->state = ASC_PS_WAIT;
         p->busy_until = ASC_NEVER;
         return true;
@@ -293,6 +294,9 @@ static bool start_next(AscSim *sim, AscCore *c, AscPipeUnit *p)
     c->xfault = ASC_FAULT_ACCESS;
     c->ctx.fault[0] = 0;
     if (c->race) asc_race_begin(sim, c, p);
+    c->xpipe = p->id;
+    c->xpc = p->cur.q.pc;
+    sim->san_exec++;
     if (!asc_dispatch(c, &p->cur.q, &p->st))
         return asc_sim_fail(sim, (AscFaultKind)c->xfault, c, p->id, p->cur.q.pc, in->op, "%s",
                             c->ctx.fault[0] ? c->ctx.fault : "instruction failed");

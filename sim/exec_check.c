@@ -54,7 +54,7 @@ bool asc_exec_check_gm(AscExecCtx *ctx, const char *what, bool write, uint64_t l
     if (align_bytes > 1 && lo % align_bytes)
         return asc_exec_fault(ctx, "GM %s of %s [0x%llx, 0x%llx) is misaligned: must be a multiple of the element size %u B",
                               rw, what, (unsigned long long)lo, (unsigned long long)hi, (unsigned)align_bytes);
-    return true;
+    return !ctx->on_gm || ctx->on_gm(ctx->gm_ud, write, lo, hi);
 }
 
 bool asc_exec_check_cfg(AscExecCtx *ctx, AscCfgLayout layout, uint64_t cfg)

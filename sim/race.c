@@ -65,6 +65,12 @@
 
 static void on_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
+/* The race check of one access, for san.c's chained on_access. */
+void asc_race_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
+{
+    on_access(c, buf, lo, hi, write);
+}
+
 static size_t flag_index(uint8_t src, uint8_t dst, uint8_t ev)
 {
     return ((size_t)src * ASC_PIPE_COUNT + dst) * ASC_MAX_EVENTS + ev;

@@ -162,6 +162,10 @@ static ASC_EXEC_FN(LOAD)
     uint64_t addr, raw = 0;
     uint8_t b[8] = {0};
     if (!gm_addr(ctx, &q->in, size, "load", &addr)) return false;
+    if (addr <= asc_gm_size(ctx->gm) - size) { /* else the read below names the GM size */
+        if (ctx->on_gm && !ctx->on_gm(ctx->gm_ud, false, addr, addr + size)) return false;
+        if (c->sim->san & ASC_SAN_INITCHECK) asc_san_scalar_gm(c, addr, addr + size, false);
+    }
     if (!asc_gm_read(ctx->gm, addr, b, size))
         return xfail(ctx, ASC_FAULT_ACCESS, "scalar GM load [0x%llx, 0x%llx) is outside GM (%llu bytes)",
                      (unsigned long long)addr, (unsigned long long)(addr + size),
@@ -184,6 +188,10 @@ static ASC_EXEC_FN(STORE)
     uint64_t addr, v = c->x[q->in.rd];
     uint8_t b[8];
     if (!gm_addr(ctx, &q->in, size, "store", &addr)) return false;
+    if (addr <= asc_gm_size(ctx->gm) - size) {
+        if (ctx->on_gm && !ctx->on_gm(ctx->gm_ud, true, addr, addr + size)) return false;
+        if (c->sim->san & ASC_SAN_INITCHECK) asc_san_scalar_gm(c, addr, addr + size, true);
+    }
     for (unsigned i = 0; i < size; i++) b[i] = (uint8_t)(v >> (8 * i));
     if (!asc_gm_write(ctx->gm, addr, b, size))
         return xfail(ctx, addr + size <= asc_gm_size(ctx->gm) ? ASC_FAULT_INTERNAL : ASC_FAULT_ACCESS,
@@ -440,6 +448,7 @@ static bool end_core(AscSim *sim, AscCore *c, uint64_t t, uint64_t stall)
     emit_scalar(sim, c, cur_insn(c), c->swait_since, t, stall, stall ? ASC_STALL_DRAIN : ASC_STALL_NONE);
     c->sstate = ASC_SS_DONE;
     c->end_cycle = t;
+    if (sim->san & ASC_SAN_SYNCCHECK) asc_san_core_end(sim, c);
     sim->finished++;
     if (sim->sync_arrived && sim->sync_arrived >= sim->ncores - sim->finished) release_sync_all(sim, t);
     return sleep_until(sim, c, ASC_NEVER);
@@ -535,6 +544,9 @@ static bool exec_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t 
     c->scost = 0;
     c->xfault = ASC_FAULT_ACCESS;
     c->spr[ASC_SPR_CYCLE] = *t;
+    c->xpipe = ASC_PIPE_S;
+    c->xpc = c->pc;
+    sim->san_exec++;
     AscIssued q;
     asc_capture(c, in, c->pc, &q);
     if (!asc_dispatch(c, &q, NULL)) {
@@ -596,6 +608,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
             break;
         case ASC_OP_WAIT_FLAG:
             if (in->pdst == ASC_PIPE_S) {
+                if (sim->san & ASC_SAN_SYNCCHECK) asc_san_wait(sim, c, ASC_PIPE_S, c->pc, in);
                 stall_on(c, ASC_SS_WAIT_FLAG, t);
                 c->swait_src = in->psrc;
                 c->swait_event = in->event;
@@ -605,6 +618,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
             break;
         case ASC_OP_BAR:
             if (in->pipe == ASC_PIPE_ALL) {
+                if (sim->san & ASC_SAN_SYNCCHECK) asc_san_bar_all(sim, c);
                 stall_on(c, ASC_SS_DRAIN, t);
                 c->sdrain_next = 0;
                 continue;
@@ -628,6 +642,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
             continue;
         }
         if (!issue(sim, c, in, target, t)) return queue_full(sim, c, target, t);
+        if (sim->san & ASC_SAN_SYNCCHECK) asc_san_issue(sim, c, target, in);
         t += sim->functional ? 1 : sim->lat_scalar; /* a dispatch costs lat.scalar */
         c->pc += 4;
         horizon = asc_heap_min_cycle(&sim->heap); /* the push may have woken the pipe */

@@ -130,7 +130,8 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     c->spr[ASC_SPR_MASK0] = ~0ull; /* reset: every lane on, normal mask mode */
     c->spr[ASC_SPR_MASK1] = ~0ull;
     c->pc = c->prog->entry;
-    return !sim->check_races || asc_race_core_init(sim, c);
+    if (sim->check_races && !asc_race_core_init(sim, c)) return false;
+    return asc_san_core_init(sim, c);
 }
 
 /* Copy the desc and cache the scalar and sync latencies (cycles) the hot
@@ -142,7 +143,8 @@ static void init_from_desc(AscSim *sim, const AscSimDesc *desc)
     sim->img = desc->image;
     sim->obs = desc->observer;
     sim->functional = desc->functional;
-    sim->check_races = desc->check_races;
+    sim->san = desc->sanitize & ASC_SAN_ALL;
+    sim->check_races = desc->check_races || (sim->san & ASC_SAN_RACECHECK);
     sim->blocks = desc->blocks ? desc->blocks : 1;
     sim->gm_next = ASC_GM_ARG_BASE;
     const int64_t *v = sim->cfg.v;
@@ -246,6 +248,10 @@ static bool init_gm(AscSim *sim, bool *oom, AscDiags *d)
                   (unsigned long long)ASC_GM_RODATA_BASE);
         return false;
     }
+    if (img->rodata_size && !asc_san_add_alloc(sim, ASC_GM_RODATA_BASE, img->rodata_size, true)) {
+        *oom = true;
+        return false;
+    }
     return true;
 }
 
@@ -319,6 +325,7 @@ void asc_sim_free(AscSim *sim)
 {
     if (!sim) return;
     AscAlloc a = sim->alloc;
+    asc_san_free(sim);
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&a, c->ctx.mem[b].data);
@@ -375,6 +382,7 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
 {
     uint64_t a = sim->gm_next, size = asc_gm_size(sim->gm);
     if (bytes > size || a > size - bytes) return false;
+    if (!asc_san_add_alloc(sim, a, bytes, false)) return false; /* ASC_SIM_MAX_ALLOCS, or no memory for initcheck */
     *addr = a;
     uint64_t end = a + (bytes ? bytes : 1);
     sim->gm_next = (end + ASC_GM_ARG_ALIGN - 1) / ASC_GM_ARG_ALIGN * ASC_GM_ARG_ALIGN;
@@ -383,7 +391,9 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
 
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
 {
-    return asc_gm_write(sim->gm, addr, src, n);
+    if (!asc_gm_write(sim->gm, addr, src, n)) return false;
+    asc_san_host_write(sim, addr, n);
+    return true;
 }
 
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n)
@@ -486,9 +496,28 @@ int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size)
 int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size)
 {
     if (st == ASC_SIM_FAULT) return asc_sim_fault_format(sim, buf, size);
-    if (st == ASC_SIM_LIMIT)
-        return snprintf(buf, size, "--max-cycles %llu exceeded: the kernel was still running at cycle %llu",
-                        (unsigned long long)max_cycles, (unsigned long long)sim->now);
+    if (st == ASC_SIM_LIMIT) {
+        int n;
+        if (max_cycles)
+            n = snprintf(buf, size, "--max-cycles %llu exceeded: the kernel was still running at cycle %llu",
+                         (unsigned long long)max_cycles, (unsigned long long)sim->now);
+        else
+            n = snprintf(buf, size,
+                         "the cycle limit max_cycles = %llu of profile %s was exceeded (raise it with --max-cycles N "
+                         "or --set max_cycles=N): the kernel was still running at cycle %llu",
+                         (unsigned long long)sim->cfg.v[ASC_KEY_MAX_CYCLES], sim->cfg.name,
+                         (unsigned long long)sim->now);
+        /* where every unfinished core is: its scalar unit's pc and line */
+        char head[512];
+        for (uint32_t i = 0; i < sim->ncores; i++) {
+            const AscCore *c = &sim->cores[i];
+            if (c->sstate == ASC_SS_DONE) continue;
+            unit_text(sim, i, ASC_PIPE_S, c->pc, head, sizeof head);
+            n += snprintf(buf + ((size_t)n < size ? (size_t)n : size), (size_t)n < size ? size - (size_t)n : 0,
+                          "\n  %s", head);
+        }
+        return n;
+    }
     if (size) buf[0] = 0;
     return 0;
 }
@@ -577,16 +606,18 @@ AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
     if (sim->started && sim->finished == sim->ncores) return ASC_SIM_DONE;
     if (!sim->started) { /* the first call launches: every scalar unit at launch_cycles */
         sim->started = true;
+        asc_san_launch(sim);
         uint64_t launch = (uint64_t)sim->cfg.v[ASC_KEY_LAUNCH_CYCLES];
         if (sim->functional) launch = 0;
         for (uint32_t i = 0; i < sim->ncores; i++) {
             AscCore *c = &sim->cores[i];
             memcpy(c->x, sim->args, sizeof sim->args);
+            if (sim->nuser_allocs || (sim->san & ASC_SAN_MEMCHECK)) c->ctx.on_gm = asc_san_gm;
             c->stime = launch;
             asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), launch);
         }
     }
-    sim->limit = max_cycles ? max_cycles : ASC_NEVER;
+    sim->limit = max_cycles ? max_cycles : (uint64_t)sim->cfg.v[ASC_KEY_MAX_CYCLES];
     uint32_t agent;
     uint64_t cycle;
     while (asc_heap_peek(&sim->heap, &agent, &cycle)) {

@@ -84,6 +84,10 @@ typedef struct AscExecCtx {
     bool no_bank_cost;         /* --functional: no timing, so skip the UB bank model (10% of a vadd) */
     AscAccessFn on_access;     /* NULL unless races are checked: then no access is reported, at no cost */
     void *access_ud;
+    /* memcheck (san.c): a GM access [lo, hi) that passed the GM size check; false = fault
+     * (message in fault).  NULL when no allocation was placed and memcheck is off. */
+    bool (*on_gm)(void *ud, bool write, uint64_t lo, uint64_t hi);
+    void *gm_ud;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

@@ -101,6 +101,15 @@ typedef struct AscRaceCore {
     uint64_t acc_seq;
 } AscRaceCore;
 
+/* ---- sanitizers (san.c) ------------------------------------------------- */
+#define ASC_SIM_MAX_ALLOCS 256
+typedef struct AscGmAlloc {
+    uint64_t base, bytes;
+    char name[ASC_NAME_MAX + 16]; /* "argument 'x'", ".rodata", "gm allocation 3" */
+    bool rodata, named;
+    uint8_t *init;                /* initcheck: per 32 B granule, 1 = written */
+} AscGmAlloc;
+
 typedef struct AscPipeUnit {
     bool present;
     uint8_t id;              /* AscPipe */
@@ -175,6 +184,13 @@ typedef struct AscCore {
     uint64_t conflict_beats;
     AscPcStats *pcs;         /* per instruction of prog: [(pc - entry) / 4] */
     AscRaceCore *race;       /* race checking state (race.c); NULL when off */
+    /* sanitizers (san.c) */
+    uint8_t xpipe;           /* the unit whose instruction is executing (S or a pipe) */
+    uint32_t xpc;            /* and its pc */
+    uint8_t *init[ASC_BUF_COUNT];                 /* initcheck: per 32 B granule of each local buffer */
+    uint16_t sets_flag[ASC_PIPE_COUNT][ASC_PIPE_COUNT]; /* synccheck: event bits some set_flag sets */
+    uint32_t since_bar[ASC_PIPE_COUNT];           /* synccheck: instructions started since the last bar */
+    uint8_t seen_bar[ASC_PIPE_COUNT];
 } AscCore;
 
 /* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
@@ -242,6 +258,18 @@ struct AscSim {
     uint32_t nnotes;
     uint64_t note_total;
     uint64_t notes[ASC_SIM_MAX_NOTES][6]; /* core, pc, kind, count, a, b */
+
+    /* sanitizers (san.c) */
+    uint8_t san;                    /* AscSanCheck bits */
+    AscGmAlloc allocs[ASC_SIM_MAX_ALLOCS];
+    uint32_t nallocs, nuser_allocs;
+    uint64_t san_count[ASC_SAN_CHECKS];
+    uint32_t nsan;
+    AscSimSanIssue san_list[ASC_SIM_MAX_SAN];
+    uint32_t san_what[ASC_SIM_MAX_SAN];
+    uint64_t san_last_exec[ASC_SIM_MAX_SAN];
+    uint64_t san_exec;              /* instruction executions so far (one occurrence each) */
+    uint64_t san_over_key[3];       /* the last unlisted occurrence */
     /* cached config values (cycles, rates) */
     uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
 };
@@ -307,6 +335,22 @@ void asc_race_drain(AscCore *c);
 void asc_race_begin(AscSim *sim, AscCore *c, AscPipeUnit *p);
 /* p's current instruction completes at `done` (cycles for the report). */
 void asc_race_resolve(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t done);
+
+void asc_race_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
+
+/* san.c: the sanitizers' hooks */
+bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata);
+void asc_san_free(AscSim *sim);
+void asc_san_host_write(AscSim *sim, uint64_t addr, uint64_t n);
+void asc_san_launch(AscSim *sim);
+bool asc_san_core_init(AscSim *sim, AscCore *c);
+bool asc_san_gm(void *ud, bool write, uint64_t lo, uint64_t hi);
+void asc_san_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
+void asc_san_scalar_gm(AscCore *c, uint64_t lo, uint64_t hi, bool write);
+void asc_san_issue(AscSim *sim, AscCore *c, uint8_t pipe, const AscInsn *in);
+void asc_san_bar_all(AscSim *sim, AscCore *c);
+void asc_san_wait(AscSim *sim, AscCore *c, uint8_t pipe, uint32_t pc, const AscInsn *in);
+void asc_san_core_end(AscSim *sim, AscCore *c);
 
 /* sim.c */
 bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,

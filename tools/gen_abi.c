@@ -75,7 +75,7 @@ LAYOUT(AscConfig, "include/asc/config.h", F(AscConfig, name), F(AscConfig, descr
 LAYOUT(AscSimObserver, "include/asc/sim.h", F(AscSimObserver, ud), F(AscSimObserver, on_insn),
        F(AscSimObserver, on_flag), F(AscSimObserver, on_counter))
 LAYOUT(AscSimDesc, "include/asc/sim.h", F(AscSimDesc, cfg), F(AscSimDesc, image), F(AscSimDesc, kernel),
-       F(AscSimDesc, blocks), F(AscSimDesc, functional), F(AscSimDesc, check_races), F(AscSimDesc, alloc),
+       F(AscSimDesc, blocks), F(AscSimDesc, functional), F(AscSimDesc, check_races), F(AscSimDesc, sanitize), F(AscSimDesc, alloc),
        F(AscSimDesc, observer))
 LAYOUT(AscSimInsnEvent, "include/asc/sim.h", F(AscSimInsnEvent, core), F(AscSimInsnEvent, pipe),
        F(AscSimInsnEvent, op), F(AscSimInsnEvent, pc), F(AscSimInsnEvent, seq), F(AscSimInsnEvent, issue_cycle),

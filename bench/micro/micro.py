@@ -422,6 +422,7 @@ NOT_TIMED = {
     "ub_bank_layers": "only bounds ub_bytes (cross-key check); the bank model uses layer = address >> layer_lo",
     "event_ids": "legality rule (an id out of range faults), no cost",
     "xcore_max_pending": "legality rule (overflow faults), no cost",
+    "max_cycles": "run bound: a run stops at this cycle, no cost",
 }
 
 

@@ -47,6 +47,7 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; unpublished",
     "dma.fix_latency": "unpublished",
     "xcore_max_pending": None,
+    "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 
 

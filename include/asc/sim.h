@@ -107,6 +107,7 @@ typedef struct AscSimDesc {
     uint32_t blocks;          /* 0 = 1 */
     bool functional;          /* no timing: every operation takes 0 cycles (CPU twin) */
     bool check_races;         /* --check-races: report unordered accesses (asc_sim_races) */
+    uint8_t sanitize;         /* AscSanCheck bits (--sanitize=...); 0: only out-of-allocation GM writes, a fault */
     AscAlloc alloc;           /* zero = malloc/free */
     AscSimObserver observer;  /* zero = none */
 } AscSimDesc;
@@ -137,7 +138,10 @@ typedef enum AscSimStatus {
 } AscSimStatus;
 
 /* Run until done, a fault, or the next event is beyond cycle `max_cycles`
- * (0 = no limit).  Host time depends on events, not on cycles. */
+ * (0 = the profile's max_cycles key, a generous default limit: every run is
+ * bounded).  Host time depends on events, not on cycles.  A caller that
+ * must stay responsive (pyasc, for Ctrl-C) runs in slices: call again with
+ * a higher limit after ASC_SIM_LIMIT; the result is the same as one call. */
 AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles);
 uint64_t asc_sim_cycles(const AscSim *sim); /* cycle of the last processed event / of completion */
 uint64_t asc_sim_insns(const AscSim *sim);  /* instructions executed, all cores */
@@ -185,7 +189,9 @@ const char *asc_sim_core_name(const AscSim *sim, uint32_t core, char *buf, size_
 int asc_sim_fault_format(const AscSim *sim, char *buf, size_t size);
 /* Why a run did not finish, as asc-sim says it: the fault text above after
  * ASC_SIM_FAULT; "--max-cycles N exceeded: the kernel was still running at
- * cycle C" after ASC_SIM_LIMIT (N = max_cycles); "" after ASC_SIM_DONE.
+ * cycle C" after ASC_SIM_LIMIT (N = max_cycles; 0 names the profile's
+ * max_cycles key instead), then one line per unfinished core naming its
+ * scalar unit's pc, instruction and source line; "" after ASC_SIM_DONE.
  * Returns the length needed (snprintf rule). */
 int asc_sim_status_format(const AscSim *sim, AscSimStatus st, uint64_t max_cycles, char *buf, size_t size);
 /* "k.s:12" for a pc, or "" when the image has no line for it. */
@@ -257,6 +263,52 @@ uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d);
 #define ASC_SIM_MAX_NOTES 64
 bool asc_sim_note_get(const AscSim *sim, uint32_t i, uint64_t out[6]);
 uint64_t asc_sim_notes(const AscSim *sim);
+
+/* ---- sanitizers (desc.sanitize) ---------------------------------------------- *
+ * After CUDA's compute-sanitizer; docs/timing.md §Sanitizers has the rules.  Every GM
+ * argument placed with asc_sim_gm_place is its own allocation (named after the kernel
+ * argument whose value is its base; the rest of its 2 MiB slot is a red zone), .rodata one
+ * more (read-only).  A run that placed an allocation always checks its GM writes: one outside
+ * the allocation its first byte falls in is a fault ("memcheck: ...").  With checks on,
+ * findings are listed instead and the run goes on:
+ *   memcheck   every GM access (DMA of any MTE path, fixpipe, scalar load/store) outside the
+ *              allocation its first byte falls in, or a write to .rodata;
+ *   initcheck  reads of local-buffer or GM-allocation 32 B granules no byte of which was
+ *              written in this run (the host's writes of inputs count);
+ *   racecheck  desc.check_races (local buffers; asc_sim_races);
+ *   synccheck  warnings: flags still set at `end`, waits on flags no set_flag of the program
+ *              sets, barriers on pipes that started nothing since the last one. */
+typedef enum AscSanCheck {
+    ASC_SAN_MEMCHECK = 1,
+    ASC_SAN_INITCHECK = 2,
+    ASC_SAN_RACECHECK = 4,
+    ASC_SAN_SYNCCHECK = 8
+} AscSanCheck;
+#define ASC_SAN_CHECKS 4
+#define ASC_SAN_ALL 15
+
+/* "memcheck,initcheck" (or "all") -> bits; false with a message naming the bad word. */
+bool asc_sim_sanitize_parse(const char *list, uint8_t *bits, char *err, size_t size);
+const char *asc_san_check_name(unsigned check); /* "memcheck"; NULL when not one check */
+
+typedef struct AscSimSanIssue {
+    uint8_t check;   /* AscSanCheck (one bit) */
+    uint8_t sev;     /* AscSev: ERROR, synccheck WARNING */
+    uint8_t pipe;    /* of the first occurrence */
+    uint32_t core;
+    uint32_t pc;
+    uint64_t count;  /* occurrences of this finding (check, pc, what), every core */
+    char msg[640];   /* the first occurrence in full: unit, instruction, line, range, argument */
+} AscSimSanIssue;
+#define ASC_SIM_MAX_SAN 32
+/* The first ASC_SIM_MAX_SAN distinct findings in order of detection; returns the
+ * occurrences of all checks (listed or not).  asc_sim_san_count: of one check. */
+uint64_t asc_sim_san_issues(const AscSim *sim, const AscSimSanIssue **list, uint32_t *n);
+uint64_t asc_sim_san_count(const AscSim *sim, unsigned check);
+int asc_sim_san_format(const AscSim *sim, const AscSimSanIssue *s, char *buf, size_t size);
+/* Per check with findings: a count line, then each listed finding and a line counting the
+ * unlisted ones (SIM_SANITIZE; synccheck as warnings).  Returns the error occurrences. */
+uint64_t asc_sim_san_diag(const AscSim *sim, AscDiags *d);
 
 /* ---- statistics ---------------------------------------------------------------- */
 /* Every cycle of a pipe is busy (which includes bank-conflict and HBM extra

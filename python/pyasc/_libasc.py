@@ -103,7 +103,8 @@ def config_buf():
 # ---- include/asc/sim.h -------------------------------------------------------------------------
 AscSimObserver = _mirror("AscSimObserver", ud=P, on_insn=P, on_flag=P, on_counter=P)
 AscSimDesc = _mirror("AscSimDesc", cfg=P, image=C.POINTER(AscImage), kernel=C.c_char_p, blocks=C.c_uint32,
-                     functional=C.c_bool, check_races=C.c_bool, alloc=AscAlloc, observer=AscSimObserver)
+                     functional=C.c_bool, check_races=C.c_bool, sanitize=C.c_uint8, alloc=AscAlloc,
+                     observer=AscSimObserver)
 AscSimBlocked = _mirror("AscSimBlocked", core=C.c_uint32, pipe=C.c_uint8, pc=C.c_uint32, what=CHARS)
 AscSimFault = _mirror("AscSimFault", kind=C.c_int, cycle=C.c_uint64, core=C.c_uint32, pipe=C.c_uint8,
                       pc=C.c_uint32, op=C.c_uint16, msg=CHARS, nblocked=C.c_uint32, blocked=(AscSimBlocked,))
@@ -241,6 +242,10 @@ def _declare(L):
         "asc_sim_gm_read": (C.c_bool, [P, C.c_uint64, P, C.c_size_t]),
         "asc_sim_set_arg": (V, [P, C.c_uint32, C.c_uint64]),
         "asc_sim_run": (C.c_int, [P, C.c_uint64]),
+        "asc_sim_status_format": (C.c_int, [P, C.c_int, C.c_uint64, C.c_char_p, C.c_size_t]),
+        "asc_sim_sanitize_parse": (C.c_bool, [C.c_char_p, C.POINTER(C.c_uint8), C.c_char_p, C.c_size_t]),
+        "asc_sim_san_diag": (C.c_uint64, [P, C.POINTER(AscDiags)]),
+        "asc_sim_checks_races": (C.c_bool, [P]),
         "asc_sim_cycles": (C.c_uint64, [P]),
         "asc_sim_insns": (C.c_uint64, [P]),
         "asc_sim_note_get": (C.c_bool, [P, C.c_uint32, C.POINTER(C.c_uint64)]),

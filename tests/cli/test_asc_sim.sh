@@ -143,11 +143,27 @@ expect out_dtype "output 'z' is declared f32 but argument 'z' of kernel 'vadd_si
 check out_dir 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@nodir/z.npy:4096:f16 --arg n=4096
 expect out_dir "nodir/z.npy"
 check blocks0 1 run_vadd --blocks 0
-expect blocks0 "--blocks takes a positive integer, got '0'"
+expect blocks0 "--blocks takes an integer in [1, 65536], got '0'"
 check blocks_neg 1 run_vadd --blocks -3
 check blocks_junk 1 run_vadd --blocks 4x
 check blocks_big 1 run_vadd --blocks 99999999999
 check maxc_junk 1 run_vadd --max-cycles ten
+# bounded runs (issue 10): 0 and a 20-digit value were "unlimited"; now errors
+check maxc_zero 1 run_vadd --max-cycles 0
+expect maxc_zero "--max-cycles takes an integer in [1, 1000000000000000], got '0'"
+absent maxc_zero z.npy
+check maxc_huge 1 run_vadd --max-cycles 99999999999999999999
+expect maxc_huge "--max-cycles takes an integer in [1, 1000000000000000], got '99999999999999999999'"
+# the default limit (profile key max_cycles) stops a runaway loop, naming each core's pc and line
+printf '.kernel spin, aiv\n.arg x, gm, f16\nloop:\n  j loop\n  end\n' > spin.s
+"$as" spin.s -o spin.bin 2>/dev/null
+check maxc_default 1 "$sim" run spin.bin --blocks 2 --set max_cycles=20000 --arg x=x.npy
+expect maxc_default "the cycle limit max_cycles = 20000 of profile ascend910b was exceeded"
+expect maxc_default "core0.veccore0 pipe s pc 0x0000 \`j .+0\` (spin.s:4)"
+expect maxc_default "core0.veccore1 pipe s pc 0x0000 \`j .+0\` (spin.s:4)"
+check maxc_line 1 "$sim" run spin.bin --max-cycles 500 --arg x=x.npy
+expect maxc_line "--max-cycles 500 exceeded: the kernel was still running at cycle 500"
+expect maxc_line "(spin.s:4)"
 check set_noeq 1 run_vadd --set queue_depth
 expect set_noeq "--set takes key=value, got 'queue_depth'"
 check set_junk 1 run_vadd --set queue_depth=4x

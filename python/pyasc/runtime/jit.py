@@ -263,7 +263,7 @@ class _Launcher:
         self.jf, self.core_num, self.stream = jf, core_num, stream
 
     def __call__(self, *args, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
-                 **kwargs):
+                 sanitize=None, **kwargs):
         from . import launch
         if config.get_backend() == config.Backend.NPU and not config.npu_on_model():
             raise LaunchError("Backend.NPU needs an Ascend card and CANN; this pyasc runs kernels on the asc "
@@ -276,6 +276,6 @@ class _Launcher:
         trace = trace or os.environ.get("PYASC_TRACE")
         values = [bound.arguments[s.name] for s in specs if s.kind != "const"]
         res = launch.run(c, values, self.core_num, trace=trace, report_dir=report_dir, functional=functional,
-                         max_cycles=max_cycles, check_races=check_races)
+                         max_cycles=max_cycles, check_races=check_races, sanitize=sanitize)
         self.jf.last_result = res
         return res

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes as C
 import struct
+import warnings
 
 import numpy as np
 
@@ -205,7 +206,66 @@ def _to_numpy(v):
     return None, None
 
 
-def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False):
+# Cycles per asc_sim_run call: the library runs a slice, returns, and Python gets a chance to
+# deliver a pending SIGINT as KeyboardInterrupt (the library installs no signal handler).  Slicing
+# changes nothing in the result (asc_sim_run resumes exactly where it stopped; sim.h).
+SLICE_CYCLES = 1 << 22
+
+
+def _run_sliced(lib, sim, cfg, max_cycles, d):
+    """asc_sim_run in slices up to max_cycles (0: the profile's max_cycles key)."""
+    if max_cycles < 0 or max_cycles >= 1 << 64:
+        raise LaunchError(f"max_cycles={max_cycles}: an integer in [0, 2**64) (0 = the profile's limit)")
+    limit = max_cycles
+    if not limit:
+        v = C.c_int64()
+        if not lib.asc_config_get(C.cast(cfg, C.c_void_p), b"max_cycles", C.byref(v), C.byref(d)):
+            raise LaunchError("the profile has no max_cycles key")
+        limit = v.value
+    t = 0
+    while True:
+        t = min(limit, t + SLICE_CYCLES)
+        st = lib.asc_sim_run(sim, t)
+        if st != L.ASC_SIM_LIMIT or t >= limit:
+            return st
+
+
+class KernelSanitizerError(KernelFault):
+    """sanitize="memcheck,initcheck,..." found errors (docs/timing.md "Sanitizers"): `findings` lists
+    the simulator's messages (per check a count line, then the first occurrences in full, each
+    naming unit, instruction, source line, byte range and argument); `warnings` the synccheck ones.
+    The arrays are not copied back."""
+
+    def __init__(self, findings, warnings=(), report=None):
+        self.findings, self.warnings = list(findings), list(warnings)
+        super().__init__("\n".join(self.findings), report=report)
+
+
+def _sanitize_bits(lib, sanitize):
+    if not sanitize:
+        return 0
+    if not isinstance(sanitize, str):
+        sanitize = ",".join(sanitize)
+    bits, err = C.c_uint8(), C.create_string_buffer(256)
+    if not lib.asc_sim_sanitize_parse(sanitize.encode(), C.byref(bits), err, len(err)):
+        raise LaunchError(err.value.decode(errors="replace").replace("--sanitize", "sanitize"))
+    return bits.value
+
+
+def _san_findings(lib, sim):
+    """(errors, warnings): the simulator's sanitizer messages."""
+    d = L.AscDiags()
+    lib.asc_diags_init(C.byref(d), None)
+    try:
+        lib.asc_sim_san_diag(sim, C.byref(d))
+        msgs = L.diag_messages(d)
+    finally:
+        lib.asc_diags_free(C.byref(d))
+    return [m[4] for m in msgs if m[3] == "error"], [m[4] for m in msgs if m[3] == "warning"]
+
+
+def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
+        sanitize=None):
     from .jit import LaunchResult
     lib = L.lib()
     img = assemble(c)
@@ -225,6 +285,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         desc.blocks = blocks
         desc.functional = functional
         desc.check_races = bool(check_races)
+        desc.sanitize = _sanitize_bits(lib, sanitize)
         if trace:
             obs = L.AscSimObserver()
             tr = lib.asc_trace_open(str(trace).encode(), None, C.byref(obs), C.byref(d))
@@ -262,7 +323,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, bits)
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
-        st = lib.asc_sim_run(sim, max_cycles)
+        st = _run_sliced(lib, sim, cfg, max_cycles, d)
         if st == L.ASC_SIM_FAULT:
             f = lib.asc_sim_fault(sim).contents
             buf = C.create_string_buffer(8192)
@@ -276,8 +337,16 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 raise KernelFault(msg, where[0], where[1], where[2], report)
             raise KernelFault(msg, report=report)
         if st == L.ASC_SIM_LIMIT:
-            raise KernelFault(f"the kernel did not finish within max_cycles={max_cycles}")
-        if check_races:
+            buf = C.create_string_buffer(1 << 14)
+            lib.asc_sim_status_format(sim, st, max_cycles, buf, len(buf))
+            raise KernelFault(buf.value.decode(errors="replace").strip())
+        if desc.sanitize:
+            errors, warns = _san_findings(lib, sim)
+            for w in warns:
+                warnings.warn(w, RuntimeWarning, stacklevel=3)
+            if errors:
+                raise KernelSanitizerError(errors, warns, L.take_string(lib.asc_sim_report_text(sim)))
+        if lib.asc_sim_checks_races(sim):  # check_races, or sanitize with racecheck
             races, total = _races(lib, sim, img)
             if total:
                 raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))

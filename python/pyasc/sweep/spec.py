@@ -274,7 +274,7 @@ class Sweep:
 
         mc = spec.get("max_cycles", 0)
         if not isinstance(mc, int) or isinstance(mc, bool) or mc < 0:
-            raise SpecError(f"{where('max_cycles')}: a non-negative integer (0 = no limit)")
+            raise SpecError(f"{where('max_cycles')}: a non-negative integer (0 = the profile's max_cycles key)")
         self.max_cycles = mc
 
         # swept names: profile keys, then kernel parameters

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# test_sanitize.sh -- asc-sim run --sanitize=... (docs/timing.md "Sanitizers"): the GM examples of
+# issue 10 are reported with the argument's name and the assembly line (writes by default, as a
+# fault; reads with memcheck); initcheck and synccheck findings; a bad check name; and every
+# repository kernel (kernels/asm, the lab kernels that are not broken on purpose) runs clean under
+# every check (exit 0, no finding on stderr).
+# Usage: test_sanitize.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+sim=$build/sim/asc-sim
+as=$build/asm/asc-as
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+py=/usr/bin/python3
+$py -c 'import numpy' 2>/dev/null || { echo "numpy not found: skipping"; exit 0; }
+
+check() { # check NAME EXPECTED_RC CMD...: run, compare the exit code, keep output in $out
+  local name=$1 want=$2
+  shift 2
+  out=$("$@" 2>&1)
+  local rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  fi
+}
+expect() { # expect NAME TEXT: the last output contains TEXT
+  if ! grep -qF -- "$2" <<<"$out"; then
+    echo "FAIL $1: output lacks '$2'"
+    echo "$out" | grep -E "error|warning" | head -5
+    fails=$((fails + 1))
+  fi
+}
+clean() { # clean NAME: no sanitizer finding in the last output
+  if grep -qE "memcheck|initcheck|synccheck|race \(" <<<"$out"; then
+    echo "FAIL $1: findings in a clean kernel"
+    echo "$out" | grep -E "memcheck|initcheck|synccheck|race" | head -5
+    fails=$((fails + 1))
+  fi
+}
+absent() { if [ -e "$2" ]; then echo "FAIL $1: $2 was written"; fails=$((fails + 1)); fi; }
+
+$py -c "
+import numpy as np
+r = np.random.default_rng(7)
+np.save('a.npy', np.zeros(16, np.float16))
+np.save('x100.npy', np.ones(100, np.float16))
+for n in ('x', 'y'): np.save(n + '.npy', r.standard_normal(65536).astype(np.float16))
+np.save('ma.npy', r.standard_normal((64, 64)).astype(np.float16))
+np.save('mb.npy', r.standard_normal((64, 64)).astype(np.float16))
+np.save('ta.npy', r.standard_normal((1024, 1024)).astype(np.float16))
+np.save('tb.npy', r.standard_normal((1024, 1024)).astype(np.float16))
+np.save('lx.npy', r.standard_normal((64, 256)).astype(np.float16))"
+for k in vadd_single vadd_double vadd_bank_conflict matmul_64 matmul_tiled; do
+  "$as" "$src/kernels/asm/$k.s" -o $k.bin || { echo "FAIL: cannot assemble $k.s"; exit 1; }
+done
+for k in lab4_conflict lab4_padded; do "$as" "$src/kernels/labs/$k.s" -o $k.bin || exit 1; done
+
+# (a) 8 KB written at a + 2 MiB, a is 32 B: a fault in every run, naming a and the line
+printf '.kernel wa, aiv\n.arg a, gm, f16\n  li x1, 0x200000\n  add x2, x0, x1\n  li x3, 0\n  mov_ub_to_out x2, x3, nburst=1, len=256\n  end\n' > wa.s
+"$as" wa.s -o wa.bin
+check a_default 1 "$sim" run wa.bin --arg a=a.npy
+expect a_default "pipe mte3 pc 0x0014 \`mov_ub_to_out x2, x3, x31\` (wa.s:6) at cycle"
+expect a_default "memcheck: GM write of 8192 B [0x40200000, 0x40202000): it lies outside every allocation: 2097120 B past the end of argument 'a' (32 B at 0x40000000)"
+check a_memcheck 1 "$sim" run wa.bin --arg a=a.npy --sanitize=memcheck
+expect a_memcheck "error: memcheck: 1 errors (1 distinct listed below)"
+expect a_memcheck "invalid GM write of 8192 B [0x40200000, 0x40202000) by MTE3 \`mov_ub_to_out x2, x3, x31\` at wa.s:6 (core0.veccore0, pipe mte3, pc 0x0014"
+# (b) a 100-element x for n = 32768: reads past x (memcheck), and the output is not written
+check b 1 "$sim" run vadd_single.bin --sanitize=memcheck --arg x=x100.npy --arg y=y.npy --arg z=@zb.npy:32768:f16 --arg n=32768
+expect b "error: memcheck: 8 errors (1 distinct listed below)"
+expect b "invalid GM read of 8192 B [0x40000000, 0x40002000) by MTE2 \`mov_out_to_ub x10, x0, x31\` at $src/kernels/asm/vadd_single.s:44"
+expect b "it starts in argument 'x' (200 B at 0x40000000) and runs 7992 B past its end (8 times)"
+absent b zb.npy
+check b_default 0 "$sim" run vadd_single.bin --arg x=x100.npy --arg y=y.npy --arg z=@zb.npy:32768:f16 --arg n=32768
+# (c) z=@z.npy:16:f16 while the kernel writes 64 KB: a fault by default
+check c 1 "$sim" run vadd_single.bin --arg x=x.npy --arg y=y.npy --arg z=@zc.npy:16:f16 --arg n=32768
+expect c "(/"
+expect c "vadd_single.s:51) at cycle"
+expect c "memcheck: GM write of 8192 B [0x40400000, 0x40402000): it starts in argument 'z' (32 B at 0x40400000) and runs 8160 B past its end"
+absent c zc.npy
+# initcheck: an output read before the kernel wrote it (x passed as an output)
+check init 1 "$sim" run vadd_single.bin --sanitize=initcheck --arg x=@xo.npy:8192:f16 --arg y=y.npy --arg z=@zi.npy:8192:f16 --arg n=8192
+expect init "error: initcheck: 2 errors (1 distinct listed below)"
+expect init "initcheck: MTE2 \`mov_out_to_ub x10, x0, x31\` at $src/kernels/asm/vadd_single.s:44 (core0.veccore0, pipe mte2, pc 0x004c"
+expect init "reads GM [0x40000000, 0x40002000) (argument 'x'), never written in this run"
+# synccheck: warnings, exit 0
+printf '.kernel sc, aiv\n.arg a, gm, f16\n  bar mte2\n  set_flag mte2, v, 1\n  end\n' > sc.s
+"$as" sc.s -o sc.bin
+check sync 0 "$sim" run sc.bin --sanitize=synccheck --arg a=a.npy
+expect sync "warning: synccheck: 2 warnings (2 distinct listed below)"
+expect sync "synccheck: MTE2 \`bar mte2\` at sc.s:3 (core0.veccore0, pipe mte2, pc 0x0000, cycle 500) waits for nothing: pipe mte2 was given no instruction since the start"
+expect sync "synccheck: flag mte2 -> v id 1 set by MTE2 \`set_flag mte2, v, 1\` at sc.s:4"
+expect sync "is still set at \`end\`: no wait_flag consumed it"
+printf '.kernel sw, aiv\n.arg a, gm, f16\n  wait_flag mte2, v, 2\n  end\n' > sw.s
+"$as" sw.s -o sw.bin
+check sync_wait 1 "$sim" run sw.bin --sanitize=synccheck --arg a=a.npy
+expect sync_wait "waits for flag mte2 -> v id 2, which no set_flag of the program sets"
+check bad_name 1 "$sim" run sc.bin --sanitize=memcheck,bogus --arg a=a.npy
+expect bad_name "asc-sim: --sanitize: unknown check 'bogus' (the checks are memcheck, initcheck, racecheck, synccheck, all)"
+
+# the repository's kernels run clean under every check
+for b in 1 4; do
+  for k in vadd_single vadd_double vadd_bank_conflict; do
+    check "clean_${k}_$b" 0 "$sim" run $k.bin --blocks $b --sanitize=all --arg x=x.npy --arg y=y.npy --arg z=@z.npy:65536:f16 --arg n=65536
+    clean "clean_${k}_$b"
+  done
+done
+check clean_mm 0 "$sim" run matmul_64.bin --sanitize=all --arg a=ma.npy --arg b=mb.npy --arg c=@c.npy:64,64:f32
+clean clean_mm
+check clean_mt 0 "$sim" run matmul_tiled.bin --blocks 8 --sanitize=all --arg a=ta.npy --arg b=tb.npy --arg c=@c.npy:1024,1024:f32
+clean clean_mt
+for k in lab4_conflict lab4_padded; do
+  check "clean_$k" 0 "$sim" run $k.bin --sanitize=all --arg x=lx.npy --arg y=lx.npy --arg z=@lz.npy:64,256:f16
+  clean "clean_$k"
+done
+
+if [ "$fails" != 0 ]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "asc-sim --sanitize: all checks passed"
