@@ -48,7 +48,11 @@ bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata)
     AscGmAlloc *a = &sim->allocs[sim->nallocs];
     memset(a, 0, sizeof *a);
     a->base = base;
-    a->bytes = bytes;
+    /* the extent a device allocation has on the card (asc_gm_extent), so a kernel reading its
+     * last 32-byte block whole stays inside it, as on hardware; accesses past the extent are
+     * the errors, and messages give both sizes */
+    a->req = bytes;
+    a->bytes = rodata ? bytes : asc_gm_extent(bytes);
     a->rodata = rodata;
     if (rodata) snprintf(a->name, sizeof a->name, ".rodata");
     else snprintf(a->name, sizeof a->name, "gm allocation %u", sim->nallocs);
@@ -195,8 +199,8 @@ static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t h
             return true;
         }
         if (hi <= a->base + a->bytes) return false;
-        snprintf(why, size, "it starts in %s (%llu B at 0x%llx) and runs %llu B past its end", a->name,
-                 (unsigned long long)a->bytes, (unsigned long long)a->base,
+        snprintf(why, size, "it starts in %s (%llu B at 0x%llx, %llu B allocated) and runs %llu B past its end",
+                 a->name, (unsigned long long)a->req, (unsigned long long)a->base, (unsigned long long)a->bytes,
                  (unsigned long long)(hi - a->base - a->bytes));
         return true;
     }
@@ -210,14 +214,14 @@ static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t h
     int n = snprintf(why, size, "it lies outside every allocation");
     if (below >= 0 && (size_t)n < size) {
         const AscGmAlloc *a = &sim->allocs[below];
-        n += snprintf(why + n, size - (size_t)n, ": %llu B past the end of %s (%llu B at 0x%llx)",
-                      (unsigned long long)(lo - a->base - a->bytes), a->name, (unsigned long long)a->bytes,
-                      (unsigned long long)a->base);
+        n += snprintf(why + n, size - (size_t)n, ": %llu B past the end of %s (%llu B at 0x%llx, %llu B allocated)",
+                      (unsigned long long)(lo - a->base - a->bytes), a->name, (unsigned long long)a->req,
+                      (unsigned long long)a->base, (unsigned long long)a->bytes);
         *which = below;
     } else if (above >= 0 && (size_t)n < size) {
         const AscGmAlloc *a = &sim->allocs[above];
         n += snprintf(why + n, size - (size_t)n, ": %llu B before %s (%llu B at 0x%llx)",
-                      (unsigned long long)(a->base - lo), a->name, (unsigned long long)a->bytes,
+                      (unsigned long long)(a->base - lo), a->name, (unsigned long long)a->req,
                       (unsigned long long)a->base);
         *which = above;
     }

@@ -384,7 +384,7 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
     if (bytes > size || a > size - bytes) return false;
     if (!asc_san_add_alloc(sim, a, bytes, false)) return false; /* ASC_SIM_MAX_ALLOCS, or no memory for initcheck */
     *addr = a;
-    uint64_t end = a + (bytes ? bytes : 1);
+    uint64_t end = a + asc_gm_extent(bytes); /* the next allocation starts past this one's extent */
     sim->gm_next = (end + ASC_GM_ARG_ALIGN - 1) / ASC_GM_ARG_ALIGN * ASC_GM_ARG_ALIGN;
     return true;
 }

@@ -103,8 +103,14 @@ typedef struct AscRaceCore {
 
 /* ---- sanitizers (san.c) ------------------------------------------------- */
 #define ASC_SIM_MAX_ALLOCS 256
+/* The extent of a GM allocation of `bytes`, as a device allocation has it on the card:
+ * aclrtMalloc rounds the size up to a multiple of 32 bytes and adds 32 (CANN AscendCL
+ * reference, aclrtMalloc).  asc_sim_gm_place keeps extents apart; memcheck checks them. */
+static inline uint64_t asc_gm_extent(uint64_t bytes) { return (bytes + 31) / 32 * 32 + 32; }
+
 typedef struct AscGmAlloc {
-    uint64_t base, bytes;
+    uint64_t base, bytes;         /* bytes: the device extent (san.c); req: the size asked for */
+    uint64_t req;
     char name[ASC_NAME_MAX + 16]; /* "argument 'x'", ".rodata", "gm allocation 3" */
     bool rodata, named;
     uint8_t *init;                /* initcheck: per 32 B granule, 1 = written */

@@ -65,7 +65,7 @@ printf '.kernel wa, aiv\n.arg a, gm, f16\n  li x1, 0x200000\n  add x2, x0, x1\n 
 "$as" wa.s -o wa.bin
 check a_default 1 "$sim" run wa.bin --arg a=a.npy
 expect a_default "pipe mte3 pc 0x0014 \`mov_ub_to_out x2, x3, x31\` (wa.s:6) at cycle"
-expect a_default "memcheck: GM write of 8192 B [0x40200000, 0x40202000): it lies outside every allocation: 2097120 B past the end of argument 'a' (32 B at 0x40000000)"
+expect a_default "memcheck: GM write of 8192 B [0x40200000, 0x40202000): it lies outside every allocation: 2097088 B past the end of argument 'a' (32 B at 0x40000000, 64 B allocated)"
 check a_memcheck 1 "$sim" run wa.bin --arg a=a.npy --sanitize=memcheck
 expect a_memcheck "error: memcheck: 1 errors (1 distinct listed below)"
 expect a_memcheck "invalid GM write of 8192 B [0x40200000, 0x40202000) by MTE3 \`mov_ub_to_out x2, x3, x31\` at wa.s:6 (core0.veccore0, pipe mte3, pc 0x0014"
@@ -73,14 +73,14 @@ expect a_memcheck "invalid GM write of 8192 B [0x40200000, 0x40202000) by MTE3 \
 check b 1 "$sim" run vadd_single.bin --sanitize=memcheck --arg x=x100.npy --arg y=y.npy --arg z=@zb.npy:32768:f16 --arg n=32768
 expect b "error: memcheck: 8 errors (1 distinct listed below)"
 expect b "invalid GM read of 8192 B [0x40000000, 0x40002000) by MTE2 \`mov_out_to_ub x10, x0, x31\` at $src/kernels/asm/vadd_single.s:44"
-expect b "it starts in argument 'x' (200 B at 0x40000000) and runs 7992 B past its end (8 times)"
+expect b "it starts in argument 'x' (200 B at 0x40000000, 256 B allocated) and runs 7936 B past its end (8 times)"
 absent b zb.npy
 check b_default 0 "$sim" run vadd_single.bin --arg x=x100.npy --arg y=y.npy --arg z=@zb.npy:32768:f16 --arg n=32768
 # (c) z=@z.npy:16:f16 while the kernel writes 64 KB: a fault by default
 check c 1 "$sim" run vadd_single.bin --arg x=x.npy --arg y=y.npy --arg z=@zc.npy:16:f16 --arg n=32768
 expect c "(/"
 expect c "vadd_single.s:51) at cycle"
-expect c "memcheck: GM write of 8192 B [0x40400000, 0x40402000): it starts in argument 'z' (32 B at 0x40400000) and runs 8160 B past its end"
+expect c "memcheck: GM write of 8192 B [0x40400000, 0x40402000): it starts in argument 'z' (32 B at 0x40400000, 64 B allocated) and runs 8128 B past its end"
 absent c zc.npy
 # initcheck: an output read before the kernel wrote it (x passed as an output)
 check init 1 "$sim" run vadd_single.bin --sanitize=initcheck --arg x=@xo.npy:8192:f16 --arg y=y.npy --arg z=@zi.npy:8192:f16 --arg n=8192

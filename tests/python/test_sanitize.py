@@ -98,7 +98,7 @@ def test_bad_check_name():
 
 
 @pytest.mark.parametrize("name", sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(ROOT, "kernels", "pyasc"))
-                                        if f.endswith(".py")))
+                                        if f.endswith(".py") and not f.startswith("_")))
 def test_repository_kernels_clean(name):
     m = runpy.run_path(os.path.join(ROOT, "kernels", "pyasc", name + ".py"))
     with warnings.catch_warnings():

@@ -272,7 +272,9 @@ class Sweep:
             if engine.make_config(self.base, self.fixed_sets[:i + 1], d) is None:
                 raise SpecError(f"{where('set')}: {s}: {d.text()}")
 
-        mc = spec.get("max_cycles", 0)
+        mc = spec.get("max_cycles")
+        if mc is None:
+            mc = 0     # run to the profile's own limit (its max_cycles key)
         if not isinstance(mc, int) or isinstance(mc, bool) or mc < 0:
             raise SpecError(f"{where('max_cycles')}: a non-negative integer (0 = the profile's max_cycles key)")
         self.max_cycles = mc
