@@ -215,32 +215,31 @@ static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
 }
 
 /* The set_flag whose set released wait i: on the flag's source pipe, done
- * (flag set) at or before the release, the latest such. */
+ * (flag set) at or before the release; events come in occupancy-end order,
+ * so the first such going back from i is the latest set. */
 static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
 {
     const Ev *w = &x->ev[i];
-    uint32_t best = UINT32_MAX;
-    for (uint32_t j = 0; j < x->n; j++) {
+    for (uint32_t j = i; j-- > 0;) {
         const Ev *s = &x->ev[j];
         uint8_t dst, ev;
         if (s->core != w->core || s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
             dst != w->fdst || ev != w->fev)
             continue;
-        if (best == UINT32_MAX || s->done >= x->ev[best].done) best = j;
+        return j;
     }
-    return best;
+    return UINT32_MAX;
 }
 
-/* The scalar event of i's core that ended last at or before t. */
+/* The scalar event of i's core that ended last at or before t (the scalar
+ * unit's events come in order: the first going back from i). */
 static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
 {
-    uint32_t best = UINT32_MAX;
-    for (uint32_t j = 0; j < x->n; j++) {
+    for (uint32_t j = i; j-- > 0;) {
         const Ev *s = &x->ev[j];
-        if (s->core != x->ev[i].core || s->pipe != ASC_PIPE_S || s->end > t || j == i) continue;
-        if (best == UINT32_MAX || s->end > x->ev[best].end || (s->end == x->ev[best].end && j > best)) best = j;
+        if (s->core == x->ev[i].core && s->pipe == ASC_PIPE_S && s->end <= t) return j;
     }
-    return best;
+    return UINT32_MAX;
 }
 
 bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
