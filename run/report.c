@@ -320,8 +320,13 @@ static void json_explain(Buf *b, const AscSim *sim, const AscExplain *x)
         }
         bput(b, "}");
     }
-    bput(b, "%s],\n    \"whatif\": [", n ? "\n    " : "");
     uint32_t nw = asc_explain_nwhatifs(x);
+    bput(b, "%s]", n ? "\n    " : "");
+    if (!nw) { /* what-ifs only from asc-sim explain */
+        bput(b, "},\n");
+        return;
+    }
+    bput(b, ",\n    \"whatif\": [");
     for (uint32_t k = 0; k < nw; k++) {
         AscExplainWhatIf w;
         asc_explain_whatif_get(x, k, &w);
@@ -339,7 +344,7 @@ static void json_explain(Buf *b, const AscSim *sim, const AscExplain *x)
             bput(b, "}");
         }
     }
-    bput(b, "%s]},\n", nw ? "\n    " : "");
+    bput(b, "\n    ]},\n");
 }
 
 /* Per source line, all cores: executions, cycles (end - start, as
