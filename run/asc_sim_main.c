@@ -1,5 +1,6 @@
 /* asc_sim_main.c -- asc-sim, the thin CLI over libasc's simulator: `run` a
- * kernel binary, list the built-in `targets`, print a resolved `config`
+ * kernel binary, `explain` it (run + critical path + what-if runs), `diff`
+ * two results, list the built-in `targets`, print a resolved `config`
  * (flags: `usage` below).  It parses flags, calls the library (profiles,
  * --arg binding, .npy files, reports, traces all live there), prints
  * diagnostics, the fault or the report, and picks the exit code: 0 success,
@@ -26,6 +27,8 @@ static const char usage[] =
     "                   [--set key=value]... --arg NAME=in.npy | NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ...\n"
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
     "                   [--check-races] [--sanitize=memcheck,initcheck,racecheck,synccheck|all]\n"
+    "       asc-sim explain kernel.bin [the options of run]   (run, then the critical path and what-ifs)\n"
+    "       asc-sim diff RUN_A RUN_B   (two --json results or --report-dir directories)\n"
     "       asc-sim targets\n"
     "       asc-sim config [--target NAME | --config F.json] [--set key=value]... [--peaks]\n"
     "       asc-sim --help | --version\n";
@@ -97,11 +100,11 @@ static bool outputs_distinct(const Opts *o, AscDiags *d)
 }
 
 /* --report-dir into a staged directory of `out` (moved into place at commit). */
-static bool report_dir(const AscSim *sim, const char *dir, AscOutSet *out, AscDiags *d)
+static bool report_dir(const AscSim *sim, const AscExplain *ex, const char *dir, AscOutSet *out, AscDiags *d)
 {
     guard(SIG_BLOCK);
     const char *tmp = asc_out_open_dir(out, dir, d);
-    bool ok = tmp && asc_sim_report_dir(sim, tmp, d) && asc_out_dir_done(out, tmp, d);
+    bool ok = tmp && asc_report_dir(sim, ex, tmp, d) && asc_out_dir_done(out, tmp, d);
     guard(SIG_UNBLOCK);
     return ok;
 }
@@ -200,7 +203,7 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
     return true;
 }
 
-static int cmd_run(Opts *o, AscDiags *d)
+static int cmd_run(Opts *o, AscDiags *d, bool explain)
 {
     if (!o->bin) {
         fprintf(stderr, "asc-sim: run needs a kernel binary\n%s", usage);
@@ -215,6 +218,7 @@ static int cmd_run(Opts *o, AscDiags *d)
     AscTrace *tr = NULL;
     char *rep = NULL;
     AscOutSet *out = asc_out_new(NULL);
+    AscExplain *ex = NULL;
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
                        .functional = o->functional, .check_races = o->check_races, .sanitize = o->sanitize};
     /* the target the binary was assembled for, unless --target / --config say otherwise */
@@ -227,6 +231,10 @@ static int cmd_run(Opts *o, AscDiags *d)
     if (!outputs_distinct(o, d)) goto out;
     if (!asc_config_load(&cfg, o->config, target, o->sets, o->nsets, d)) goto out;
     if (o->trace && !(tr = asc_trace_open_to(o->trace, NULL, &desc.observer, out, d))) goto out;
+    if (!(ex = asc_explain_new(NULL, &desc.observer))) { /* the recorder, chained before the trace */
+        rc = 2;
+        goto out;
+    }
     if (!(sim = asc_sim_new(&desc, d))) goto out;
     if (tr) asc_trace_bind(tr, sim);
     if (!asc_sim_bind_args(sim, o->args, o->nargs, d)) goto out;
@@ -246,8 +254,12 @@ static int cmd_run(Opts *o, AscDiags *d)
     bool traced = !tr || asc_trace_close(tr, true, d); /* closed either way: not again at `out` */
     tr = NULL;
     if (!traced) goto out;
-    if (o->report_dir && !report_dir(sim, o->report_dir, out, d)) goto out;
-    rep = o->json ? asc_sim_report_json(sim) : asc_sim_report_text(sim);
+    if (!asc_explain_analyse(ex, sim) || (explain && !asc_explain_whatif(ex, &desc, o->args, o->nargs, d))) {
+        rc = 2;
+        goto out;
+    }
+    if (o->report_dir && !report_dir(sim, ex, o->report_dir, out, d)) goto out;
+    rep = o->json ? asc_report_json(sim, ex) : asc_report_text(sim, ex);
     if (!rep) {
         rc = 2;
         goto out;
@@ -267,6 +279,7 @@ out:
     asc_out_free(out); /* removes what was not committed */
     guard(SIG_UNBLOCK);
     asc_sim_free(sim);
+    asc_explain_free(ex);
     asc_image_free(&img);
     if (rc && d->count) rc = code_of(d) == 2 ? 2 : rc;
     asc_diags_print(d, stderr, NULL, NULL);
@@ -288,7 +301,8 @@ int main(int argc, char **argv)
         printf("asc-sim %s\n", ASC_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "run") && strcmp(cmd, "targets") && strcmp(cmd, "config")) {
+    if (strcmp(cmd, "run") && strcmp(cmd, "explain") && strcmp(cmd, "diff") && strcmp(cmd, "targets") &&
+        strcmp(cmd, "config")) {
         fprintf(stderr, "asc-sim: unknown command '%s'\n%s", cmd, usage);
         return 1;
     }
@@ -297,6 +311,14 @@ int main(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
+    if (!strcmp(cmd, "diff")) {
+        if (argc != 4) {
+            fprintf(stderr, "asc-sim: diff takes two runs (--json files or report dirs)\n%s", usage);
+            return 1;
+        }
+        char *t = asc_report_diff(argv[2], argv[3], NULL, &d);
+        return t ? put_text(t, &d) : fail(&d, code_of(&d));
+    }
     if (!parse(argc, argv, &o, &d)) return fail(&d, 1);
     if (!strcmp(cmd, "targets")) return put_text(asc_config_targets_text(NULL, &d), &d);
     if (!strcmp(cmd, "config")) {
@@ -305,5 +327,5 @@ int main(int argc, char **argv)
             return fail(&d, 1);
         return put_text(o.peaks ? asc_config_peaks_text(&c, NULL) : asc_config_to_json(&c, NULL), &d);
     }
-    return cmd_run(&o, &d);
+    return cmd_run(&o, &d, !strcmp(cmd, "explain"));
 }

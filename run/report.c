@@ -15,14 +15,21 @@
  *   vector peak 512 / vec.base_beats source bytes per cycle per vector core
  *               (two 256-byte source operands per beat)
  *   HBM peak    dma.hbm_bytes_per_cycle
- *   bound       the busiest pipe (or HBM when above 80%) and the largest
- *               flag wait, as one sentence. */
+ *   bound       derived from the critical path (explain.c: the class of
+ *               cause with the most critical-path cycles), one sentence
+ *   profile     name, hash (FNV-1a 64 of every resolved key=value line in
+ *               table order) and the keys that differ from the built-in
+ *               profile of that name (every --set that changed a value)
+ * Every string in the JSON is written by cJSON (escapes for `"`, `\`,
+ * control characters). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <cjson/cJSON.h>
 
 #include "asc/run.h"
 
@@ -164,45 +171,229 @@ static uint64_t gm_bytes(const Sum *s)
     return g;
 }
 
-/* The one sentence naming the bound. */
-static void bound_sentence(const AscSim *sim, const Sum *s, char *out, size_t size)
+/* The one sentence naming the bound: from the critical path (explain.c). */
+static void bound_sentence(const AscSim *sim, const AscExplain *x, char *out, size_t size)
 {
-    char a[32], b[32];
-    if (asc_sim_functional(sim)) {
-        snprintf(out, size, "functional run: no timing");
+    if (asc_sim_functional(sim)) snprintf(out, size, "functional run: no timing");
+    else asc_explain_bound(x, out, size);
+}
+
+/* A JSON string (quoted, escaped) through cJSON. */
+static void jstr(Buf *b, const char *text)
+{
+    cJSON *j = cJSON_CreateString(text);
+    char *t = j ? cJSON_PrintUnformatted(j) : NULL;
+    if (!t) b->oom = true;
+    else bput(b, "%s", t);
+    cJSON_free(t);
+    cJSON_Delete(j);
+}
+
+/* The profile of the run: name, hash of the resolved keys, and the keys
+ * that differ from the built-in profile of that name (or from the key
+ * defaults when the name is not built in). */
+typedef struct Prov {
+    uint64_t hash;
+    bool builtin;
+    unsigned nover;
+    unsigned over[ASC_KEY_COUNT];
+} Prov;
+
+static void provenance(const AscConfig *cfg, Prov *p)
+{
+    memset(p, 0, sizeof *p);
+    uint64_t h = 1469598103934665603ull;
+    char line[160];
+    for (unsigned k = 0; k < ASC_KEY_COUNT; k++) {
+        int n = snprintf(line, sizeof line, "%s=%lld\n", asc_config_keys[k].key, (long long)cfg->v[k]);
+        for (int i = 0; i < n && i < (int)sizeof line; i++) h = (h ^ (uint8_t)line[i]) * 1099511628211ull;
+    }
+    p->hash = h;
+    AscConfig base;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    p->builtin = asc_config_builtin(&base, cfg->name, &d);
+    asc_diags_free(&d);
+    for (unsigned k = 0; k < ASC_KEY_COUNT; k++) {
+        int64_t ref = p->builtin ? base.v[k] : asc_config_keys[k].def;
+        if (cfg->v[k] != ref) p->over[p->nover++] = k;
+    }
+}
+
+static void text_profile(Buf *b, const AscConfig *cfg)
+{
+    Prov p;
+    provenance(cfg, &p);
+    bput(b, "profile: %s, hash %016llx, overrides%s:", cfg->name, (unsigned long long)p.hash,
+         p.builtin ? "" : " (from the key defaults: not a built-in profile)");
+    if (!p.nover) bput(b, " none");
+    for (unsigned i = 0; i < p.nover; i++)
+        bput(b, "%s %s=%lld", i ? "," : "", asc_config_keys[p.over[i]].key, (long long)cfg->v[p.over[i]]);
+    bput(b, "\n");
+}
+
+static void json_profile(Buf *b, const AscConfig *cfg)
+{
+    Prov p;
+    provenance(cfg, &p);
+    bput(b, "  \"profile\": {\"name\": ");
+    jstr(b, cfg->name);
+    bput(b, ", \"hash\": \"%016llx\", \"builtin\": %s, \"overrides\": {", (unsigned long long)p.hash,
+         p.builtin ? "true" : "false");
+    for (unsigned i = 0; i < p.nover; i++) {
+        bput(b, "%s", i ? ", " : "");
+        jstr(b, asc_config_keys[p.over[i]].key);
+        bput(b, ": %lld", (long long)cfg->v[p.over[i]]);
+    }
+    bput(b, "}},\n");
+}
+
+#define ASC_EXPLAIN_TEXT_SEGS 24
+
+/* The critical path, by cause and segment by segment, and the what-ifs. */
+static void text_explain(Buf *b, const AscSim *sim, const AscExplain *x)
+{
+    char t1[32];
+    if (!x || asc_sim_functional(sim)) return;
+    uint64_t total = asc_explain_total(x);
+    bput(b, "\ncritical path (%llu cycles, walked back from the last event; docs/timing.md, Explain)\n",
+         (unsigned long long)total);
+    for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++) {
+        uint64_t v = asc_explain_cause_cycles(x, c);
+        if (v) bput(b, "  %-38s %9llu  %5s%%\n", asc_cause_name(c), (unsigned long long)v, pct(t1, v, total));
+    }
+    uint32_t n = asc_explain_nsegs(x);
+    bput(b, "segments (%u, in time order%s):\n", n, n > ASC_EXPLAIN_TEXT_SEGS ? "; the last ones, all in --json" : "");
+    for (uint32_t k = n > ASC_EXPLAIN_TEXT_SEGS ? n - ASC_EXPLAIN_TEXT_SEGS : 0; k < n; k++) {
+        AscExplainSeg g;
+        asc_explain_seg(x, k, &g);
+        bput(b, "  %8llu-%-8llu %-24s %s\n", (unsigned long long)g.t0, (unsigned long long)g.t1, asc_cause_name(g.cause),
+             g.why[0] ? g.why : g.insn);
+    }
+    uint32_t nw = asc_explain_nwhatifs(x);
+    if (!nw) return;
+    bput(b, "what to change (ranked; each saving is a what-if run of the model, total cycles %llu minus the run's)\n",
+         (unsigned long long)total);
+    for (uint32_t k = 0; k < nw; k++) {
+        AscExplainWhatIf w;
+        asc_explain_whatif_get(x, k, &w);
+        if (w.ok)
+            bput(b, "  %u. %s %s: %llu cycles (saves %llu, %s%%) [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
+                 w.change, (unsigned long long)w.cycles, (unsigned long long)w.saved, pct(t1, w.saved, total), w.what);
+        else bput(b, "  %u. %s %s: the what-if run did not finish: %s [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
+                  w.change, w.err, w.what);
+    }
+}
+
+static void json_explain(Buf *b, const AscSim *sim, const AscExplain *x)
+{
+    if (!x || asc_sim_functional(sim)) return;
+    bput(b, "  \"critical_path\": {\"cycles\": %llu, \"by_cause\": {", (unsigned long long)asc_explain_total(x));
+    bool first = true;
+    for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++) {
+        uint64_t v = asc_explain_cause_cycles(x, c);
+        if (!v) continue;
+        bput(b, "%s", first ? "" : ", ");
+        jstr(b, asc_cause_name(c));
+        bput(b, ": %llu", (unsigned long long)v);
+        first = false;
+    }
+    bput(b, "},\n    \"segments\": [");
+    uint32_t n = asc_explain_nsegs(x);
+    for (uint32_t k = 0; k < n; k++) {
+        AscExplainSeg g;
+        asc_explain_seg(x, k, &g);
+        char src[300];
+        asc_sim_source(sim, g.pc, src, sizeof src);
+        bput(b, "%s\n      {\"t0\": %llu, \"t1\": %llu, \"cause\": ", k ? "," : "", (unsigned long long)g.t0,
+             (unsigned long long)g.t1);
+        jstr(b, asc_cause_name(g.cause));
+        bput(b, ", \"core\": %u, \"pipe\": ", g.core);
+        jstr(b, asc_pipe_lane(g.pipe) ? asc_pipe_lane(g.pipe) : "?");
+        bput(b, ", \"pc\": %u, \"line\": ", g.pc);
+        jstr(b, src);
+        bput(b, ", \"insn\": ");
+        jstr(b, g.insn);
+        if (g.why[0]) {
+            bput(b, ", \"why\": ");
+            jstr(b, g.why);
+        }
+        bput(b, "}");
+    }
+    uint32_t nw = asc_explain_nwhatifs(x);
+    bput(b, "%s]", n ? "\n    " : "");
+    if (!nw) { /* what-ifs only from asc-sim explain */
+        bput(b, "},\n");
         return;
     }
-    unsigned best = ASC_PIPE_COUNT;
-    uint64_t best_num = 0, best_den = 1;
-    for (unsigned i = 0; i < NLANES; i++) {
-        unsigned p = lanes[i];
-        if (p == ASC_PIPE_S || !s->have[p]) continue;
-        uint64_t den = s->total * s->have[p];
-        if (best == ASC_PIPE_COUNT || s->busy[p] * best_den > best_num * den) best = p, best_num = s->busy[p], best_den = den;
+    bput(b, ",\n    \"whatif\": [");
+    for (uint32_t k = 0; k < nw; k++) {
+        AscExplainWhatIf w;
+        asc_explain_whatif_get(x, k, &w);
+        bput(b, "%s\n      {\"rank\": %u, \"kind\": \"%s\", \"what\": ", k ? "," : "", k + 1,
+             w.kernel ? "kernel" : "cost");
+        jstr(b, w.what);
+        bput(b, ", \"change\": ");
+        jstr(b, w.change);
+        if (w.ok)
+            bput(b, ", \"cycles\": %llu, \"saved\": %llu}", (unsigned long long)w.cycles,
+                 (unsigned long long)w.saved);
+        else {
+            bput(b, ", \"error\": ");
+            jstr(b, w.err);
+            bput(b, "}");
+        }
     }
-    uint64_t hbm_cap = s->total * (uint64_t)asc_sim_config(sim)->v[ASC_KEY_HBM_BYTES_PER_CYCLE];
-    size_t n;
-    if (best == ASC_PIPE_COUNT) {
-        n = (size_t)snprintf(out, size, "scalar bound: only the scalar unit ran");
-    } else if (hbm_cap && gm_bytes(s) * 10 >= hbm_cap * 8) {
-        n = (size_t)snprintf(out, size, "HBM bound: HBM at %s%% of dma.hbm_bytes_per_cycle; %s busy %s%% of the time",
-                             pct(a, gm_bytes(s), hbm_cap), asc_pipe_lane(best), pct(b, best_num, best_den));
-    } else if (best_num * 2 >= best_den) {
-        n = (size_t)snprintf(out, size, "%s bound: %s busy %s%% of the time", asc_pipe_lane(best), asc_pipe_lane(best),
-                             pct(a, best_num, best_den));
-    } else {
-        n = (size_t)snprintf(out, size, "latency bound: no pipe is busy more than half the time (busiest: %s %s%%)",
-                             asc_pipe_lane(best), pct(a, best_num, best_den));
+    bput(b, "\n    ]},\n");
+}
+
+/* Per source line, all cores: executions, cycles (end - start, as
+ * code_exe.csv) and UB bank-conflict beats (recorded events; 0 without x). */
+static void json_lines(Buf *b, const AscSim *sim, const AscExplain *x)
+{
+    const AscImage *img = asc_sim_image(sim);
+    bput(b, "  \"lines\": {");
+    bool first = true;
+    for (uint32_t f = 0; f < img->nfiles + 1; f++) {
+        /* lines of file f in order; f == nfiles: pcs with no line */
+        uint32_t maxline = 0;
+        for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
+            AscSimCoreInfo ci;
+            asc_sim_core_info(sim, c, &ci);
+            for (uint32_t pc = ci.entry; pc < ci.entry + ci.size; pc += 4) {
+                const AscLineEntry *e = asc_image_line_at(img, pc);
+                if ((e ? e->file : img->nfiles) == f && e && e->line > maxline) maxline = e->line;
+            }
+        }
+        for (uint32_t line = 0; line <= maxline; line++) {
+            uint64_t cnt = 0, cyc = 0, busy = 0, beats = 0;
+            for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
+                AscSimCoreInfo ci;
+                asc_sim_core_info(sim, c, &ci);
+                for (uint32_t pc = ci.entry; pc < ci.entry + ci.size; pc += 4) {
+                    const AscLineEntry *e = asc_image_line_at(img, pc);
+                    if ((e ? e->file : img->nfiles) != f || (e ? e->line : 0) != line) continue;
+                    AscSimPcStats ps;
+                    asc_sim_pc_stats(sim, c, pc, &ps);
+                    cnt += ps.count, cyc += ps.cycles;
+                    uint64_t bu, be;
+                    if (asc_explain_pc_cost(x, c, pc, &bu, &be)) busy += bu, beats += be;
+                }
+            }
+            if (!cnt) continue;
+            char key[320];
+            if (f < img->nfiles) snprintf(key, sizeof key, "%s:%u", img->files[f], line);
+            else snprintf(key, sizeof key, "?");
+            bput(b, "%s\n    ", first ? "" : ",");
+            jstr(b, key);
+            bput(b, ": {\"count\": %llu, \"cycles\": %llu", (unsigned long long)cnt, (unsigned long long)cyc);
+            if (x) bput(b, ", \"busy_cycles\": %llu, \"conflict_beats\": %llu", (unsigned long long)busy,
+                        (unsigned long long)beats);
+            bput(b, "}");
+            first = false;
+        }
     }
-    /* the largest flag wait, as a share of the waiting pipe's time */
-    unsigned wd = 0, ws = 0;
-    uint64_t wmax = 0;
-    for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
-        for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
-            if (s->flag_dst[d][sp] > wmax) wmax = s->flag_dst[d][sp], wd = d, ws = sp;
-    if (wmax && n < size)
-        snprintf(out + n, size - n, "; %s idle %s%% waiting on %s->%s flags", asc_pipe_lane(wd),
-                 pct(a, wmax, s->total * s->have[wd]), asc_pipe_lane(ws), asc_pipe_lane(wd));
+    bput(b, "%s},\n", first ? "" : "\n  ");
 }
 
 /* Peak rates of the launch (per cycle, all cores): cube flops, vector
@@ -262,7 +453,9 @@ static void json_races(const AscSim *sim, Buf *b)
     bput(b, "%s]},\n", n ? "\n  " : "");
 }
 
-char *asc_sim_report_text(const AscSim *sim)
+char *asc_sim_report_text(const AscSim *sim) { return asc_report_text(sim, NULL); }
+
+char *asc_report_text(const AscSim *sim, const AscExplain *x)
 {
     Buf b = {.a = asc_sim_alloc(sim)};
     Sum s;
@@ -275,6 +468,7 @@ char *asc_sim_report_text(const AscSim *sim)
          asc_sim_ncores(sim) == 1 ? "" : "s", asc_sim_functional(sim) ? ", functional (no timing)" : "");
     bput(&b, "total: %llu cycles = %s us at %llu MHz; %llu instructions\n", (unsigned long long)s.total,
          dec3(t1, s.total, mhz), (unsigned long long)mhz, (unsigned long long)asc_sim_insns(sim));
+    text_profile(&b, asc_sim_config(sim));
     /* per core and pipe busy % */
     bput(&b, "\nbusy %% of %llu cycles\n%-18s", (unsigned long long)s.total, "core");
     for (unsigned i = 0; i < NLANES; i++)
@@ -337,8 +531,9 @@ char *asc_sim_report_text(const AscSim *sim)
     bput(&b, "  HBM:    %s / %llu bytes (%s%%)\n", dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp,
          pct(t2, gm_bytes(&s), s.total * hp));
     bput(&b, "  arithmetic intensity: %s flops per GM byte\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
+    text_explain(&b, sim, x);
     char bound[256];
-    bound_sentence(sim, &s, bound, sizeof bound);
+    bound_sentence(sim, x, bound, sizeof bound);
     bput(&b, "\n%s\n", bound);
     if (asc_sim_checks_races(sim)) text_races(sim, &b);
     return bdone(&b);
@@ -360,7 +555,9 @@ static void json_pipe(Buf *b, const AscPipeStats *st, uint64_t total, bool scala
     bput(b, "\"idle_cycles\": %llu}", (unsigned long long)idle);
 }
 
-char *asc_sim_report_json(const AscSim *sim)
+char *asc_sim_report_json(const AscSim *sim) { return asc_report_json(sim, NULL); }
+
+char *asc_report_json(const AscSim *sim, const AscExplain *x)
 {
     Buf b = {.a = asc_sim_alloc(sim)};
     Sum s;
@@ -368,8 +565,12 @@ char *asc_sim_report_json(const AscSim *sim)
     char t1[32], t2[32], name[48];
     uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     const AscKernelInfo *k = asc_sim_kernel(sim);
-    bput(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": \"%s\",\n  \"kind\": \"%s\",\n  \"target\": \"%s\",\n", k->name,
-         asc_kernel_kind_name(k->kind), asc_sim_config(sim)->name);
+    bput(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": ");
+    jstr(&b, k->name);
+    bput(&b, ",\n  \"kind\": \"%s\",\n  \"target\": ", asc_kernel_kind_name(k->kind));
+    jstr(&b, asc_sim_config(sim)->name);
+    bput(&b, ",\n");
+    json_profile(&b, asc_sim_config(sim));
     bput(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n",
          asc_sim_blocks(sim), asc_sim_ncores(sim), asc_sim_functional(sim) ? "true" : "false", (unsigned long long)mhz);
     bput(&b, "  \"total_cycles\": %llu,\n  \"microseconds\": %s,\n  \"instructions\": %llu,\n",
@@ -427,9 +628,13 @@ char *asc_sim_report_json(const AscSim *sim)
          dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp, pct(t2, gm_bytes(&s), s.total * hp));
     bput(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
     char bound[256];
-    bound_sentence(sim, &s, bound, sizeof bound);
+    bound_sentence(sim, x, bound, sizeof bound);
     if (asc_sim_checks_races(sim)) json_races(sim, &b);
-    bput(&b, "  \"bound\": \"%s\"\n}\n", bound);
+    json_lines(&b, sim, x);
+    json_explain(&b, sim, x);
+    bput(&b, "  \"bound\": ");
+    jstr(&b, bound);
+    bput(&b, "\n}\n");
     return bdone(&b);
 }
 
@@ -577,7 +782,9 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
     return ok;
 }
 
-bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d)
+bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d) { return asc_report_dir(sim, NULL, dir, d); }
+
+bool asc_report_dir(const AscSim *sim, const AscExplain *x, const char *dir, AscDiags *d)
 {
     /* like msprof --output: create the directory (one level) when missing */
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
@@ -586,7 +793,7 @@ bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d)
     }
     for (uint32_t c = 0; c < asc_sim_ncores(sim); c++)
         if (!core_csvs(sim, c, dir, d)) return false;
-    char *json = asc_sim_report_json(sim);
+    char *json = asc_report_json(sim, x);
     char path[1100];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     bool ok = json && write_text(path, json, d);

@@ -107,6 +107,10 @@ bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e)
 bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc)
 {
     AscFlag *f = &c->flags[src][dst][ev];
+    if (f->set && f->two && !f->more) { /* asc_sim_add_buffer: queued behind the first set */
+        f->more = true, f->more_cycle = cycle, f->more_pc = pc;
+        return true;
+    }
     if (f->set)
         return asc_sim_fail(sim, ASC_FAULT_FLAG_SET, c, src, pc, ASC_OP_SET_FLAG,
                             "set_flag %s -> %s id %u: the flag is already set (by the set_flag at pc 0x%04x, "
@@ -420,7 +424,9 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
                 p->busy_until = visible;
                 goto out;
             }
-            f->set = false;
+            uint64_t set_cycle = f->set_cycle;
+            uint32_t set_pc = f->set_pc;
+            asc_flag_consume(f);
             if (c->race) asc_race_flag_wait(c, in->psrc, in->pdst, in->event);
             if (now > p->start_cycle) {
                 p->stall = ASC_STALL_FLAG;
@@ -428,7 +434,7 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
             }
             if (sim->obs.on_flag) {
                 AscSimFlagEvent fe = {.core = c->index, .src = in->psrc, .dst = in->pdst, .event = in->event,
-                                      .set_cycle = f->set_cycle, .set_pc = f->set_pc,
+                                      .set_cycle = set_cycle, .set_pc = set_pc,
                                       .wait_start_cycle = p->start_cycle, .release_cycle = now,
                                       .wait_pc = p->cur.q.pc};
                 sim->obs.on_flag(sim->obs.ud, &fe);

@@ -404,11 +404,13 @@ static bool resolve_wait_flag(AscSim *sim, AscCore *c, uint64_t *t)
     /* a set flag is seen flag_release cycles after its set (the handoff) */
     uint64_t visible = f->set_cycle + sim->release;
     if (visible > *t) return sleep_until(sim, c, visible);
-    f->set = false; /* a wait consumes the flag */
+    uint64_t set_cycle = f->set_cycle;
+    uint32_t set_pc = f->set_pc;
+    asc_flag_consume(f); /* a wait consumes the flag */
     if (c->race) asc_race_flag_wait(c, c->swait_src, ASC_PIPE_S, c->swait_event);
     if (sim->obs.on_flag) {
         AscSimFlagEvent fe = {.core = c->index, .src = c->swait_src, .dst = ASC_PIPE_S,
-                              .event = c->swait_event, .set_cycle = f->set_cycle, .set_pc = f->set_pc,
+                              .event = c->swait_event, .set_cycle = set_cycle, .set_pc = set_pc,
                               .wait_start_cycle = c->swait_since, .release_cycle = *t, .wait_pc = c->pc};
         sim->obs.on_flag(sim->obs.ud, &fe);
     }

@@ -694,6 +694,17 @@ const AscAlloc *asc_sim_alloc(const AscSim *sim) { return &sim->alloc; }
 uint32_t asc_sim_blocks(const AscSim *sim) { return sim->blocks; }
 bool asc_sim_functional(const AscSim *sim) { return sim->functional; }
 bool asc_sim_checks_races(const AscSim *sim) { return sim->check_races; }
+
+bool asc_sim_add_buffer(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event)
+{
+    if (src >= ASC_PIPE_COUNT || dst >= ASC_PIPE_COUNT || event >= ASC_MAX_EVENTS || sim->started) return false;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscFlag *f = &sim->cores[i].flags[src][dst][event];
+        f->two = true;
+        f->set = true, f->set_cycle = 0, f->set_pc = 0;
+    }
+    return true;
+}
 uint64_t asc_sim_arg(const AscSim *sim, uint32_t i) { return i < ASC_MAX_ARGS ? sim->args[i] : 0; }
 
 bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out)

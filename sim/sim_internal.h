@@ -144,7 +144,19 @@ typedef struct AscFlag {
     bool set;
     uint64_t set_cycle;
     uint32_t set_pc;
+    /* what-if asc_sim_add_buffer: the flag holds a second set (FIFO) */
+    bool two, more;
+    uint64_t more_cycle;
+    uint32_t more_pc;
 } AscFlag;
+
+/* A wait consumed flag f: the second set, if any, moves up. */
+static inline void asc_flag_consume(AscFlag *f)
+{
+    f->set = f->more;
+    f->set_cycle = f->more_cycle, f->set_pc = f->more_pc;
+    f->more = false;
+}
 
 typedef enum AscScalarState {
     ASC_SS_RUN = 0,

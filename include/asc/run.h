@@ -17,6 +17,73 @@
 #include "asc/outfile.h"
 #include "asc/sim.h"
 
+/* ---- explain: the critical path and what-if runs (run/explain.c) ----------- *
+ * docs/timing.md §Explain.  The causes a critical-path cycle is charged to:
+ * id, name, the class the bound is named after. */
+#define ASC_CAUSES(X)                                      \
+    X(GM_READ_LAT, "GM read latency", "latency")           \
+    X(GM_WRITE_LAT, "GM write latency", "latency")         \
+    X(LOCAL_LAT, "local copy latency", "latency")          \
+    X(MTE2, "MTE2 transfer", "MTE2")                       \
+    X(MTE3, "MTE3 transfer", "MTE3")                       \
+    X(MTE_OTHER, "MTE1/FIXP transfer", "MTE")              \
+    X(HBM, "HBM contention", "HBM")                        \
+    X(VECTOR, "VECTOR compute", "VECTOR")                  \
+    X(BANK, "UB bank-conflict beats", "bank-conflict")     \
+    X(CUBE, "CUBE compute", "CUBE")                        \
+    X(SCALAR, "scalar instructions", "scalar")             \
+    X(SYNC, "set_flag/wait_flag/bar occupancy", "sync")    \
+    X(FLAG, "flag handoff (flag_release_cycles)", "sync")  \
+    X(ISSUE, "scalar issue (dispatch, queue full)", "scalar") \
+    X(OTHER_CORES, "waiting for other cores", "cross-core") \
+    X(OTHER, "launch and other", "other")
+typedef enum AscCause {
+#define ASC_CAUSE_ID(id, name, cls) ASC_CAUSE_##id,
+    ASC_CAUSES(ASC_CAUSE_ID)
+#undef ASC_CAUSE_ID
+    ASC_CAUSE_COUNT
+} AscCause;
+const char *asc_cause_name(unsigned cause);
+
+typedef struct AscExplain AscExplain;
+typedef struct AscRunArg AscRunArg;
+/* A recorder of every instruction event: *obs is the observer to chain to
+ * (the trace writer, or zero) and is replaced by the recorder's.  NULL
+ * when out of memory. */
+AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs);
+void asc_explain_free(AscExplain *x);
+/* After the run: walk the critical path (false: out of memory). */
+bool asc_explain_analyse(AscExplain *x, const AscSim *sim);
+/* What-ifs: re-simulate `desc` (its cfg, image, kernel, blocks) with the
+ * same arguments once per candidate change found on the path. */
+bool asc_explain_whatif(AscExplain *x, const AscSimDesc *desc, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+/* The bound sentence derived from the critical path (snprintf rule). */
+int asc_explain_bound(const AscExplain *x, char *out, size_t size);
+uint64_t asc_explain_total(const AscExplain *x);
+uint64_t asc_explain_cause_cycles(const AscExplain *x, unsigned cause);
+typedef struct AscExplainSeg {
+    uint8_t cause; /* AscCause */
+    uint32_t core, pc;
+    uint8_t pipe;
+    uint64_t t0, t1; /* [t0, t1) of the critical path */
+    char insn[400];  /* "core0.veccore0 MTE2 pc 0x0040 `mov_out_to_ub ...` (k.s:12)" */
+    char why[600];   /* flag waits: who waited, on what, until when */
+} AscExplainSeg;
+uint32_t asc_explain_nsegs(const AscExplain *x); /* chronological */
+bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out);
+typedef struct AscExplainWhatIf {
+    bool kernel;        /* a change of the kernel (else of the model's costs) */
+    bool ok;            /* the what-if run finished */
+    uint64_t cycles, saved;
+    char what[160];     /* "dma.gm_read_latency=0", "one more buffer behind flag MTE3->MTE2 id 0" */
+    char change[160];
+    char err[200];      /* !ok: why the run did not finish */
+} AscExplainWhatIf;
+/* Occupancy (end - start - stall) and bank-conflict beats of every execution of pc on core. */
+bool asc_explain_pc_cost(const AscExplain *x, uint32_t core, uint32_t pc, uint64_t *busy, uint64_t *conflict);
+uint32_t asc_explain_nwhatifs(const AscExplain *x); /* ranked; 0 before asc_explain_whatif */
+bool asc_explain_whatif_get(const AscExplain *x, uint32_t k, AscExplainWhatIf *out);
+
 /* ---- report ----------------------------------------------------------------- */
 /* The summary of a finished (or stopped) run as text or JSON (fixed key
  * order), allocated with the sim's allocator; NULL when out of memory. */
@@ -25,6 +92,14 @@ char *asc_sim_report_json(const AscSim *sim);
 /* --report-dir: per core <core>_instr_exe.csv and <core>_code_exe.csv, plus
  * summary.json; the directory is created if missing.  false + IO diagnostic on error. */
 bool asc_sim_report_dir(const AscSim *sim, const char *dir, AscDiags *d);
+/* The same with the critical path, the bound derived from it and the
+ * what-ifs of x (NULL: no critical path; the bound says so). */
+char *asc_report_text(const AscSim *sim, const AscExplain *x);
+char *asc_report_json(const AscSim *sim, const AscExplain *x);
+bool asc_report_dir(const AscSim *sim, const AscExplain *x, const char *dir, AscDiags *d);
+/* asc-sim diff: two --json results or report dirs (their summary.json),
+ * compared as text; NULL + diagnostic on a bad input. */
+char *asc_report_diff(const char *a, const char *b, const AscAlloc *alloc, AscDiags *d);
 
 /* ---- trace: a streaming Chrome trace writer on the observer ------ */
 typedef struct AscTrace AscTrace;

@@ -342,6 +342,14 @@ const AscAlloc *asc_sim_alloc(const AscSim *sim);
 uint32_t asc_sim_blocks(const AscSim *sim);
 bool asc_sim_functional(const AscSim *sim);
 bool asc_sim_checks_races(const AscSim *sim);
+/* What-if "one more buffer" (asc-sim explain, docs/timing.md §Explain):
+ * before the run, flag (src, dst, event) of every core starts set (at cycle
+ * 0) and holds up to two sets, consumed oldest first -- the token of a
+ * second buffer behind a buffer-free flag.  The data effects are those of
+ * the kernel as written (both tiles share the buffer), so only the timing of
+ * such a run means anything.  false when the run has started or an
+ * argument is out of range. */
+bool asc_sim_add_buffer(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event);
 /* The value set with asc_sim_set_arg (0 when never set or i >= ASC_MAX_ARGS). */
 uint64_t asc_sim_arg(const AscSim *sim, uint32_t i);
 

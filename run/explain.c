@@ -1,0 +1,583 @@
+/* explain.c -- why a run took as long as it did: the critical path, the
+ * bound derived from it, and what-if runs of the model (asc-sim explain,
+ * docs/timing.md §Explain).
+ *
+ * Users: asc-sim (run and explain), report.c (the critical path, the bound
+ * and the what-ifs in the text report, --json and summary.json).
+ *
+ * The recorder is an observer (asc/sim.h) that keeps every instruction
+ * event, chained in front of another observer (the trace writer).  After
+ * the run, asc_explain_analyse walks the critical path back from the last
+ * event of the last core to finish:
+ *   an instruction that ran   -> its own cost: transfer, HBM contention,
+ *                                landing latency, vector beats and bank
+ *                                conflicts, cube, scalar, sync
+ *   then what it started after:
+ *     a flag wait             -> the set_flag that set the flag (and the
+ *                                flag_release handoff)
+ *     a set_flag / bar        -> the earlier instruction of its pipe whose
+ *                                completion (data landing) it waited for
+ *     a pipe that was busy    -> the previous instruction of the pipe
+ *     the scalar unit's issue -> the scalar instruction before the issue
+ * so the path is a chain of segments covering [0, total cycles] exactly.
+ * Each segment has one cause (Cause below); the bound is the class with
+ * the most critical-path cycles (rule in classify()).
+ *
+ * What-ifs (asc_explain_whatif) are model computations: the same kernel,
+ * arguments and blocks re-simulated with one cost removed (a latency key
+ * set to 0, HBM bandwidth at its maximum) or one more buffer behind a
+ * buffer-free flag on the path (asc_sim_add_buffer); the saving is the
+ * difference in total cycles.  Nothing is estimated from the path itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asc/run.h"
+
+typedef struct Ev {
+    uint32_t core, pc;
+    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf;
+    uint16_t op;
+    uint64_t issue, start, end, done, stall_cycles, hbm_extra, bytes;
+    uint32_t conflict;
+} Ev;
+
+typedef struct Seg {
+    uint8_t cause;
+    uint32_t ev;       /* index of the instruction the segment belongs to */
+    uint64_t t0, t1;
+    uint32_t from_ev;  /* flag waits: the waiting instruction (UINT32_MAX: none) */
+} Seg;
+
+#define ASC_EXPLAIN_MAX_WHATIF 12
+typedef struct WhatIf {
+    char what[160];    /* "dma.gm_read_latency=0" / "one more buffer behind flag MTE3->MTE2 id 0" */
+    char change[160];  /* what to change, in words */
+    bool kernel;       /* a change of the kernel (not of the hardware) */
+    bool ok;
+    uint64_t cycles;
+    char err[200];
+} WhatIf;
+
+struct AscExplain {
+    AscAlloc a;
+    AscSimObserver next;
+    Ev *ev;
+    uint32_t n, cap;
+    bool oom;
+    const AscSim *sim;
+    Seg *seg;
+    uint32_t nseg;
+    uint64_t total;
+    uint64_t by_cause[ASC_CAUSE_COUNT];
+    WhatIf wi[ASC_EXPLAIN_MAX_WHATIF];
+    uint32_t nwi;
+    bool whatif_done;
+};
+
+static const char *const cause_names[ASC_CAUSE_COUNT] = {
+#define C(id, name, cls) name,
+    ASC_CAUSES(C)
+#undef C
+};
+static const char *const cause_class[ASC_CAUSE_COUNT] = {
+#define C(id, name, cls) cls,
+    ASC_CAUSES(C)
+#undef C
+};
+
+const char *asc_cause_name(unsigned c) { return c < ASC_CAUSE_COUNT ? cause_names[c] : "?"; }
+
+static void rec_insn(void *ud, const AscSimInsnEvent *e)
+{
+    AscExplain *x = ud;
+    if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
+    if (x->oom) return;
+    if (x->n == x->cap) {
+        uint32_t nc = x->cap ? x->cap * 2 : 4096;
+        Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
+        if (!np) {
+            x->oom = true;
+            return;
+        }
+        x->ev = np, x->cap = nc;
+    }
+    x->ev[x->n++] = (Ev){.core = e->core, .pc = e->pc, .pipe = e->pipe, .stall = e->stall, .fsrc = e->flag_src,
+                         .fdst = e->flag_dst, .fev = e->flag_event, .src_buf = e->src_buf, .dst_buf = e->dst_buf,
+                         .op = e->op, .issue = e->issue_cycle, .start = e->start_cycle, .end = e->end_cycle,
+                         .done = e->done_cycle, .stall_cycles = e->stall_cycles, .hbm_extra = e->hbm_extra_cycles,
+                         .bytes = e->bytes, .conflict = e->conflict_beats};
+}
+
+static void rec_flag(void *ud, const AscSimFlagEvent *e)
+{
+    AscExplain *x = ud;
+    if (x->next.on_flag) x->next.on_flag(x->next.ud, e);
+}
+
+static void rec_counter(void *ud, uint64_t cycle, const char *name, uint32_t core, uint8_t pipe, int64_t value)
+{
+    AscExplain *x = ud;
+    if (x->next.on_counter) x->next.on_counter(x->next.ud, cycle, name, core, pipe, value);
+}
+
+AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs)
+{
+    AscAlloc a = alloc ? *alloc : (AscAlloc){0};
+    AscExplain *x = asc_calloc(&a, 1, sizeof *x);
+    if (!x) return NULL;
+    x->a = a;
+    x->next = *obs;
+    *obs = (AscSimObserver){.ud = x, .on_insn = rec_insn, .on_flag = rec_flag, .on_counter = rec_counter};
+    return x;
+}
+
+void asc_explain_free(AscExplain *x)
+{
+    if (!x) return;
+    AscAlloc a = x->a;
+    asc_free(&a, x->ev);
+    asc_free(&a, x->seg);
+    asc_free(&a, x);
+}
+
+/* The flag (dst, event) a set_flag sets, from its instruction (the event
+ * carries the flag only for a stalled wait). */
+static bool set_target(const AscExplain *x, const Ev *e, uint8_t *dst, uint8_t *ev)
+{
+    const AscInsn *in = asc_sim_insn_at(x->sim, e->core, e->pc);
+    if (!in || e->op != ASC_OP_SET_FLAG) return false;
+    *dst = in->pdst, *ev = in->event;
+    return true;
+}
+
+static bool is_dma(const Ev *e) { return e->bytes && (asc_insn_info[e->op].flags & F_DMA); }
+
+static bool push_seg(AscExplain *x, uint8_t cause, uint32_t ev, uint64_t t0, uint64_t t1, uint32_t from)
+{
+    if (t1 <= t0) return true;
+    if (x->nseg % 1024 == 0) {
+        Seg *np = asc_realloc(&x->a, x->seg, (size_t)x->nseg * sizeof *np, ((size_t)x->nseg + 1024) * sizeof *np);
+        if (!np) return false;
+        x->seg = np;
+    }
+    x->seg[x->nseg++] = (Seg){cause, ev, t0, t1, from};
+    x->by_cause[cause] += t1 - t0;
+    return true;
+}
+
+/* The own cost of instruction i over [run, until): where its cycles went. */
+static bool own_cost(AscExplain *x, uint32_t i, uint64_t run, uint64_t until)
+{
+    const Ev *e = &x->ev[i];
+    uint64_t end = e->end < until ? e->end : until;
+    if (is_dma(e)) {
+        uint8_t lat = e->src_buf == ASC_BUF_GM ? ASC_CAUSE_GM_READ_LAT
+                      : e->dst_buf == ASC_BUF_GM ? ASC_CAUSE_GM_WRITE_LAT
+                                                 : ASC_CAUSE_LOCAL_LAT;
+        if (!push_seg(x, lat, i, end, until, UINT32_MAX)) return false;
+        uint64_t h = e->hbm_extra < end - run ? e->hbm_extra : end - run;
+        if (!push_seg(x, ASC_CAUSE_HBM, i, end - h, end, UINT32_MAX)) return false;
+        return push_seg(x, e->pipe == ASC_PIPE_MTE2 ? ASC_CAUSE_MTE2 : e->pipe == ASC_PIPE_MTE3 ? ASC_CAUSE_MTE3
+                                                                                                 : ASC_CAUSE_MTE_OTHER,
+                        i, run, end - h, UINT32_MAX);
+    }
+    uint8_t c = e->pipe == ASC_PIPE_S ? ASC_CAUSE_SCALAR
+                : e->op == ASC_OP_SET_FLAG || e->op == ASC_OP_WAIT_FLAG || e->op == ASC_OP_BAR ? ASC_CAUSE_SYNC
+                : e->pipe == ASC_PIPE_V ? ASC_CAUSE_VECTOR
+                : e->pipe == ASC_PIPE_M ? ASC_CAUSE_CUBE
+                                        : ASC_CAUSE_OTHER;
+    if (c == ASC_CAUSE_VECTOR && e->conflict) {
+        uint64_t b = e->conflict < end - run ? e->conflict : end - run;
+        if (!push_seg(x, ASC_CAUSE_BANK, i, end - b, end, UINT32_MAX)) return false;
+        end -= b;
+    }
+    if (!push_seg(x, c, i, run, end, UINT32_MAX)) return false;
+    /* completion after the occupancy (a set_flag's or bar's pipe drain is a predecessor, not a cost) */
+    return push_seg(x, ASC_CAUSE_OTHER, i, end < e->end ? e->end : end, until, UINT32_MAX);
+}
+
+/* The latest event of `core` on `pipe` before index i (events of one pipe
+ * come in occupancy order) satisfying the test; UINT32_MAX when none. */
+static uint32_t prev_on_pipe(const AscExplain *x, uint32_t i)
+{
+    for (uint32_t j = i; j-- > 0;)
+        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe) return j;
+    return UINT32_MAX;
+}
+
+/* The earlier event of i's pipe that completed last (what a set_flag / bar drains on). */
+static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
+{
+    for (uint32_t j = i; j-- > 0;)
+        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe && x->ev[j].done == t) return j;
+    return UINT32_MAX;
+}
+
+/* The set_flag whose set released wait i: on the flag's source pipe, done
+ * (flag set) at or before the release; events come in occupancy-end order,
+ * so the first such going back from i is the latest set. */
+static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
+{
+    const Ev *w = &x->ev[i];
+    for (uint32_t j = i; j-- > 0;) {
+        const Ev *s = &x->ev[j];
+        uint8_t dst, ev;
+        if (s->core != w->core || s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
+            dst != w->fdst || ev != w->fev)
+            continue;
+        return j;
+    }
+    return UINT32_MAX;
+}
+
+/* The scalar event of i's core that ended last at or before t (the scalar
+ * unit's events come in order: the first going back from i). */
+static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
+{
+    for (uint32_t j = i; j-- > 0;) {
+        const Ev *s = &x->ev[j];
+        if (s->core == x->ev[i].core && s->pipe == ASC_PIPE_S && s->end <= t) return j;
+    }
+    return UINT32_MAX;
+}
+
+bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
+{
+    x->sim = sim;
+    x->nseg = 0;
+    memset(x->by_cause, 0, sizeof x->by_cause);
+    x->total = asc_sim_cycles(sim);
+    if (x->oom) return false;
+    if (!x->n || asc_sim_functional(sim)) return true;
+    /* the last core to finish; on it, the event that completed last */
+    uint32_t last = UINT32_MAX;
+    for (uint32_t j = 0; j < x->n; j++) {
+        const Ev *e = &x->ev[j];
+        uint64_t t = e->done > e->end ? e->done : e->end;
+        if (last == UINT32_MAX) last = j;
+        const Ev *l = &x->ev[last];
+        uint64_t lt = l->done > l->end ? l->done : l->end;
+        /* a pipe's completion before the scalar `end` that drained on it */
+        if (t > lt || (t == lt && l->pipe == ASC_PIPE_S && e->pipe != ASC_PIPE_S)) last = j;
+    }
+    uint32_t i = last;
+    uint64_t until = x->total;
+    for (uint32_t guard = 0; i != UINT32_MAX && until > 0 && guard < 4 * x->n + 8; guard++) {
+        const Ev *e = &x->ev[i];
+        uint64_t t_done = e->done > e->end ? e->done : e->end;
+        if (t_done < until && !push_seg(x, ASC_CAUSE_OTHER, i, t_done, until, UINT32_MAX)) return false;
+        if (t_done < until) until = t_done;
+        /* a set_flag or bar completes when its pipe's earlier work has landed */
+        if ((e->op == ASC_OP_SET_FLAG || e->op == ASC_OP_BAR) && e->pipe != ASC_PIPE_S && e->done > e->end) {
+            uint32_t j = pipe_done_at(x, i, e->done);
+            if (j != UINT32_MAX) {
+                i = j;
+                continue;
+            }
+        }
+        uint64_t run = e->start + e->stall_cycles;
+        if (e->stall == ASC_STALL_DRAIN && e->pipe == ASC_PIPE_S) {
+            /* `end` / bar all: the drain is the pipes' work, walked from the last completion */
+            if (!push_seg(x, ASC_CAUSE_SCALAR, i, e->end - (e->end - run), until, UINT32_MAX)) return false;
+            until = run;
+            uint32_t j = UINT32_MAX;
+            for (uint32_t k = 0; k < i; k++)
+                if (x->ev[k].core == e->core && x->ev[k].pipe != ASC_PIPE_S && x->ev[k].done <= run &&
+                    (j == UINT32_MAX || x->ev[k].done >= x->ev[j].done))
+                    j = k;
+            if (j == UINT32_MAX) j = scalar_before(x, i, e->start);
+            i = j;
+            continue;
+        }
+        if (!own_cost(x, i, run, until)) return false;
+        until = run;
+        if (!until) break;
+        uint32_t j = UINT32_MAX;
+        if (e->stall == ASC_STALL_FLAG && e->stall_cycles) {
+            j = setter_of(x, i, run);
+            if (j != UINT32_MAX) {
+                /* the wait itself: from the set to the release (the handoff) */
+                if (!push_seg(x, ASC_CAUSE_FLAG, i, x->ev[j].done, until, i)) return false;
+                if (x->ev[j].done < until) until = x->ev[j].done;
+            }
+        } else if (e->stall == ASC_STALL_BARRIER && e->stall_cycles) {
+            j = pipe_done_at(x, i, run);
+        } else if (e->stall != ASC_STALL_NONE && e->stall_cycles) {
+            /* cross-core and sync_all waits: the other cores' work is not walked */
+            if (!push_seg(x, ASC_CAUSE_OTHER_CORES, i, e->start, until, UINT32_MAX)) return false;
+            until = e->start;
+        }
+        if (j == UINT32_MAX && e->pipe != ASC_PIPE_S) {
+            uint32_t p = prev_on_pipe(x, i);
+            if (p != UINT32_MAX && x->ev[p].end == e->start && e->start > e->issue) j = p; /* the pipe was busy */
+        }
+        if (j == UINT32_MAX) j = scalar_before(x, i, e->pipe == ASC_PIPE_S ? e->start : e->issue);
+        if (j != UINT32_MAX) {
+            uint64_t jt = x->ev[j].done > x->ev[j].end ? x->ev[j].done : x->ev[j].end;
+            if (jt < until && !push_seg(x, ASC_CAUSE_ISSUE, i, jt, until, UINT32_MAX)) return false;
+            if (jt < until) until = jt;
+        }
+        i = j;
+    }
+    /* before the first instruction on the path: the launch */
+    if (until && !push_seg(x, ASC_CAUSE_OTHER, x->nseg ? x->seg[x->nseg - 1].ev : last, 0, until, UINT32_MAX))
+        return false;
+    /* chronological order */
+    for (uint32_t a = 0, b = x->nseg ? x->nseg - 1 : 0; a < b; a++, b--) {
+        Seg t = x->seg[a];
+        x->seg[a] = x->seg[b];
+        x->seg[b] = t;
+    }
+    return true;
+}
+
+uint64_t asc_explain_cause_cycles(const AscExplain *x, unsigned cause)
+{
+    return cause < ASC_CAUSE_COUNT ? x->by_cause[cause] : 0;
+}
+
+/* ---- the bound ------------------------------------------------------------ *
+ * Rule (docs/timing.md §Explain): sum the critical path's cycles by class
+ * (latency, the pipe of a transfer or compute, HBM, bank conflicts, sync,
+ * scalar, other cores); the class with the most cycles is the bound, ties
+ * to the earlier class in ASC_CAUSES.  The shares of a kernel that repeats
+ * one tile do not depend on the number of tiles, so the answer does not
+ * depend on the size unless the steady state changes (a pipelined kernel
+ * whose fill is latency and whose steady state is a pipe: its share then
+ * grows with the tiles, and the class that has the most cycles says so). */
+static const char *classify(const AscExplain *x, uint64_t *cycles)
+{
+    static const char *const classes[] = {"latency", "MTE2", "MTE3", "MTE", "HBM", "VECTOR", "bank-conflict",
+                                          "CUBE", "scalar", "sync", "cross-core", "other"};
+    uint64_t sum[sizeof classes / sizeof classes[0]] = {0};
+    for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++)
+        for (unsigned k = 0; k < sizeof classes / sizeof classes[0]; k++)
+            if (!strcmp(cause_class[c], classes[k])) sum[k] += x->by_cause[c];
+    unsigned best = 0;
+    for (unsigned k = 1; k < sizeof classes / sizeof classes[0]; k++)
+        if (sum[k] > sum[best]) best = k;
+    *cycles = sum[best];
+    return classes[best];
+}
+
+/* "12.3" in tenths of a percent, rounded down */
+static const char *pct(char *buf, uint64_t a, uint64_t b)
+{
+    uint64_t t = b ? a * 1000 / b : 0;
+    snprintf(buf, 32, "%llu.%llu", (unsigned long long)(t / 10), (unsigned long long)(t % 10));
+    return buf;
+}
+
+int asc_explain_bound(const AscExplain *x, char *out, size_t size)
+{
+    if (!x || !x->sim) return snprintf(out, size, "bound: not classified (no critical path recorded)");
+    if (asc_sim_functional(x->sim)) return snprintf(out, size, "functional run: no timing");
+    uint64_t c;
+    const char *cls = classify(x, &c);
+    char a[32];
+    /* the largest single cause, named */
+    unsigned top = 0;
+    for (unsigned k = 1; k < ASC_CAUSE_COUNT; k++)
+        if (x->by_cause[k] > x->by_cause[top]) top = k;
+    char b[32];
+    return snprintf(out, size, "%s bound: %s is %s%% of the %llu-cycle critical path (largest cause: %s, %s%%)", cls,
+                    !strcmp(cls, "latency") ? "transfer latency" : cls, pct(a, c, x->total),
+                    (unsigned long long)x->total, cause_names[top], pct(b, x->by_cause[top], x->total));
+}
+
+/* ---- what-ifs ------------------------------------------------------------- */
+
+/* A flag handed out before its source pipe did any work (only set_flags before
+ * it): a buffer-free token of the double-buffer pattern. */
+static bool buffer_flag(const AscExplain *x, uint32_t core, uint8_t src, uint8_t dst, uint8_t ev)
+{
+    for (uint32_t j = 0; j < x->n; j++) {
+        const Ev *e = &x->ev[j];
+        if (e->core != core || e->pipe != src) continue;
+        uint8_t d, v;
+        if (!set_target(x, e, &d, &v)) return false;
+        if (d == dst && v == ev) return true;
+    }
+    return false;
+}
+
+static void add_whatif(AscExplain *x, bool kernel, const char *what, const char *change)
+{
+    if (x->nwi == ASC_EXPLAIN_MAX_WHATIF) return;
+    for (uint32_t k = 0; k < x->nwi; k++)
+        if (!strcmp(x->wi[k].what, what)) return;
+    WhatIf *w = &x->wi[x->nwi++];
+    memset(w, 0, sizeof *w);
+    w->kernel = kernel;
+    snprintf(w->what, sizeof w->what, "%s", what);
+    snprintf(w->change, sizeof w->change, "%s", change);
+}
+
+/* One re-simulation: config `cfg` (changed), and for a buffer what-if the flag. */
+static void rerun(WhatIf *w, const AscSimDesc *base, const AscConfig *cfg, const AscRunArg *args, uint32_t nargs,
+                  int buf_src, int buf_dst, int buf_ev)
+{
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    AscSimDesc desc = *base;
+    desc.cfg = cfg;
+    desc.observer = (AscSimObserver){0};
+    desc.check_races = false;
+    AscSim *sim = asc_sim_new(&desc, &d);
+    if (sim && buf_src >= 0) asc_sim_add_buffer(sim, (uint8_t)buf_src, (uint8_t)buf_dst, (uint8_t)buf_ev);
+    if (sim && asc_sim_bind_args(sim, args, nargs, &d)) {
+        AscSimStatus st = asc_sim_run(sim, 0);
+        if (st == ASC_SIM_DONE) {
+            w->ok = true;
+            w->cycles = asc_sim_cycles(sim);
+        } else {
+            asc_sim_status_format(sim, st, 0, w->err, sizeof w->err);
+        }
+    } else {
+        snprintf(w->err, sizeof w->err, "%s", d.count ? d.items[0].msg : "the what-if run could not start");
+    }
+    asc_sim_free(sim);
+    asc_diags_free(&d);
+}
+
+bool asc_explain_whatif(AscExplain *x, const AscSimDesc *base, const AscRunArg *args, uint32_t nargs, AscDiags *d)
+{
+    (void)d;
+    if (!x->sim || asc_sim_functional(x->sim)) return true;
+    x->nwi = 0;
+    /* kernel changes: one more buffer behind each buffer-free flag waited on along the path */
+    for (uint32_t s = 0; s < x->nseg; s++) {
+        const Seg *g = &x->seg[s];
+        if (g->cause != ASC_CAUSE_FLAG || g->from_ev == UINT32_MAX) continue;
+        const Ev *w = &x->ev[g->from_ev];
+        if (!buffer_flag(x, w->core, w->fsrc, w->fdst, w->fev)) continue;
+        char what[160], change[160];
+        snprintf(what, sizeof what, "one more buffer behind flag %s->%s id %u", asc_pipe_lane(w->fsrc),
+                 asc_pipe_lane(w->fdst), w->fev);
+        snprintf(change, sizeof change, "double-buffer the data guarded by %s->%s id %u (a second buffer and flag id)",
+                 asc_pipe_lane(w->fsrc), asc_pipe_lane(w->fdst), w->fev);
+        add_whatif(x, true, what, change);
+    }
+    /* costs on the path, each zeroed */
+    static const struct {
+        uint8_t cause;
+        AscConfigKey key;
+        int64_t value;
+        const char *change;
+    } costs[] = {
+        {ASC_CAUSE_GM_READ_LAT, ASC_KEY_GM_READ_LATENCY, 0, "GM read latency vanished"},
+        {ASC_CAUSE_GM_WRITE_LAT, ASC_KEY_GM_WRITE_LATENCY, 0, "GM write latency vanished"},
+        {ASC_CAUSE_LOCAL_LAT, ASC_KEY_LOCAL_LATENCY, 0, "local copy latency vanished"},
+        {ASC_CAUSE_HBM, ASC_KEY_HBM_BYTES_PER_CYCLE, 1048576, "HBM contention vanished (HBM at its maximum rate)"},
+        {ASC_CAUSE_FLAG, ASC_KEY_FLAG_RELEASE, 0, "flag handoff vanished"},
+    };
+    for (unsigned k = 0; k < sizeof costs / sizeof costs[0]; k++) {
+        if (!x->by_cause[costs[k].cause]) continue;
+        char what[160];
+        snprintf(what, sizeof what, "%s=%lld", asc_config_keys[costs[k].key].key, (long long)costs[k].value);
+        add_whatif(x, false, what, costs[k].change);
+    }
+    for (uint32_t k = 0; k < x->nwi; k++) {
+        WhatIf *w = &x->wi[k];
+        AscConfig cfg = *asc_sim_config(x->sim);
+        int bs = -1, bd = -1, be = -1;
+        if (w->kernel) {
+            char s[16], t[16];
+            unsigned ev = 0;
+            if (sscanf(w->what, "one more buffer behind flag %15[^-]->%15s id %u", s, t, &ev) == 3) {
+                for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
+                    if (asc_pipe_lane(p) && !strcmp(asc_pipe_lane(p), s)) bs = (int)p;
+                    if (asc_pipe_lane(p) && !strcmp(asc_pipe_lane(p), t)) bd = (int)p;
+                }
+                be = (int)ev;
+            }
+        } else {
+            char key[96];
+            long long v;
+            if (sscanf(w->what, "%95[^=]=%lld", key, &v) == 2) {
+                int ki = asc_config_key_index(key);
+                if (ki >= 0) cfg.v[ki] = v;
+            }
+        }
+        rerun(w, base, &cfg, args, nargs, bs, bd, be);
+    }
+    /* ranked: kernel changes first, each group by cycles saved (most first), then name */
+    for (uint32_t a = 1; a < x->nwi; a++)
+        for (uint32_t b = a; b > 0; b--) {
+            WhatIf *p = &x->wi[b - 1], *q = &x->wi[b];
+            uint64_t sp = p->ok && p->cycles < x->total ? x->total - p->cycles : 0;
+            uint64_t sq = q->ok && q->cycles < x->total ? x->total - q->cycles : 0;
+            bool swap = p->kernel != q->kernel ? q->kernel : sq > sp || (sq == sp && strcmp(q->what, p->what) < 0);
+            if (!swap) break;
+            WhatIf t = *p;
+            *p = *q;
+            *q = t;
+        }
+    x->whatif_done = true;
+    return true;
+}
+
+/* ---- text and JSON ---------------------------------------------------------- */
+
+static void describe(const AscExplain *x, uint32_t i, char *out, size_t size)
+{
+    const Ev *e = &x->ev[i];
+    char text[128], src[200], core[48];
+    const AscInsn *in = asc_sim_insn_at(x->sim, e->core, e->pc);
+    if (in) asc_insn_print(in, text, sizeof text);
+    else snprintf(text, sizeof text, "?");
+    asc_sim_source(x->sim, e->pc, src, sizeof src);
+    asc_sim_core_name(x->sim, e->core, core, sizeof core);
+    snprintf(out, size, "%s %s pc 0x%04x `%s`%s%s%s", core, asc_pipe_lane(e->pipe) ? asc_pipe_lane(e->pipe) : "?",
+             e->pc, text, src[0] ? " (" : "", src, src[0] ? ")" : "");
+}
+
+uint32_t asc_explain_nsegs(const AscExplain *x) { return x->nseg; }
+
+bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
+{
+    if (k >= x->nseg) return false;
+    const Seg *g = &x->seg[k];
+    const Ev *e = &x->ev[g->ev];
+    *out = (AscExplainSeg){.cause = g->cause, .core = e->core, .pipe = e->pipe, .pc = e->pc, .t0 = g->t0, .t1 = g->t1};
+    describe(x, g->ev, out->insn, sizeof out->insn);
+    out->why[0] = 0;
+    if (g->cause == ASC_CAUSE_FLAG && g->from_ev != UINT32_MAX) {
+        char w[400];
+        describe(x, g->from_ev, w, sizeof w);
+        snprintf(out->why, sizeof out->why, "%s waited on flag %s->%s id %u until it was set at cycle %llu", w,
+                 asc_pipe_lane(x->ev[g->from_ev].fsrc), asc_pipe_lane(x->ev[g->from_ev].fdst), x->ev[g->from_ev].fev,
+                 (unsigned long long)g->t0);
+    }
+    return true;
+}
+
+uint32_t asc_explain_nwhatifs(const AscExplain *x) { return x->whatif_done ? x->nwi : 0; }
+
+bool asc_explain_whatif_get(const AscExplain *x, uint32_t k, AscExplainWhatIf *out)
+{
+    if (!x->whatif_done || k >= x->nwi) return false;
+    const WhatIf *w = &x->wi[k];
+    *out = (AscExplainWhatIf){.kernel = w->kernel, .ok = w->ok, .cycles = w->cycles,
+                              .saved = w->ok && w->cycles < x->total ? x->total - w->cycles : 0};
+    snprintf(out->what, sizeof out->what, "%s", w->what);
+    snprintf(out->change, sizeof out->change, "%s", w->change);
+    snprintf(out->err, sizeof out->err, "%s", w->err);
+    return true;
+}
+
+uint64_t asc_explain_total(const AscExplain *x) { return x->total; }
+
+bool asc_explain_pc_cost(const AscExplain *x, uint32_t core, uint32_t pc, uint64_t *busy, uint64_t *conflict)
+{
+    *busy = *conflict = 0;
+    if (!x) return false;
+    for (uint32_t j = 0; j < x->n; j++) {
+        const Ev *e = &x->ev[j];
+        if (e->core != core || e->pc != pc) continue;
+        *busy += e->end - e->start - e->stall_cycles;
+        *conflict += e->conflict;
+    }
+    return true;
+}
