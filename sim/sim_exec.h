@@ -62,6 +62,7 @@ typedef struct AscIssued {
     uint64_t mask0, mask1;      /* vector mask at issue */
     uint64_t ctrl;              /* CTRL at issue (bit 56: counter mode) */
     uint64_t cmpmask;           /* SPR cmpmask at issue (vsel) */
+    uint64_t st_atomic;         /* SPR st_atomic at issue (GM writes; exec_atomic.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56
