@@ -335,7 +335,7 @@ ASC_EXEC_FN(FIXPIPE)
         }
         uint64_t at = dst + r * D * osize;
         if (dbuf == ASC_BUF_GM) {
-            if (!asc_exec_gm_write(ctx, at, row, n * osize)) return false;
+            if (!asc_exec_gm_store(ctx, q->st_atomic, at, row, n * osize)) return false;
         } else {
             memcpy(ctx->mem[ASC_BUF_UB].data + at, row, n * osize);
         }

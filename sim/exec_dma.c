@@ -87,7 +87,7 @@ ASC_EXEC_FN(DMA)
             if (!asc_exec_gm_read(ctx, s, ctx->mem[rt.dst].data + d, burst_bytes)) return false;
         } else if (rt.dst == ASC_BUF_GM) {
             if (d % fast) st->gm_unaligned = true;
-            if (!asc_exec_gm_write(ctx, d, ctx->mem[rt.src].data + s, burst_bytes)) return false;
+            if (!asc_exec_gm_store(ctx, q->st_atomic, d, ctx->mem[rt.src].data + s, burst_bytes)) return false;
         } else {
             memmove(ctx->mem[rt.dst].data + d, ctx->mem[rt.src].data + s, burst_bytes);
         }

@@ -94,7 +94,7 @@ ASC_EXEC_FN(DMAPAD)
         }
         uint8_t *p = ctx->mem[ASC_BUF_UB].data + u;
         if (!to_ub) {
-            if (!asc_exec_gm_write(ctx, g, p, data)) return false;
+            if (!asc_exec_gm_store(ctx, q->st_atomic, g, p, data)) return false;
             continue;
         }
         if (!asc_exec_gm_read(ctx, g, p + lpad, data)) return false;

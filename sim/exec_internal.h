@@ -41,6 +41,13 @@ bool asc_exec_check_cfg(AscExecCtx *ctx, AscCfgLayout layout, uint64_t cfg);
 bool asc_exec_gm_read(AscExecCtx *ctx, uint64_t addr, void *dst, size_t n);
 bool asc_exec_gm_write(AscExecCtx *ctx, uint64_t addr, const void *src, size_t n);
 
+/* A DMA or fixpipe write to GM under the store atomic config `st_atomic`
+ * (SPR st_atomic at issue, exec_atomic.c): type 0 is a plain write; otherwise
+ * every element of [addr, addr+n) becomes op(GM, src).  Faults on a reserved
+ * bit, an unknown type or op, or an addr/n that is not a multiple of the
+ * element size. */
+bool asc_exec_gm_store(AscExecCtx *ctx, uint64_t st_atomic, uint64_t addr, const void *src, size_t n);
+
 /* ---- f16 -> f32 widening: the one definition (asc_f16_to_f32 in fp16.c
  * returns it), inline so the cube unpacks its operands without a call.
  * Exact, subnormals included; inf stays inf; NaNs come out quiet, payload

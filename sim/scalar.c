@@ -37,6 +37,7 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->mask1 = c->spr[ASC_SPR_MASK1];
     q->ctrl = c->spr[ASC_SPR_CTRL];
     q->cmpmask = c->spr[ASC_SPR_CMPMASK];
+    q->st_atomic = c->spr[ASC_SPR_ST_ATOMIC];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)
@@ -128,7 +129,7 @@ static ASC_EXEC_FN(SPR)
     }
     if (!asc_spr_writable(in->spr))
         return xfail(ctx, ASC_FAULT_ILLEGAL,
-                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask",
+                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic",
                      asc_spr_name(in->spr));
     c->spr[in->spr] = c->x[in->rs1];
     return true;

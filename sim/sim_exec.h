@@ -62,6 +62,7 @@ typedef struct AscIssued {
     uint64_t mask0, mask1;      /* vector mask at issue */
     uint64_t ctrl;              /* CTRL at issue (bit 56: counter mode) */
     uint64_t cmpmask;           /* SPR cmpmask at issue (vsel) */
+    uint64_t st_atomic;         /* SPR st_atomic at issue (GM writes; exec_atomic.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56
@@ -119,6 +120,9 @@ ASC_EXEC_FN(LOAD2D);
 ASC_EXEC_FN(DMAPAD);
 ASC_EXEC_FN(FIXPIPE);
 ASC_EXEC_FN(MMAD);
+/* scalar loads and stores of UB, run by the scalar unit (exec_scalar_ub.c) */
+ASC_EXEC_FN(LDUB);
+ASC_EXEC_FN(STUB);
 /* the vector families of sim/asc_vfam.def, and vtranspose */
 #define ASC_VFAM(fam, shape, dtypes, flops) ASC_EXEC_FN(fam);
 #include "asc_vfam.def"

@@ -66,4 +66,4 @@ def k_alloc(x: asc.GlobalAddress, z: asc.GlobalAddress):
 def k_rejected(x: asc.GlobalAddress):
     xg = asc.GlobalTensor()
     xg.set_global_buffer(x)
-    asc.set_atomic_add()
+    asc.get_hccl_context()

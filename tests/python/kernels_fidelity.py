@@ -70,8 +70,8 @@ def f_index_tbuf(x: asc.GlobalAddress, z: asc.GlobalAddress):
 
 @asc.jit
 def f_local_get_value(x: asc.GlobalAddress):
-    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
-    v = t.get_value(0)  # noqa: F841
+    t = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 64)
+    v = t.get_value(0)  # noqa: F841  (float16: the scalar unit cannot widen it)
 
 
 @asc.jit

@@ -23,7 +23,7 @@ def test_local_mem_allocator():
 
 
 def test_rejected_names_the_hardware_feature():
-    with pytest.raises(asc.CompileError, match=r"kernels_api.py:\d+.*atomic accumulation of DMA writes to GM"):
+    with pytest.raises(asc.CompileError, match=r"kernels_api.py:\d+.*HCCL contexts are not modelled"):
         k_rejected[1](np.zeros(8, np.float32))
 
 

@@ -54,7 +54,7 @@ def test_subtensor_index_tbuf_and_is_set_mask():
 def test_local_get_value_is_a_clear_error():
     x = np.zeros(64, np.float32)
     with pytest.raises(asc.CompileError, match=r"kernels_fidelity.py:\d+:\d+: error: LocalTensor.get_value "
-                                               r"is not supported: the asc scalar unit loads and stores GM only"):
+                                               r"of float16 is not supported: the asc scalar unit has no FPU"):
         kf.f_local_get_value.compile(x)
 
 

@@ -157,6 +157,100 @@ START_TEST(dma_bursts)
 }
 END_TEST
 
+/* ---- GM writes under the store atomic config (sim/exec_atomic.c) ----------
+ * st_atomic = type | op << 3 (type 1 f32, 2 f16, 4 s32, 5 s8; op 0 add,
+ * 1 max, 2 min); the reference is plain C arithmetic (f16: the f32 sum
+ * rounded once to half, docs/semantics.md). */
+START_TEST(dma_atomic)
+{
+    Env e;
+    env_init(&e);
+    enum { N = 40 }; /* 160 B of f32: 5 blocks */
+    float gm0[N], ub0[N], back[N];
+    for (unsigned i = 0; i < N; i++) {
+        gm0[i] = (float)((int)(rnd(&e) % 2001) - 1000) / 8.0f;
+        ub0[i] = (float)((int)(rnd(&e) % 2001) - 1000) / 8.0f;
+    }
+    const uint64_t g = 0x300000, u = 0x800;
+    AscExecStats st;
+    for (unsigned op = 0; op < 3; op++) {
+        ck_assert(asc_gm_write(e.ctx.gm, g, gm0, sizeof gm0));
+        memcpy(e.buf[ASC_BUF_UB] + u, ub0, sizeof ub0);
+        AscIssued q = issue(ASC_OP_MOV_UB_TO_OUT, g, u, dma_cfg(1, 5, 0, 0), 0);
+        q.st_atomic = 1 | op << 3;
+        ck_assert_msg(run(&e, &q, &st), "%s", e.ctx.fault);
+        ck_assert(asc_gm_read(e.ctx.gm, g, back, sizeof back));
+        for (unsigned i = 0; i < N; i++) {
+            float want = op == 0 ? gm0[i] + ub0[i] : op == 1 ? (ub0[i] > gm0[i] ? ub0[i] : gm0[i])
+                                                             : (ub0[i] < gm0[i] ? ub0[i] : gm0[i]);
+            ck_assert_msg(back[i] == want, "op %u elem %u: %g, want %g", op, i, (double)back[i], (double)want);
+        }
+    }
+    /* three "cores" accumulate into one output: split-K */
+    ck_assert(asc_gm_write(e.ctx.gm, g, gm0, sizeof gm0));
+    for (unsigned k = 0; k < 3; k++) {
+        memcpy(e.buf[ASC_BUF_UB] + u, ub0, sizeof ub0);
+        AscIssued q = issue(ASC_OP_MOV_UB_TO_OUT, g, u, dma_cfg(1, 5, 0, 0), 0);
+        q.st_atomic = 1;
+        ck_assert(run(&e, &q, &st));
+    }
+    ck_assert(asc_gm_read(e.ctx.gm, g, back, sizeof back));
+    for (unsigned i = 0; i < N; i++) ck_assert(back[i] == ((gm0[i] + ub0[i]) + ub0[i]) + ub0[i]);
+    /* s32 add wraps; s8 add wraps per byte */
+    int32_t a32[8] = {INT32_MAX, -5, 7, 0, INT32_MIN, 1, 2, 3}, b32[8] = {1, 5, -9, 0, -1, 1, 1, 1}, r32[8];
+    ck_assert(asc_gm_write(e.ctx.gm, g, a32, 32));
+    memcpy(e.buf[ASC_BUF_UB] + u, b32, 32);
+    AscIssued q = issue(ASC_OP_MOV_UB_TO_OUT, g, u, dma_cfg(1, 1, 0, 0), 0);
+    q.st_atomic = 4;
+    ck_assert(run(&e, &q, &st));
+    ck_assert(asc_gm_read(e.ctx.gm, g, r32, 32));
+    for (unsigned i = 0; i < 8; i++) ck_assert_int_eq(r32[i], (int32_t)((uint32_t)a32[i] + (uint32_t)b32[i]));
+    int8_t a8[32], b8[32], r8[32];
+    for (unsigned i = 0; i < 32; i++) a8[i] = (int8_t)(rnd(&e) & 0xff), b8[i] = (int8_t)(rnd(&e) & 0xff);
+    ck_assert(asc_gm_write(e.ctx.gm, g, a8, 32));
+    memcpy(e.buf[ASC_BUF_UB] + u, b8, 32);
+    q.st_atomic = 5 | 1 << 3; /* s8 max */
+    ck_assert(run(&e, &q, &st));
+    ck_assert(asc_gm_read(e.ctx.gm, g, r8, 32));
+    for (unsigned i = 0; i < 32; i++) ck_assert_int_eq(r8[i], b8[i] > a8[i] ? b8[i] : a8[i]);
+    /* f16 add */
+    uint16_t h0[16], h1[16], hr[16];
+    for (unsigned i = 0; i < 16; i++) {
+        h0[i] = ref_to_half((double)((int)(rnd(&e) % 20001) - 10000) / 1024.0, 0);
+        h1[i] = ref_to_half((double)((int)(rnd(&e) % 20001) - 10000) / 1024.0, 0);
+    }
+    ck_assert(asc_gm_write(e.ctx.gm, g, h0, 32));
+    memcpy(e.buf[ASC_BUF_UB] + u, h1, 32);
+    q.st_atomic = 2;
+    ck_assert(run(&e, &q, &st));
+    ck_assert(asc_gm_read(e.ctx.gm, g, hr, 32));
+    for (unsigned i = 0; i < 16; i++)
+        ck_assert_uint_eq(hr[i], ref_to_half(ref_to_f32(ref_from_half(h0[i]) + ref_from_half(h1[i]), 0), 0));
+    /* the pad variant writes exactly len bytes, atomically: 3 f32 */
+    float p0[8] = {1, 2, 3, 4, 5, 6, 7, 8}, p1[8] = {10, 20, 30, 40, 50, 60, 70, 80}, pr[8];
+    ck_assert(asc_gm_write(e.ctx.gm, g, p0, 32));
+    memcpy(e.buf[ASC_BUF_UB] + u, p1, 32);
+    q = issue(ASC_OP_MOV_UB_TO_OUT_PAD, g, u, 1 | 12ull << 12, 0);
+    q.st_atomic = 1;
+    ck_assert_msg(asc_exec_DMAPAD(&e.ctx, &q, ASC_DT_NONE, ASC_DT_NONE, &st), "%s", e.ctx.fault);
+    ck_assert(asc_gm_read(e.ctx.gm, g, pr, 32));
+    for (unsigned i = 0; i < 8; i++) ck_assert(pr[i] == (i < 3 ? p0[i] + p1[i] : p0[i]));
+    /* faults: reserved bits, unknown type/op, partial elements */
+    q = issue(ASC_OP_MOV_UB_TO_OUT, g, u, dma_cfg(1, 1, 0, 0), 0);
+    q.st_atomic = 1u << 5;
+    expect_fault(&e, &q, "reserved bits");
+    q.st_atomic = 7;
+    expect_fault(&e, &q, "type 7 does not exist");
+    q.st_atomic = 1 | 3 << 3;
+    expect_fault(&e, &q, "op 3 does not exist");
+    q = issue(ASC_OP_MOV_UB_TO_OUT_PAD, g + 2, u, 1 | 12ull << 12, 0);
+    q.st_atomic = 1;
+    ck_assert(!asc_exec_DMAPAD(&e.ctx, &q, ASC_DT_NONE, ASC_DT_NONE, &st));
+    ck_assert_msg(strstr(e.ctx.fault, "aligned 4-byte elements") != NULL, "%s", e.ctx.fault);
+    env_free(&e);
+}
+END_TEST
+
 START_TEST(dma_faults)
 {
     Env e;
@@ -569,6 +663,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, dma_bursts);
     tcase_add_test(tc, dma_faults);
+    tcase_add_test(tc, dma_atomic);
     tcase_add_test(tc, load2d);
     tcase_add_test(tc, mmad_types);
     tcase_add_test(tc, f16_matmul_pipeline);

@@ -90,6 +90,25 @@ class SELMODE(IntEnum):
     VSEL_TENSOR_TENSOR_MODE = 2
 
 
+class AtomicDtype(IntEnum):
+    """The store atomic config's type field (Ascend C AtomicDtype, real pyasc core/enums.py)."""
+    ATOMIC_NONE = 0
+    ATOMIC_F32 = 1
+    ATOMIC_F16 = 2
+    ATOMIC_S16 = 3
+    ATOMIC_S32 = 4
+    ATOMIC_S8 = 5
+    ATOMIC_BF16 = 6
+
+
+class AtomicOp(IntEnum):
+    """The store atomic config's op field: ATOMIC_SUM is real pyasc's; MAX and MIN are asc's
+    numbering of what SetAtomicMax/SetAtomicMin select."""
+    ATOMIC_SUM = 0
+    ATOMIC_MAX = 1
+    ATOMIC_MIN = 2
+
+
 class KernelType(IntEnum):
     AIV_ONLY = 0
     AIC_ONLY = 1

@@ -953,9 +953,6 @@ _REJECT = {
         ("get_mrg_sort_result", "mrg_sort", "mrg_sort4", "rp_sort16", "sort", "sort32", "get_sort_len",
          "get_sort_offset", "proposal_concat", "proposal_extract"),
     "the program counter is not readable by kernels in the asc ISA": ("get_program_counter",),
-    "atomic accumulation of DMA writes to GM (the store atomic config) is not modelled":
-        ("get_store_atomic_config", "set_store_atomic_config", "set_atomic_add", "set_atomic_max",
-         "set_atomic_min", "set_atomic_none", "set_atomic_type"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
         ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
@@ -979,6 +976,75 @@ _REJECT = {
 for _why, _names in _REJECT.items():
     for _n in _names:
         globals()[_n] = _unsupported(_n, _why)
+
+
+# ---- GM atomics: the store atomic config, SPR st_atomic (sim/exec_atomic.c) ---------------
+# Ascend C (cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h,
+# kernel_operator_common_impl.h): SetAtomicAdd/Max/Min<T> set the op and the type, SetAtomicType<T>
+# only the type, SetAtomicNone the type none; GetStoreAtomicConfig reads type (bits 2:0) and op
+# (bits 4:3).  Every later GM write of data_copy (UB -> GM), data_copy_pad and fixpipe is then
+# op(GM, data) per element.  Real pyasc: python/asc/language/basic/set_atomic.py and common.py.
+_ATOMIC_TYPE = {"f32": 1, "f16": 2, "s16": 3, "s32": 4, "s8": 5, "bf16": 6}
+_ATOMIC_OP = {"add": 0, "max": 1, "min": 2}
+
+
+def _atomic_type(b, name, dtype):
+    t = _ATOMIC_TYPE.get(getattr(dtype, "isa", None))
+    if t is None:
+        raise b.error(f"asc.{name}: the atomic type must be one of float32, float16, int16, int32, int8, "
+                      f"bfloat16, got {getattr(dtype, 'name', dtype)!r}")
+    return t
+
+
+def _set_st_atomic(b, value):
+    b.emit(ir.Op("mtspr", None, [b.operand(value)], {"spr": "st_atomic"}))
+
+
+def _atomic_setter(name, op):
+    @intrinsic
+    def f(dtype, *, _b):
+        _set_st_atomic(_b, _atomic_type(_b, name, dtype) | _ATOMIC_OP[op] << 3)
+    f.__name__ = name
+    f.__doc__ = f"Ascend C {name}<T>: later GM writes become {op}(GM, data) in type T."
+    return f
+
+
+set_atomic_add = _atomic_setter("set_atomic_add", "add")
+set_atomic_max = _atomic_setter("set_atomic_max", "max")
+set_atomic_min = _atomic_setter("set_atomic_min", "min")
+
+
+@intrinsic
+def set_atomic_type(dtype, *, _b):
+    """Ascend C SetAtomicType<T>: the atomic type becomes T, the op is kept."""
+    b = _b
+    _set_st_atomic(b, (b.spr("st_atomic") & ~7) | _atomic_type(b, "set_atomic_type", dtype))
+
+
+@intrinsic
+def set_atomic_none(*, _b):
+    """Ascend C SetAtomicNone: later GM writes are plain writes (type none, the op is kept)."""
+    b = _b
+    _set_st_atomic(b, b.spr("st_atomic") & ~7)
+
+
+@intrinsic
+def set_store_atomic_config(atomic_type, atomic_op, *, _b):
+    """Ascend C SetStoreAtomicConfig<type, op> (AtomicDtype, AtomicOp: ATOMIC_SUM = 0 is the one
+    documented op)."""
+    b = _b
+    for what, v, hi in (("atomic_type", atomic_type, 6), ("atomic_op", atomic_op, 2)):
+        if not is_static(v) or not 0 <= int(v) <= hi:
+            raise b.error(f"asc.set_store_atomic_config: {what} must be a compile-time integer in [0, {hi}], got {v!r}")
+    _set_st_atomic(b, int(atomic_type) | int(atomic_op) << 3)
+
+
+@intrinsic
+def get_store_atomic_config(*, _b):
+    """Ascend C GetStoreAtomicConfig: (atomic type, atomic op) of the store atomic config."""
+    b = _b
+    v = b.spr("st_atomic")
+    return v & 7, (v >> 3) & 3
 
 
 class _Desc:

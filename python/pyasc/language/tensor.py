@@ -201,18 +201,61 @@ class LocalTensor:
     def __call__(self, idx):
         return self[idx]
 
+    def _ub_elem_addr(self, index, what):
+        """Register holding the UB byte address of element `index` (scalar ld.ub/st.ub)."""
+        b = self.b
+        if self.buf != "UB":
+            raise CompileError(f"LocalTensor.{what} reaches UB only (VECIN/VECOUT/VECCALC, as in Ascend C), "
+                               f"got a {self.pos.name} tensor", b.loc)
+        if not isinstance(index, (int, RVal)) or isinstance(index, bool):
+            raise CompileError(f"LocalTensor.{what} index must be an integer, got {tensor_type_name(index)}", b.loc)
+        off = index * self.dtype.sizeof()
+        if isinstance(self.addr, ir.Sym):
+            if is_static(off):
+                return b.reg(_addr_add(b, self.addr, off))
+            return b.reg(RVal(b, b.reg(self.addr)) + off)
+        return b.reg(self.addr + off)
+
     def get_value(self, index):
-        raise CompileError("LocalTensor.get_value is not supported: the asc scalar unit loads and stores "
-                           "GM only (no scalar path to UB/L1); read a GlobalTensor with get_value, or "
-                           "keep the value in vector ops", self.b.loc)
+        """Ascend C LocalTensor::GetValue: a scalar load of UB (ld.ub.*, docs/semantics.md 1a).  The
+        scalar unit does not wait for the pipes: after a pipe wrote the element, order the read with
+        asc.set_flag/wait_flag(HardEvent.V_S or MTE2_S) or asc.pipe_barrier(PIPE_ALL), as on the card.
+        Integers come back sign- or zero-extended; float32 as its bits in an f32 scalar; float16 and
+        bfloat16 are refused (the scalar unit has no FPU to widen them)."""
+        b = self.b
+        dt = self.dtype
+        size = dt.sizeof()
+        if dt.is_float and dt.isa != "f32":
+            raise CompileError(f"LocalTensor.get_value of {dt.name} is not supported: the asc scalar unit has no "
+                               "FPU to widen it to a float32 scalar (read float32 elements, or convert with asc.cast)",
+                               b.loc)
+        addr = self._ub_elem_addr(index, "get_value")
+        mn = "ld.ub." + {1: "b", 2: "h", 4: "w", 8: "d"}[size]
+        if (dt.is_float or dt.isa.startswith("u")) and size < 8:
+            mn += "u"
+        r = b.new_value("f32" if dt.is_float else "i64")
+        b.emit(ir.Op("ld", r, [addr], {"mnem": mn}))
+        return RVal(b, r)
 
     def set_value(self, index, value):
-        raise CompileError("LocalTensor.set_value is not supported: the asc scalar unit loads and stores "
-                           "GM only (no scalar path to UB/L1); use asc.duplicate or GlobalTensor.set_value",
-                           self.b.loc)
-
-    get_value.__asc_rejected__ = "scalar loads of UB/L1 are not modelled (the asc scalar unit reaches GM only)"
-    set_value.__asc_rejected__ = "scalar stores to UB/L1 are not modelled (the asc scalar unit reaches GM only)"
+        """Ascend C LocalTensor::SetValue: a scalar store to UB (st.ub.*).  Order it before a pipe
+        reads the element with asc.set_flag/wait_flag(HardEvent.S_V or S_MTE3) or a pipe barrier.
+        Floats: a compile-time value is rounded to the element type (nearest even) here; a run-time
+        value must be a float32 scalar into a float32 tensor."""
+        b = self.b
+        dt = self.dtype
+        size = dt.sizeof()
+        if dt.is_float:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = _float_bits(dt, value)
+            elif not (isinstance(value, RVal) and value.ty == "f32" and dt.isa == "f32"):
+                raise CompileError(f"LocalTensor.set_value of a run-time value into {dt.name} is not supported: "
+                                   "the asc scalar unit has no FPU to narrow it (store into a float32 tensor)", b.loc)
+        elif isinstance(value, float) or (isinstance(value, RVal) and value.ty == "f32"):
+            raise CompileError(f"LocalTensor.set_value of a float into {dt.name} is not supported (no scalar FPU)",
+                               b.loc)
+        addr = self._ub_elem_addr(index, "set_value")
+        b.emit(ir.Op("st", None, [b.reg(value), addr], {"mnem": "st.ub." + {1: "b", 2: "h", 4: "w", 8: "d"}[size]}))
 
     def get_phy_addr(self):
         """Byte address in the position's buffer (a placed buffer resolves at link time)."""
@@ -670,3 +713,14 @@ class LocalTensorAuto(LocalTensor):
         req.auto = True
         b.fn.buffers.append(req)
         return LocalTensor._make(b, dtype, pos, ir.Sym("buf", (key, 0)), n, (key, 0))
+
+
+def _float_bits(dt, value):
+    """Bit pattern of `value` rounded to the float type dt (nearest even)."""
+    import numpy as np
+    if dt.isa == "f32":
+        return int(np.array(value, np.float32).view(np.uint32))
+    if dt.isa == "f16":
+        return int(np.array(value, np.float16).view(np.uint16))
+    f = np.array(value, np.float32).view(np.uint32).astype(np.uint64)   # bf16: RNE on the top 16 bits
+    return int(((f + 0x7FFF + ((f >> 16) & 1)) >> 16) & 0xFFFF)
