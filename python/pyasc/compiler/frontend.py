@@ -15,6 +15,10 @@ Control flow stays structured:
   carries a congruence, so `i % BUFFER_NUM` folds in each copy.  A trip count that is not a
   multiple of the unroll factor gets a tail (static, or guarded by ifs at run time).
 - `while` emits a While op.
+- What a run-time loop or `if` changes (names, list/dict elements reachable from the scope,
+  tuples) is carried in "home" registers; what cannot be (a list that changes length, a name
+  only a run-time loop defines) is an error at the line that needs it (docs/pyasc.md "Values
+  changed in run-time loops and branches").
 Unsupported Python (real pyasc's list: nested functions, global, nonlocal, break, continue,
 raise, try, with, yield, lambda, import, async, kernels in classes...) is rejected with the file,
 line and column of the node and the rule.
