@@ -15,6 +15,10 @@ Control flow stays structured:
   carries a congruence, so `i % BUFFER_NUM` folds in each copy.  A trip count that is not a
   multiple of the unroll factor gets a tail (static, or guarded by ifs at run time).
 - `while` emits a While op.
+- What a run-time loop or `if` changes (names, list/dict elements reachable from the scope,
+  tuples) is carried in "home" registers; what cannot be (a list that changes length, a name
+  only a run-time loop defines) is an error at the line that needs it (docs/pyasc.md "Values
+  changed in run-time loops and branches").
 Unsupported Python (real pyasc's list: nested functions, global, nonlocal, break, continue,
 raise, try, with, yield, lambda, import, async, kernels in classes...) is rejected with the file,
 line and column of the node and the rule.
@@ -88,10 +92,16 @@ _UNROLLS = [2, 3, 4, 6, 8, 12, 16]
 
 
 class _Poison:
-    def __init__(self, name, loc):
-        self._name, self._loc = name, loc
+    """What a name or a list/dict element holds when no single value is right for it at compile
+    time (branches of a run-time `if` that give it different, uncarriable values; a value left by
+    a run-time loop that may run zero times): reading it is an error at the reader's line."""
+
+    def __init__(self, name, loc, why=None):
+        self._name, self._loc, self._why = name, loc, why
 
     def fail(self, loc):
+        if self._why:
+            raise CompileError(f"'{self._name}' {self._why}", loc)
         raise CompileError(f"'{self._name}' is assigned differently in the branches of a run-time 'if' "
                            f"and cannot be used after it (pyasc rule: if-scoped variables)", loc)
 
@@ -125,8 +135,8 @@ def deps_valid(deps: dict | None, kernel_globals: dict | None = None) -> bool:
 
 
 class _NeedHomes(Exception):
-    def __init__(self, names):
-        self.names = names
+    def __init__(self, names, slots=()):
+        self.names, self.slots = names, set(slots)
 
 
 class ParsedFunction:
@@ -309,8 +319,12 @@ class Frontend:
                 self.call_py(obj.set_value, [idx, val], {}, target)
             elif isinstance(obj, list):
                 obj[self.static_int(idx, target)] = val
+            elif isinstance(obj, dict):
+                if isinstance(idx, (RVal, RCond)):
+                    raise self.err("a dict key must be known at compile time", target)
+                obj[idx] = val
             else:
-                raise self.err("item assignment is supported on lists and GlobalTensors only", target)
+                raise self.err("item assignment is supported on lists, dicts and GlobalTensors only", target)
         else:
             raise self.err("unsupported assignment target", target)
 
@@ -325,12 +339,17 @@ class Frontend:
         self.setloc(node)
         c = self.cond(cond)
         before = dict(self.scope.env)
+        conts = _containers(before)
+        saved = [_contents(x) for x, _ in conts]
         qs = [q.state() for q in self.b.queues]
         op = ir.If(name="if", cond=c, loc=self.loc(node))
         self.b.push(op.then)
         self.block(node.body)
         self.b.pop()
         env_t = self.scope.env
+        cont_t = [_contents(x) for x, _ in conts]
+        for (x, _), sv in zip(conts, saved):
+            _set_contents(x, sv)
         qs_t = [q.state() for q in self.b.queues]
         for q, s in zip(self.b.queues, qs):
             q.set_state(s)
@@ -344,29 +363,49 @@ class Frontend:
                 q.set_state(st)
                 q.unknown = True
         self.scope.env = self.merge(op, before, env_t, env_e)
+        self.merge_containers(op, conts, cont_t, node)
         self.b.emit(op)
 
     def merge(self, op, before, env_t, env_e):
         out = dict(before)
         for name in set(env_t) | set(env_e):
             vt, ve = env_t.get(name, _MISSING), env_e.get(name, _MISSING)
-            if _same(vt, ve):
-                out[name] = vt
-                continue
-            ct, ce = _carry(vt), _carry(ve)
-            if ct is None or ce is None or len(ct) != len(ce) or type(vt) is not type(ve) or \
-                    not _compatible(vt, ve):
-                out[name] = _Poison(name, self.b.loc)
-                continue
-            homes = [self.b.new_value("f32" if (isinstance(x, RVal) and x.ty == "f32") or isinstance(x, float)
-                                      else "i64", hint=name + ".") for x in ct]
-            for blk, vals in ((op.then, ct), (op.els, ce)):
-                self.b.push(blk)
-                for h, v in zip(homes, vals):
-                    self.b.mov_into(h, v)
-                self.b.pop()
-            out[name] = _rebuild(vt, [RVal(self.b, h) for h in homes])
+            out[name] = self._merge_value(op, name, vt, ve)
         return out
+
+    def _merge_value(self, op, name, vt, ve):
+        """One value after a run-time `if` whose branches left vt and ve: the value itself when
+        both are the same, registers written at the end of each branch when both can be carried,
+        else a _Poison."""
+        if _same(vt, ve):
+            return vt
+        ct, ce = _carry(vt), _carry(ve)
+        if ct is None or ce is None or len(ct) != len(ce) or not _compatible(vt, ve):
+            return _Poison(name, self.b.loc)
+        homes = [self.b.new_value("f32" if (isinstance(x, RVal) and x.ty == "f32") or isinstance(x, float)
+                                  else "i64", hint=name + ".") for x in ct]
+        for blk, vals in ((op.then, ct), (op.els, ce)):
+            self.b.push(blk)
+            for h, v in zip(homes, vals):
+                self.b.mov_into(h, v)
+            self.b.pop()
+        return _rebuild(vt, [RVal(self.b, h) for h in homes])
+
+    def merge_containers(self, op, conts, cont_t, node):
+        """The elements of lists and dicts that existed before a run-time `if`, merged like
+        names: `acc[0] = acc[0] + x` in one branch gives acc[0] a register both branches write.
+        Each container holds the else branch's contents when this is called."""
+        for (c, path), t in zip(conts, cont_t):
+            e = _contents(c)
+            tk = list(t.keys()) if isinstance(t, dict) else list(range(len(t)))
+            if tk != _keys(c):
+                raise self.err(f"'{path}' has different {'keys' if isinstance(c, dict) else 'lengths'} "
+                               f"after the two branches of a run-time 'if': a list or dict can only "
+                               f"change its elements there (not append/pop/insert/add keys); build it "
+                               f"with the same shape on both paths", node)
+            for k in tk:
+                if not _same(t[k], e[k]):
+                    c[k] = self._merge_value(op, f"{path}[{k!r}]", t[k], e[k])
 
     def cond(self, c):
         if isinstance(c, RCond):
@@ -380,14 +419,15 @@ class Frontend:
         test_static = self._static_probe(node.test)
         if test_static is False:
             return
-        homes = set()
+        homes, slots = set(), set()
         while True:
             snap = self.snapshot()
             try:
-                ops = self._while_attempt(node, homes)
+                ops = self._while_attempt(node, homes, slots)
             except _NeedHomes as e:
                 self.restore(snap)
                 homes |= e.names
+                slots |= e.slots
                 continue
             break
         for o in ops:
@@ -400,12 +440,10 @@ class Frontend:
             return False
         return None
 
-    def _while_attempt(self, node, homes):
+    def _while_attempt(self, node, homes, slots):
         outer = ir.Block()
         self.b.push(outer)
-        before = dict(self.scope.env)
-        self._make_homes(homes)
-        entry = dict(self.scope.env)
+        ls = self._enter_loop(node, homes, slots)
         qs = [q.state() for q in self.b.queues]
         op = ir.While(name="while", loc=self.loc(node))
         self.b.push(op.head)
@@ -418,15 +456,15 @@ class Frontend:
         self.b.loop_depth += 1
         self.block(node.body)
         self.b.loop_depth -= 1
-        self._check_changed(node, before, entry, homes)
-        self._store_homes(homes, entry)
+        self._end_body(node, ls, True)
         self.b.pop()
         if [q.state() for q in self.b.queues] != qs:
             raise self.err("TQue operations in a while loop must leave every queue as they found it "
                            "(the loop cannot be unrolled)", node)
         self.b.emit(op)
         self.b.pop()
-        self.scope.env.update({n: entry[n] for n in homes})
+        self._back_home(ls)
+        self._after_loop(ls, True, None)
         return outer.ops
 
     def s_For(self, node):
@@ -464,16 +502,17 @@ class Frontend:
             return
         if step < 0 and not (is_static(lo) and is_static(hi)):
             raise self.err("run-time range bounds need a positive step", it)
-        homes = set()
+        homes, slots = set(), set()
         unroll_i = 0
         U = 1
         while True:
             snap = self.snapshot()
             try:
-                ops = self._for_attempt(node, lo, hi, step, U, homes)
+                ops = self._for_attempt(node, lo, hi, step, U, homes, slots)
             except _NeedHomes as e:
                 self.restore(snap)
                 homes |= e.names
+                slots |= e.slots
                 continue
             except NeedUnroll as e:
                 self.restore(snap)
@@ -489,15 +528,13 @@ class Frontend:
         for o in ops:
             self.b.emit(o)
 
-    def _for_attempt(self, node, lo, hi, step, U, homes):
+    def _for_attempt(self, node, lo, hi, step, U, homes, slots):
         name = node.target.id
         outer = ir.Block()
         self.b.push(outer)
-        before = dict(self.scope.env)
-        self._make_homes(homes)
-        entry = dict(self.scope.env)
-        qs = [q.state() for q in self.b.queues]
         static = is_static(lo) and is_static(hi)
+        ls = self._enter_loop(node, homes, slots)
+        qs = [q.state() for q in self.b.queues]
         n = len(range(lo, hi, step)) if static else None
 
         def body_copies(iv, count):
@@ -532,14 +569,15 @@ class Frontend:
             if step > 0 and is_static(lo) and lo >= 0 or step < 0 and is_static(hi) and hi >= -1:
                 self.b.nonneg.add(var.id)      # every value of the loop variable is >= 0
             body_copies(iv, U)
-            self._check_changed(node, before, entry, homes)
-            self._store_homes(homes, entry)
+            self._end_body(node, ls, not static)
             self.b.pop()
             if [q.state() for q in self.b.queues] != qs:
                 raise NeedUnroll("TQue slots must be static in a loop: the loop is unrolled by the "
                                  "buffer count", self.loc(node))
             self.b.emit(op)
-            self.scope.env.update({h: entry[h] for h in homes})
+            self._back_home(ls)
+            if static:
+                self.scope.env[name] = main_end - step   # the last index the loop ran
         elif [q.state() for q in self.b.queues] != qs:
             pass  # straight-line copies: queue state simply advances
         # tail
@@ -547,8 +585,8 @@ class Frontend:
             for i in range(main_end, hi, step):
                 self.scope.env[name] = i
                 self.block(node.body)
-                self._store_homes(homes, entry)
-                self.scope.env.update({h: entry[h] for h in homes})
+                self._store_homes(ls)
+                self._back_home(ls)
         elif U > 1:
             iv = RVal(self.b, var)
             for k in range(U - 1):
@@ -557,19 +595,31 @@ class Frontend:
                 self.b.push(tail.then)
                 self.scope.env[name] = iv
                 self.block(node.body)
-                self._store_homes(homes, entry)
+                self._store_homes(ls)
                 self.b.emit(ir.Op("add", var, [var, ir.Const(step)]))
                 self.b.pop()
-                self.scope.env.update({h: entry[h] for h in homes})
+                self._back_home(ls)
                 for q, s in zip(self.b.queues, qs2):
                     if q.state() != s:
                         q.set_state(s)
                         q.unknown = True
                 self.b.emit(tail)
+        if looped:
+            self._after_loop(ls, not static, name)
         self.b.pop()
         return outer.ops
 
-    def _make_homes(self, homes):
+    def _new_home(self, x, hint):
+        return self.b.new_value("f32" if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32")
+                                else "i64", hint=hint)
+
+    def _enter_loop(self, node, homes, slots):
+        """Start one attempt at compiling a run-time loop: the names in `homes` and the list/dict
+        elements in `slots` ((id of the container, key)) that change in the body get a register
+        each ("home"), written with their value before the loop and at the end of every
+        iteration; the body reads the homes.  An element whose value cannot be carried (a
+        tensor, a list) holds a _Poison in the body until the body assigns it."""
+        ls = types.SimpleNamespace(node=node, homes=homes, slots=slots, before=dict(self.scope.env))
         env = self.scope.env
         for nm in sorted(homes):
             v = env.get(nm, _MISSING)
@@ -579,43 +629,145 @@ class Frontend:
                                f"cannot be carried from one iteration to the next")
             hs = []
             for x in vals:
-                h = self.b.new_value("f32" if isinstance(x, float) or (isinstance(x, RVal) and x.ty == "f32")
-                                     else "i64", hint=nm + ".")
+                h = self._new_home(x, nm + ".")
                 self.b.mov_into(h, x)
                 hs.append(RVal(self.b, h))
             env[nm] = _rebuild(v, hs)
+        ls.entry = dict(env)
+        ls.conts = _containers(env)
+        for c, path in ls.conts:
+            for k in _keys(c):
+                if (id(c), k) not in slots:
+                    continue
+                v = c[k]
+                vals = _carry(v)
+                if vals is None:
+                    c[k] = _Poison(f"{path}[{k!r}]", self.b.loc,
+                                   f"changes inside a run-time loop, and a value of type {type(v).__name__} "
+                                   f"cannot be carried from one iteration to the next: read it in the loop "
+                                   f"only after the same iteration assigned it, or use asc.static_range")
+                    continue
+                hs = []
+                for x in vals:
+                    h = self._new_home(x, path + ".")
+                    self.b.mov_into(h, x)
+                    hs.append(RVal(self.b, h))
+                c[k] = _rebuild(v, hs)
+        ls.entry_c = [_contents(c) for c, _ in ls.conts]
+        ls.poison_after = set()
+        return ls
 
-    def _store_homes(self, homes, entry):
-        for nm in sorted(homes):
-            hv = _carry(entry[nm])
-            cur = _carry(self.scope.env.get(nm))
-            if cur is None or len(cur) != len(hv) or not _compatible(entry[nm], self.scope.env.get(nm)):
-                raise self.err(f"'{nm}' changes type inside the loop (from {type(entry[nm]).__name__} to "
-                               f"{type(self.scope.env.get(nm)).__name__})")
-            for h, c in zip(hv, cur):
-                if c is not h:
-                    self.b.mov_into(h.v, c)
-
-    def _check_changed(self, node, before, entry, homes):
+    def _end_body(self, node, ls, runtime):
+        """After the body of a loop attempt: ask for more homes (_NeedHomes) when a name or an
+        element changed that the next iteration (or, for a loop that may run zero times, the code
+        after the loop) can read; else write the homes."""
         exposed = _upward_exposed(node)
-        changed = set()
-        for nm, old in entry.items():
-            if nm in homes or nm not in exposed:
+        later = _read_outside(self.scope.parsed.node, node) if runtime else set()
+        env = self.scope.env
+        changed, ls.poison_after = set(), set()
+        for nm, old in ls.entry.items():
+            if nm in ls.homes:
                 continue
-            new = self.scope.env.get(nm, _MISSING)
-            if not _same(old, new):
+            new = env.get(nm, _MISSING)
+            if _same(old, new) or not (nm in exposed or nm in later):
+                continue
+            if nm not in exposed and (_carry(old) is None or _carry(new) is None or not _compatible(old, new)):
+                ls.poison_after.add(nm)     # left by the loop, cannot be carried: an error when read
+            else:
                 changed.add(nm)
-        if changed:
-            raise _NeedHomes(changed)
+        slots = set()
+        for (c, path), ent in zip(ls.conts, ls.entry_c):
+            ek = list(ent.keys()) if isinstance(ent, dict) else list(range(len(ent)))
+            if ek != _keys(c):
+                raise self.err(f"'{path}' changes its {'keys' if isinstance(c, dict) else 'length'} inside a "
+                               f"run-time loop: the body is compiled once, so a list or dict can only "
+                               f"change its elements there (not append/pop/insert/add keys); build it "
+                               f"before the loop, or use asc.static_range", node)
+            for k in ek:
+                if (id(c), k) not in ls.slots and not _same(ent[k], c[k]):
+                    slots.add((id(c), k))
+        if changed or slots:
+            raise _NeedHomes(changed, slots)
+        self._store_homes(ls)
+
+    def _store_homes(self, ls):
+        """Write every home with the value its name or element has at the end of the body, as
+        one parallel copy: `a, b = b, a` reads both old homes before writing either."""
+        env = self.scope.env
+        moves = []
+        for nm in sorted(ls.homes):
+            moves += self._moves(nm, ls.entry[nm], env.get(nm))
+        for (c, path), ent in zip(ls.conts, ls.entry_c):
+            for k in _keys(c):
+                if (id(c), k) in ls.slots and not isinstance(ent[k], _Poison):
+                    moves += self._moves(f"{path}[{k!r}]", ent[k], c[k])
+        moves = [(h, x) for h, x in moves if x is not h]
+        written, saved = set(), {}
+        for h, x in moves:
+            if isinstance(x, RVal) and id(x.v) in written and id(x.v) not in saved:
+                saved[id(x.v)] = None       # read after an earlier move of this list overwrote it
+            written.add(id(h.v))
+        if saved:
+            for h, x in moves:
+                if isinstance(x, RVal) and id(x.v) in saved and saved[id(x.v)] is None:
+                    t = self._new_home(x, "swap.")
+                    self.b.mov_into(t, x)
+                    saved[id(x.v)] = RVal(self.b, t)
+        for h, x in moves:
+            if isinstance(x, RVal) and id(x.v) in saved:
+                x = saved[id(x.v)]
+            self.b.mov_into(h.v, x)
+
+    def _moves(self, nm, home, val):
+        hv, cur = _carry(home), _carry(val)
+        if cur is None or len(cur) != len(hv) or not _compatible(home, val):
+            raise self.err(f"'{nm}' changes type inside the loop (from {type(home).__name__} to "
+                           f"{type(val).__name__})")
+        return list(zip(hv, cur))
+
+    def _back_home(self, ls):
+        """After a loop (or a guarded copy of its body): names and elements read their homes."""
+        self.scope.env.update({h: ls.entry[h] for h in ls.homes})
+        for (c, _), ent in zip(ls.conts, ls.entry_c):
+            for k in _keys(c):
+                if (id(c), k) in ls.slots and not isinstance(ent[k], _Poison):
+                    c[k] = ent[k]
+
+    def _after_loop(self, ls, runtime, loop_var):
+        """After a loop that may run zero times: what only its body defined, its variable, and
+        what it changed but cannot carry are errors when read (real pyasc scopes them to the loop
+        region, hicann/pyasc python/asc/codegen/function_visitor.py visit_For/compute_inout)."""
+        if not runtime:
+            return
+        env = self.scope.env
+        why = ("is first assigned inside a run-time loop, which may run zero times, and cannot be used "
+               "after it (pyasc rule: loop-scoped variables): assign it before the loop")
+        for nm in list(env):
+            if nm not in ls.entry and nm != loop_var:
+                env[nm] = _Poison(nm, self.b.loc, why)
+        for nm in ls.poison_after:
+            env[nm] = _Poison(nm, self.b.loc, "changes inside a run-time loop, which may run zero times, "
+                              f"and its value (a {type(env[nm]).__name__}) cannot be carried out of it: "
+                              "read it inside the loop, or use asc.static_range")
+        if loop_var is not None:
+            env[loop_var] = _Poison(loop_var, self.b.loc, "is the variable of a run-time loop and cannot be "
+                                    "used after it (the loop may run zero times): copy it into a variable "
+                                    "assigned before the loop")
+        for (c, path), ent in zip(ls.conts, ls.entry_c):
+            for k in _keys(c):
+                if isinstance(ent[k], _Poison):
+                    c[k] = ent[k]
 
     def snapshot(self):
         return (dict(self.scope.env), [q.state() for q in self.b.queues], len(self.b.fn.events),
                 set(self.b.fn.manual_events), len(self.b.queues), self.b.loop_depth,
                 self.b.uses_cube, self.b.uses_vector, [(t, t.__dict__.copy()) for t in _mutables(self.scope.env)],
-                len(self.b.blocks), self.b.loc)
+                len(self.b.blocks), self.b.loc, [(c, _contents(c)) for c, _ in _containers(self.scope.env)])
 
     def restore(self, snap):
-        env, qs, ne, me, nq, ld, uc, uv, muts, nb, loc = snap
+        env, qs, ne, me, nq, ld, uc, uv, muts, nb, loc, conts = snap
+        for c, saved in conts:
+            _set_contents(c, saved)
         del self.b.blocks[nb:]
         self.b.loc = loc
         self.scope.env = env
@@ -963,10 +1115,20 @@ def _same(a, b):
 
 
 def _carry(v):
+    """The scalars a value is made of when it is carried through a loop or merged after an `if`
+    (one register each), or None when it cannot be.  A tuple is carried element by element."""
     if isinstance(v, bool):
         return None
     if isinstance(v, (int, float, RVal)):
         return [v]
+    if isinstance(v, tuple):
+        out = []
+        for e in v:
+            c = _carry(e)
+            if c is None:
+                return None
+            out.extend(c)
+        return out
     if hasattr(v, "_carry"):
         c = v._carry()
         return c if c else None
@@ -976,6 +1138,13 @@ def _carry(v):
 def _rebuild(v, homes):
     if isinstance(v, (int, float, RVal)):
         return homes[0]
+    if isinstance(v, tuple):
+        out, k = [], 0
+        for e in v:
+            n = len(_carry(e))
+            out.append(_rebuild(e, homes[k:k + n]))
+            k += n
+        return tuple(out)
     return v._rebuild(homes)
 
 
@@ -984,9 +1153,68 @@ def _compatible(a, b):
         return True
     if type(a) is not type(b):
         return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_compatible(x, y) for x, y in zip(a, b))
     if getattr(type(a), "_asc_typed", False):
         return a.dtype is b.dtype
     return True
+
+
+def _containers(env):
+    """Every list and dict reachable from the values of `env` (through lists, dicts and
+    tuples), once each, in a fixed order: [(container, the expression that names it)].  Their
+    elements are program state like names are: a run-time loop carries them, a run-time `if`
+    merges them."""
+    out, seen = [], set()
+
+    def walk(v, path):
+        if isinstance(v, (list, dict)):
+            if id(v) in seen:
+                return
+            seen.add(id(v))
+            out.append((v, path))
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+        elif isinstance(v, tuple):
+            items = enumerate(v)
+        else:
+            return
+        for k, e in list(items):
+            walk(e, f"{path}[{k!r}]")
+
+    for name, v in list(env.items()):
+        walk(v, name)
+    return out
+
+
+def _contents(c):
+    return dict(c) if isinstance(c, dict) else list(c)
+
+
+def _set_contents(c, saved):
+    if isinstance(c, dict):
+        c.clear()
+        c.update(saved)
+    else:
+        c[:] = saved
+
+
+def _keys(c):
+    return list(c.keys()) if isinstance(c, dict) else list(range(len(c)))
+
+
+def _read_outside(fn_node, loop_node) -> set:
+    """Names the function may read outside `loop_node` (before it, after it, or in an enclosing
+    loop's other statements): where a value the loop leaves behind may be used."""
+    inside = {id(n) for n in ast.walk(loop_node)}
+    r = set()
+    for n in ast.walk(fn_node):
+        if id(n) in inside:
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            r.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            r.add(n.target.id)
+    return r
 
 
 def _mutables(env):
