@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "asc/outfile.h"
 #include "asc/run.h"
 
 typedef AscSimPipeStats AscPipeStats;
@@ -658,20 +659,9 @@ static int cmp_line(const void *a, const void *b)
  * half a report. */
 static bool write_text(const char *path, const char *text, AscDiags *d)
 {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    size_t n = strlen(text);
-    bool ok = f && fwrite(text, 1, n, f) == n;
-    int err = errno;
-    if (f && fclose(f) != 0) ok = false, err = errno;
-    if (ok && rename(tmp, path) != 0) ok = false, err = errno;
-    if (!ok) {
-        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "write", path, err ? strerror(err) : "cannot write the file");
-        remove(tmp);
-        return false;
-    }
-    return true;
+    /* asc/outfile.h: an exclusive temporary beside the file (never a planted symlink), renamed
+     * into place only when complete */
+    return asc_out_write(NULL, path, text, strlen(text), d);
 }
 
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */

@@ -6,7 +6,7 @@ non-ASCII, invalid UTF-8).  The rule (include/asc/json.h): a name that is
 valid UTF-8 and at most 31 bytes is written escaped by the one JSON string
 writer and read back equal; any other name is an error naming the rule, exit
 1, and no output.  Checked on `asc-sim config`, the trace's otherData.target,
-and (report.c, not yet on the writer: xfail) `--json` and summary.json."""
+and `--json` and summary.json (run/report.c builds them with cJSON)."""
 import json
 import os
 import random
@@ -104,8 +104,6 @@ def test_trace_any_name(vadd, tmp_path, seed):
 REPORT_NAMES = [b'a"b', b"back\\slash", b"ctl\x01"]
 
 
-@pytest.mark.xfail(strict=True, reason="run/report.c prints the target name with %s (owner: 'explain'); "
-                   "the change to adopt asc/json.h is in the safeio report")
 @pytest.mark.parametrize("name", REPORT_NAMES)
 def test_report_json_any_name(vadd, tmp_path, name):
     r = run_with(vadd, tmp_path, name, ["--json", "--report-dir", tmp_path / "rep"])
