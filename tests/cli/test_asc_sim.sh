@@ -148,7 +148,7 @@ check blocks_neg 1 run_vadd --blocks -3
 check blocks_junk 1 run_vadd --blocks 4x
 check blocks_big 1 run_vadd --blocks 99999999999
 check maxc_junk 1 run_vadd --max-cycles ten
-# bounded runs (issue 10): 0 and a 20-digit value were "unlimited"; now errors
+# bounded runs: 0 and a 20-digit value were "unlimited"; now errors
 check maxc_zero 1 run_vadd --max-cycles 0
 expect maxc_zero "--max-cycles takes an integer in [1, 1000000000000000], got '0'"
 absent maxc_zero z.npy

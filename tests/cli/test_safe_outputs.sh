@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_safe_outputs.sh -- outputs are safe (asc/outfile.h, issue 10 item 3),
+# test_safe_outputs.sh -- outputs are safe (asc/outfile.h),
 # asc-as refuses what would grow memory for ever (item 2) and keeps checking
 # a kernel body after a broken .kernel line (item 5):
 #   - a planted symlink (PATH.tmp or any temporary-like name) is never

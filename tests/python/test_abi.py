@@ -1,4 +1,4 @@
-"""Python derives what C knows (issue 8, item 3): the ctypes mirrors follow abi.json, profiles
+"""Python derives what C knows: the ctypes mirrors follow abi.json, profiles
 come from libasc with its checks, legality rules are libasc's, and no config default, lane name,
 buffer table, register count or rule text is written in python/pyasc/**/*.py."""
 import ctypes as C

@@ -1,4 +1,4 @@
-"""Bounded runs (issue 10, item 2) through pyasc: a runaway kernel stops at the profile's
+"""Bounded runs through pyasc: a runaway kernel stops at the profile's
 max_cycles with a message naming each core's pc and Python line; launches run in slices, so
 Ctrl-C (SIGINT) stops the simulation cleanly with KeyboardInterrupt; slicing changes nothing."""
 import os

@@ -1,4 +1,4 @@
-"""scripts/install.sh (issue 14, item 1): after it, Debian's python imports pyasc and asc from any
+"""scripts/install.sh: after it, Debian's python imports pyasc and asc from any
 directory with no PYTHONPATH, loads the library it recorded, and `pyasc` runs; running it again
 changes nothing, and a clone elsewhere that runs it takes over.  Run on copies of the checkout
 with temporary site and bin directories, so the test installs nothing on the machine."""

@@ -1,5 +1,5 @@
 """Every JSON the tools write parses with Python's json module, whatever
-bytes a profile name holds (issue 10, item 4; docs/errors.md).
+bytes a profile name holds (docs/errors.md).
 
 Profile names are random byte strings (quotes, backslashes, control bytes,
 non-ASCII, invalid UTF-8).  The rule (include/asc/json.h): a name that is

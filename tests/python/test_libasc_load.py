@@ -1,4 +1,4 @@
-"""Which libasc pyasc loads (issue 10, item 6): $ASC_LIB, else the library scripts/install.sh
+"""Which libasc pyasc loads: $ASC_LIB, else the library scripts/install.sh
 recorded, else the checkout's build/libasc.so; never the newest build*/ (the sanitizer build after
 scripts/test.sh), never a sanitizer build; a library built from other headers than the
 package's abi.json is a clear AbiMismatch.  Each case runs a copy of the package in a fake

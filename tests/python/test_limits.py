@@ -1,4 +1,4 @@
-"""Compiler limits (issue 12 item 6) and one integer semantics for // and % (issue 9 item 4),
+"""Compiler limits and one integer semantics for // and %,
 end to end on the simulator against numpy / Python references."""
 import numpy as np
 import pytest
@@ -69,7 +69,7 @@ def test_values_live_through_a_runtime_loop_spill_and_compute_right(n):
     assert o.tolist() == ref
 
 
-# ---- integer semantics (issue 9 item 4) ------------------------------------------------------
+# ---- integer semantics ------------------------------------------------------
 # Real pyasc (hicann/pyasc python/asc/language/core/ir_value.py) lowers `//` and `%` on run-time
 # integers to arith.divsi / arith.remsi, printed as C's `/` and `%`
 # (include/ascir/Target/Asc/External/Arith.h): truncation toward zero, remainder with the sign of

@@ -870,7 +870,7 @@ START_TEST(test_png_roundtrip)
 }
 END_TEST
 
-/* ---- issue 13 item 4: groups, elision, step mode ---- */
+/* ---- chip-sized traces: groups, elision, step mode ---- */
 
 static AscVizModel *load_str(const char *json)
 {
