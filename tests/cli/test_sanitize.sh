@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_sanitize.sh -- asc-sim run --sanitize=... (docs/timing.md "Sanitizers"): the four GM
 # examples (a write far past its argument, a short input, a short output, a short slice) are
-# reported with the argument's name and the assembly line (writes by default, as a fault; reads with memcheck); initcheck and synccheck findings; a bad check name; and every
+# reported with the argument's name and the assembly line (writes by default, as a fault; reads
+# with memcheck); initcheck and synccheck findings; a bad check name; and every
 # repository kernel (kernels/asm, the lab kernels that are not broken on purpose) runs clean under
 # every check (exit 0, no finding on stderr).
 # Usage: test_sanitize.sh BUILD_DIR SOURCE_DIR
