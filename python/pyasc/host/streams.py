@@ -68,7 +68,8 @@ class Stream:
     _count = 0
 
     def __init__(self, immediate=False):
-        Stream._count += 1
+        if not immediate:
+            Stream._count += 1
         self.index = 0 if immediate else Stream._count
         self.immediate = immediate
         self.clock = 0
