@@ -15,3 +15,10 @@ from . import runtime, lib  # noqa: F401
 from .lib import runtime as _rt  # noqa: F401  (so asc.lib.runtime is importable as an attribute)
 
 __version__ = "0.1.0"
+
+# the host runtime (pyasc/host/, docs/pyasc.md "Host runtime"): tensors, eager operators, ...
+from . import host as _host  # noqa: E402
+from .host import (AscendError, AscendTensor, empty, from_numpy, full, ones, randn, zeros,  # noqa: E402,F401
+                   memory_allocator, register_op, utils, profiler)
+from .host import ops, streams as stream  # noqa: E402,F401
+_host.export(globals())
