@@ -1,0 +1,108 @@
+"""The second part of the kernel library against numpy (reduce, transpose, matmul, ...), with
+the sentinel guards and tolerances of test_kernel_library.py.
+
+Tolerances (err = |device - float64 reference of the same inputs|):
+* reduce max: exact (float16 widens exactly, max rounds nothing).
+* reduce sum, float32: the sum is a float32 tree of depth ceil(log2(tile)) per chunk, then one
+  serial float32 add per further chunk (and, for reduce_all, a tree over the per-core partials);
+  each level rounds by at most 2^-24 of a partial sum bounded by sum|x|, hence
+  (levels + 2) * 2^-24 * sum|x|.  float16 out adds one RNE rounding (2^-11 |ref|; we allow one
+  f16 ulp, 2^-10 |ref| + 2^-24).
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.libasc
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common as cm  # noqa: E402
+import reduce as rd  # noqa: E402
+from test_kernel_library import F16_ATOL, F16_RTOL, PROFILES, _check_guard, _guarded  # noqa: E402
+
+
+def test_max_cores_from_profile():
+    """The core counts come from the profile through libasc (pyasc.compiler.targets)."""
+    from pyasc.compiler import targets
+
+    for name in targets.names():
+        t = targets.load(name)
+        assert cm.max_cores(name, "aic") == t["ai_cores"]
+        assert cm.max_cores(name) == t["ai_cores"] * (t["aiv_per_core"] if t["split"] else 1)
+    assert (cm.max_cores("ascend910b"), cm.max_cores("ascend910b", "aic"), cm.max_cores("teach")) == (48, 24, 2)
+
+
+def _sum_bound(x, ref, length, tile, extra_levels=0):
+    levels = math.ceil(math.log2(max(tile, 2))) + -(-length // tile) + 2 + extra_levels
+    return levels * 2.0 ** -24 * np.abs(x.astype(np.float64)).sum(axis=-1) + 1e-30
+
+
+def _run_rows(op, rows, w, dtype, target, cores, rng):
+    x = (rng.standard_normal((rows, w)) * 3 + 0.5).astype(dtype)
+    g, off = _guarded(rows, dtype)
+    rd.reduce_rows(x, op, target=target, cores=cores, out=g, out_offset=off)
+    _check_guard(g, off, rows)
+    got = g[off:off + rows].astype(np.float64)
+    ref = rd.reference(x, op, axis=1)
+    what = f"reduce_rows {op} {rows}x{w} {np.dtype(dtype).name} {target} cores={cores}"
+    if op == "max":
+        assert np.array_equal(got, ref), what
+        return 0.0
+    bound = _sum_bound(x, ref, w, rd._tile(w))
+    if dtype == np.float16:
+        bound = bound + F16_RTOL * np.abs(ref) + F16_ATOL
+    err = np.abs(got - ref)
+    assert (err <= bound).all(), f"{what}: max err {err.max():.3g}"
+    return err.max()
+
+
+REDUCE_ROWS = ((8, 1000), (5, 1), (3, 13), (7, 65), (2, 4097), (4, 8), (1, 9000), (9, 3))
+
+
+@pytest.mark.parametrize("target", PROFILES)
+@pytest.mark.parametrize("op", rd.OPS)
+def test_reduce_rows(op, target):
+    rng = np.random.default_rng(11)
+    for dtype in (np.float32, np.float16):
+        for i, (rows, w) in enumerate(REDUCE_ROWS):
+            _run_rows(op, rows, w, dtype, target, 1 if i % 2 else 3, rng)
+
+
+def _run_all(op, n, dtype, target, cores, rng):
+    x = (rng.standard_normal(n) * 3 + 0.5).astype(dtype)
+    got = float(rd.reduce_all(x, op, target=target, cores=cores))
+    ref = float(rd.reference(x, op))
+    what = f"reduce_all {op} n={n} {np.dtype(dtype).name} {target} cores={cores}"
+    if op == "max":
+        assert got == ref, what
+        return 0.0
+    nc, per = cm.core_split(n, cm.epb(dtype), cores, target)
+    bound = float(_sum_bound(x, ref, per, rd._tile(per), extra_levels=math.ceil(math.log2(max(nc, 2)))))
+    if dtype == np.float16:
+        bound += F16_RTOL * abs(ref) + F16_ATOL
+    assert abs(got - ref) <= bound, f"{what}: err {abs(got - ref):.3g} > {bound:.3g}"
+    return abs(got - ref)
+
+
+@pytest.mark.parametrize("target", PROFILES)
+def test_reduce_all(target):
+    rng = np.random.default_rng(12)
+    sizes = [1, 7, 33, 1000, 4099, 20001] + [int(v) for v in rng.integers(1, 30000, 3)]
+    for op in rd.OPS:
+        for dtype in (np.float32, np.float16):
+            for i, n in enumerate(sizes):
+                _run_all(op, n, dtype, target, (1, 5, None)[i % 3], rng)
+
+
+def test_reduce_special_values():
+    x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0]], np.float32)
+    assert np.array_equal(rd.reduce_rows(x, "max", target="teach"), [-np.inf, np.inf])
+    with pytest.raises(ValueError, match="op must be"):
+        rd.reduce_rows(x, "min")
+    with pytest.raises(ValueError, match="dtype"):
+        rd.reduce_all(np.zeros(3, np.int32))
