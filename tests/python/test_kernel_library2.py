@@ -106,3 +106,27 @@ def test_reduce_special_values():
         rd.reduce_rows(x, "min")
     with pytest.raises(ValueError, match="dtype"):
         rd.reduce_all(np.zeros(3, np.int32))
+
+
+# ---- transpose: exact (moves bits) ------------------------------------------------------------
+import transpose as tp  # noqa: E402
+
+TRANSPOSE_SHAPES = ((1, 1), (1, 17), (17, 1), (37, 70), (64, 64), (65, 130), (3, 200), (200, 3), (16, 9))
+
+
+def _run_transpose(r, c, dtype, target, cores, rng):
+    x = (rng.standard_normal((r, c)) * 3).astype(dtype)
+    g, off = _guarded(r * c, dtype)
+    tp.transpose(x, target=target, cores=cores, out=g, out_offset=off)
+    _check_guard(g, off, r * c)
+    assert np.array_equal(g[off:off + r * c].reshape(c, r), x.T), f"transpose {r}x{c} {dtype} {target}"
+
+
+@pytest.mark.parametrize("target", PROFILES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_transpose_shapes(dtype, target):
+    rng = np.random.default_rng(13)
+    for i, (r, c) in enumerate(TRANSPOSE_SHAPES):
+        _run_transpose(r, c, dtype, target, 1 if i % 2 else 4, rng)
+    for i in range(3):        # fixed-seed sweep
+        _run_transpose(int(rng.integers(1, 150)), int(rng.integers(1, 150)), dtype, target, int(rng.integers(1, 6)), rng)
