@@ -130,3 +130,93 @@ def test_transpose_shapes(dtype, target):
         _run_transpose(r, c, dtype, target, 1 if i % 2 else 4, rng)
     for i in range(3):        # fixed-seed sweep
         _run_transpose(int(rng.integers(1, 150)), int(rng.integers(1, 150)), dtype, target, int(rng.integers(1, 6)), rng)
+
+
+# ---- matmul (cube) -----------------------------------------------------------------------------
+# The cube sums each output's K-chunk exactly (f64, docs/semantics.md §5.2) and rounds to f32 once
+# per chunk of BK = min(128, K rounded up to 16) (the accumulation re-reads the f32 value), so
+# err <= (chunks + 1) * 2^-24 * (|A| @ |B|).  relu is applied in the fixpipe (exact).
+import matmul as mm  # noqa: E402
+
+MATMUL_SHAPES = ((1, 1, 1), (1, 17, 1), (17, 1, 33), (100, 70, 45), (128, 128, 128), (129, 130, 257),
+                 (33, 200, 7), (5, 31, 300), (16, 16, 16))
+
+
+def _mm_inputs(m, n, k, bf16, rng):
+    a = rng.standard_normal((m, k))
+    b = rng.standard_normal((k, n))
+    if bf16:
+        return mm.to_bf16(a.astype(np.float32)), mm.to_bf16(b.astype(np.float32))
+    return a.astype(np.float16), b.astype(np.float16)
+
+
+def _run_matmul(m, n, k, bf16, target, cores, rng, relu=False):
+    a, b = _mm_inputs(m, n, k, bf16, rng)
+    g, off = _guarded(m * n, np.float32)
+    mm.matmul(a, b, target=target, cores=cores, relu=relu, out=g, out_offset=off)
+    _check_guard(g, off, m * n)
+    got = g[off:off + m * n].reshape(m, n).astype(np.float64)
+    ref = mm.reference(a, b, bf16)
+    fa = mm.from_bf16(a) if bf16 else a
+    fb = mm.from_bf16(b) if bf16 else b
+    mag = np.abs(fa.astype(np.float64)) @ np.abs(fb.astype(np.float64))
+    if relu:
+        ref = np.maximum(ref, 0)
+    bound = (-(-k // mm._edge(k)) + 1) * 2.0 ** -24 * mag + 1e-30
+    err = np.abs(got - ref)
+    assert (err <= bound).all(), f"matmul {m}x{n}x{k} bf16={bf16} {target} cores={cores}: max err {err.max():.3g}"
+    return err.max()
+
+
+CUBE_PROFILES = ("ascend910b",)    # matmul.check_target: teach's coupled cores have no fixpipe to GM
+
+
+@pytest.mark.parametrize("target", CUBE_PROFILES)
+@pytest.mark.parametrize("bf16", [False, True])
+def test_matmul_shapes(bf16, target):
+    rng = np.random.default_rng(14)
+    for i, (m, n, k) in enumerate(MATMUL_SHAPES):
+        _run_matmul(m, n, k, bf16, target, 1 if i % 2 else 5, rng)
+
+
+@pytest.mark.parametrize("target", CUBE_PROFILES)
+def test_matmul_sweep(target):
+    rng = np.random.default_rng(15)
+    for i in range(4):
+        m, n, k = (int(v) for v in rng.integers(1, 200, 3))
+        _run_matmul(m, n, k, bool(i % 2), target, int(rng.integers(1, 6)), rng, relu=(i == 2))
+
+
+def test_matmul_value_errors():
+    with pytest.raises(ValueError, match="inner dimensions"):
+        mm.matmul(np.zeros((2, 3), np.float16), np.zeros((4, 2), np.float16))
+    with pytest.raises(ValueError, match="float16"):
+        mm.matmul(np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError, match="coupled cores"):
+        mm.matmul(np.zeros((2, 3), np.float16), np.zeros((3, 2), np.float16), target="teach")
+
+
+@pytest.mark.xfail(strict=True, reason="compiler bug: asc.fixpipe in a kernel compiled for a coupled "
+                   "profile (teach) emits fix_l0c_to_out, which the assembler rejects ('not available on "
+                   "coupled cores'): an 'internal compiler error' instead of an error at the fixpipe line")
+def test_bug_fixpipe_coupled_is_ice():
+    import asc.runtime.config as config
+
+    config.set_platform(config.Backend.Model, "teach")
+    try:
+        with pytest.raises(asc.CompileError) as e:
+            _fix_kernel[1](np.zeros(256, np.float32))
+    finally:
+        config.set_platform(config.Backend.Model)
+    assert "internal compiler error" not in str(e.value)
+
+
+import asc  # noqa: E402
+
+
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def _fix_kernel(c: asc.GlobalAddress):
+    cg = asc.GlobalTensor()
+    cg.set_global_buffer(c)
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+    asc.fixpipe(cg, c1, asc.FixpipeParamsV220(16, 16, 0, 16))
