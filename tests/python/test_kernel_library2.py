@@ -220,3 +220,34 @@ def _fix_kernel(c: asc.GlobalAddress):
     cg.set_global_buffer(c)
     c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
     asc.fixpipe(cg, c1, asc.FixpipeParamsV220(16, 16, 0, 16))
+
+
+# ---- linear: act(A x B + bias), cube launch then vector launch ----------------------------------
+# err <= 1.2 * (matmul bound + 2^-24 |z|) (the bias add rounds once; every activation here has
+# |act'| <= 1.13) + the activation's own float32 bound of test_kernel_library.F32_TOL.
+import linear as ln  # noqa: E402
+from test_kernel_library import F32_TOL  # noqa: E402
+
+LINEAR_SHAPES = ((1, 1, 1), (50, 37, 70), (7, 130, 19), (33, 8, 200))
+
+
+@pytest.mark.parametrize("act", ln.ACTS)
+def test_linear(act):
+    rng = np.random.default_rng(16)
+    for i, (m, n, k) in enumerate(LINEAR_SHAPES):
+        bf16 = bool(i % 2)
+        a, b = _mm_inputs(m, n, k, bf16, rng)
+        bias = rng.standard_normal(n).astype(np.float32)
+        g, off = _guarded(m * n, np.float32)
+        ln.linear(a, b, bias, act, target="ascend910b", cores=(1, 4)[i % 2], out=g, out_offset=off)
+        _check_guard(g, off, m * n)
+        got = g[off:off + m * n].reshape(m, n).astype(np.float64)
+        ref = ln.reference(a, b, bias, act, bf16)
+        z = ln.reference(a, b, bias, "none", bf16)
+        fa, fb = (mm.from_bf16(a), mm.from_bf16(b)) if bf16 else (a, b)
+        mag = np.abs(fa.astype(np.float64)) @ np.abs(fb.astype(np.float64))
+        bound = 1.2 * ((-(-k // mm._edge(k)) + 1) * 2.0 ** -24 * mag + 2.0 ** -24 * np.abs(z))
+        rtol, atol = F32_TOL.get(act, (0, 0))
+        bound = bound + rtol * np.abs(ref) + atol + 1e-30
+        err = np.abs(got - ref)
+        assert (err <= bound).all(), f"linear {act} {m}x{n}x{k} bf16={bf16}: max err {err.max():.3g}"
