@@ -200,14 +200,8 @@ def test_matmul_value_errors():
                    "profile (teach) emits fix_l0c_to_out, which the assembler rejects ('not available on "
                    "coupled cores'): an 'internal compiler error' instead of an error at the fixpipe line")
 def test_bug_fixpipe_coupled_is_ice():
-    import asc.runtime.config as config
-
-    config.set_platform(config.Backend.Model, "teach")
-    try:
-        with pytest.raises(asc.CompileError) as e:
-            _fix_kernel[1](np.zeros(256, np.float32))
-    finally:
-        config.set_platform(config.Backend.Model)
+    with cm.on_target("teach"), pytest.raises(asc.CompileError) as e:
+        _fix_kernel[1](np.zeros(256, np.float32))
     assert "internal compiler error" not in str(e.value)
 
 
