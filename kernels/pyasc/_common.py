@@ -27,11 +27,11 @@ import numpy as np
 
 import asc
 import asc.runtime.config as config
+from pyasc.compiler import targets
 
 PROFILES = ("ascend910b", "teach")
 DTYPES = {np.dtype(np.float16): asc.float16, np.dtype(np.float32): asc.float32}
 _INT_OF = {2: np.int16, 4: np.int32}
-_MAX_CORES = {"ascend910b": 48, "teach": 2, "ascend910": 32}
 
 
 @contextlib.contextmanager
@@ -40,8 +40,8 @@ def on_target(target):
     old = dict(config._state)
     try:
         if target is not None:
-            if target not in _MAX_CORES:
-                raise ValueError(f"unknown target profile {target!r} (known: {', '.join(_MAX_CORES)})")
+            if target not in targets.names():
+                raise ValueError(f"unknown target profile {target!r} (known: {', '.join(targets.names())})")
             config.set_platform(config.Backend.Model, target)
         else:
             config.set_platform(config.Backend.Model)
@@ -51,8 +51,14 @@ def on_target(target):
         config._state.update(old)
 
 
-def max_cores(target):
-    return _MAX_CORES.get(target, 1)
+def max_cores(target, kind="aiv"):
+    """Cores a kernel of `kind` ("aiv" vector, "aic" cube) can run on, from the profile as libasc
+    reads it (pyasc.compiler.targets): `ai_cores`, times `aiv_per_core` for vector kernels on a
+    split profile (ascend910b: 24 AIC, 48 AIV; coupled teach: 2 cores of both)."""
+    t = targets.load(target)
+    if kind == "aiv" and t["split"]:
+        return t["ai_cores"] * t["aiv_per_core"]
+    return t["ai_cores"]
 
 
 def epb(dtype):
@@ -73,11 +79,12 @@ def check_same(name, *arrs):
                              f"{arrs[0].shape} {arrs[0].dtype} and {a.shape} {a.dtype}")
 
 
-def core_split(n, unit, cores, target):
+def core_split(n, unit, cores, target, kind="aiv"):
     """(cores, per_core): `n` items in contiguous ranges of `per_core` items (a multiple of
     `unit`), the last core taking what is left; never more cores than there are units."""
     units = -(-n // unit)
-    cores = max(1, min(cores or max_cores(target), max_cores(target), units))
+    mc = max_cores(target, kind)
+    cores = max(1, min(cores or mc, mc, units))
     per = -(-units // cores) * unit
     cores = -(-n // per)
     return cores, per

@@ -357,15 +357,15 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
         cycles = lib.asc_sim_cycles(sim)
         report = L.take_string(lib.asc_sim_report_text(sim))
-        warnings = _notes_of(lib, sim, img)
-        if warnings:
-            report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in warnings)
+        notes = _notes_of(lib, sim, img)
+        if notes:
+            report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
         rjson = L.take_string(lib.asc_sim_report_json(sim))
         if report_dir:
             lib.asc_sim_report_dir(sim, str(report_dir).encode(), C.byref(d))
         mhz = targets.load(c.target)["clock_mhz"]
         res = LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
-        res.warnings = warnings
+        res.warnings = notes
         return res
     finally:
         if tr:
