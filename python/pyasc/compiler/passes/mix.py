@@ -35,7 +35,7 @@ def mix_one_aiv(fn: ir.Function) -> ir.Function:
         block.ops = out
 
     fix(fn.body)
-    sub = new("sub.")
-    guard = ir.If(name="if", cond=("eq", sub, ir.Const(0)), then=ir.Block(fn.body.ops))
-    fn.body.ops = [ir.Op("mfspr", sub, [], {"spr": "sub_block_idx"}), guard]
+    sub, zero = new("sub."), new("zero.")
+    guard = ir.If(name="if", cond=("eq", sub, zero), then=ir.Block(fn.body.ops))
+    fn.body.ops = [ir.Op("mfspr", sub, [], {"spr": "sub_block_idx"}), ir.Op("li", zero, [ir.Const(0)]), guard]
     return fn
