@@ -21,6 +21,11 @@
  *     a scalar queue-full stall is an "X" named QUEUE_FULL on SCALAR;
  *   - flow "s" at the last cycle of the SET_FLAG, flow "t" (bp "e") at the
  *     cycle its WAIT_FLAG was released, id "intra_N", cat "MTE2ToVECTOR";
+ *   - cross-core arrows: flow "s" at the last cycle of a set_cross_core (one
+ *     per core whose counter it raised), flow "t" at the cycle the
+ *     wait_flag_dev that consumed that count was released, id "inter_N",
+ *     cat "<SrcLane>ToSCALAR" (the wait sits on the scalar unit); sets and
+ *     waits of one counter pair in FIFO order;
  *   - "C" counters: HBM GB/s in use (chip), queue entries per pipe (core).
  *   ts/dur in microseconds = cycles / clock_mhz, printed with 6 decimals by
  *   integer division (rounded down: the same bytes on every machine); dur is
@@ -63,7 +68,9 @@ enum {
     MAX_PENDING = 1 << 18  /* hard bound of the reorder window (~30 MB) */
 };
 
-typedef enum TKind { TK_INSN, TK_QFULL, TK_FLOW_S, TK_FLOW_T, TK_QUEUE, TK_HBM, TK_FLY_B, TK_FLY_E, TK_HBMC } TKind;
+typedef enum TKind {
+    TK_INSN, TK_QFULL, TK_FLOW_S, TK_FLOW_T, TK_QUEUE, TK_HBM, TK_FLY_B, TK_FLY_E, TK_HBMC, TK_XFLOW_S, TK_XFLOW_T
+} TKind;
 
 /* A copy's in-flight span [from, to): occupancy end to data landed. */
 typedef struct TFly {
@@ -107,6 +114,10 @@ struct AscTrace {
     TEv *heap;
     uint32_t n, cap, next_check;
     FlowSlot *slots;    /* [core][src][dst][event] */
+    uint64_t *xring;    /* [core][xid][xcap]: flow ids of the counts pending on a cross-core counter */
+    uint32_t *xhead, *xcnt; /* [core][xid]: ring head and length */
+    uint32_t xcap;      /* xcore_max_pending: the engine faults past it */
+    uint64_t xflows;
     uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
     int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
     int64_t *hlast;     /* [core][pipe]: last HBM contention counter written (-1 none) */
@@ -265,6 +276,14 @@ static void write_ev(AscTrace *t, const TEv *ev)
                 asc_pipe_lane(ev->u.flow.src), asc_pipe_lane(ev->u.flow.dst), ev->pid, ev->lane,
                 fix6(ts, upico(t, ev->cycle)));
         break;
+    case TK_XFLOW_S:
+    case TK_XFLOW_T:
+        fprintf(t->f, ",\n{\"name\":\"flow\",\"ph\":\"%s,\"id\":\"inter_%llu\",\"cat\":\"%sTo%s\",\"pid\":%u,"
+                      "\"tid\":%u,\"ts\":%s}",
+                ev->kind == TK_XFLOW_S ? "s\"" : "t\",\"bp\":\"e\"", (unsigned long long)ev->u.flow.id,
+                asc_pipe_lane(ev->u.flow.src), asc_pipe_lane(ev->u.flow.dst), ev->pid, ev->lane,
+                fix6(ts, upico(t, ev->cycle)));
+        break;
     case TK_QUEUE:
         fprintf(t->f, ",\n{\"name\":\"queue %s\",\"ph\":\"C\",\"pid\":%u,\"ts\":%s,\"args\":{\"entries\":%lld}}",
                 asc_pipe_lane(ev->u.ctr.pipe), ev->pid, fix6(ts, upico(t, ev->cycle)),
@@ -359,6 +378,59 @@ static uint64_t flow_id(AscTrace *t, FlowSlot *s, uint8_t mine)
     return s->id = t->flows++;
 }
 
+/* Does a set_cross_core of mode `mode` on core `from` raise the counter of core `to`?
+ * (docs/timing.md: 0 every core of the setter's kind, 1 the other AIVs of its AI
+ * core, 2 the cores of the other kind in its AI core) */
+static bool xcore_reaches(const AscSim *sim, uint32_t from, uint32_t to, unsigned mode)
+{
+    AscSimCoreInfo a, b;
+    if (!asc_sim_core_info(sim, from, &a) || !asc_sim_core_info(sim, to, &b)) return false;
+    switch (mode) {
+    case 0: return a.kind == b.kind;
+    case 1: return from != to && a.kind == ASC_CORE_AIV && b.kind == ASC_CORE_AIV && a.ai_core == b.ai_core;
+    case 2: return a.kind != b.kind && a.ai_core == b.ai_core;
+    default: return false;
+    }
+}
+
+/* Cross-core arrows: a set pushes one "s" per core it reaches and queues its id on
+ * that core's counter; a wait_flag_dev (reported after its release, which follows
+ * the set's report) takes the oldest id and pushes the "t" at its release. */
+static void xcore_flow(AscTrace *t, const AscSimInsnEvent *e, uint32_t pid, uint8_t lane)
+{
+    const AscInsn *in = asc_sim_insn_at(t->sim, e->core, e->pc);
+    unsigned xid = in->xid & 15;
+    if (e->op == ASC_OP_WAIT_FLAG_DEV) {
+        size_t q = (size_t)e->core * 16 + xid;
+        if (!t->xcnt[q]) return;
+        uint64_t id = t->xring[q * t->xcap + t->xhead[q]];
+        uint8_t src = (uint8_t)(id >> 56);
+        t->xhead[q] = (t->xhead[q] + 1) % t->xcap;
+        t->xcnt[q]--;
+        TEv ft = {.cycle = e->start_cycle + e->stall_cycles, .pid = pid, .lane = lane, .kind = TK_XFLOW_T};
+        ft.u.flow.id = id & ((1ull << 56) - 1);
+        ft.u.flow.src = src;
+        ft.u.flow.dst = ASC_PIPE_S;
+        push(t, &ft);
+        return;
+    }
+    uint32_t nc = asc_sim_ncores(t->sim);
+    for (uint32_t c = 0; c < nc; c++) {
+        if (!xcore_reaches(t->sim, e->core, c, in->mode)) continue;
+        size_t q = (size_t)c * 16 + xid;
+        if (t->xcnt[q] == t->xcap) continue; /* the engine faults on this set */
+        uint64_t id = t->xflows++;
+        t->xring[q * t->xcap + (t->xhead[q] + t->xcnt[q]) % t->xcap] = id | (uint64_t)e->pipe << 56;
+        t->xcnt[q]++;
+        TEv fs = {.cycle = e->end_cycle > e->start_cycle ? e->end_cycle - 1 : e->start_cycle, .pid = pid,
+                  .lane = lane, .kind = TK_XFLOW_S};
+        fs.u.flow.id = id;
+        fs.u.flow.src = e->pipe;
+        fs.u.flow.dst = ASC_PIPE_S;
+        push(t, &fs);
+    }
+}
+
 static void on_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscTrace *t = ud;
@@ -377,6 +449,10 @@ static void on_insn(void *ud, const AscSimInsnEvent *e)
         fe.kind = TK_FLY_E;
         push(t, &fb);
         push(t, &fe);
+    }
+    if (e->op == ASC_OP_SET_CROSS_CORE || e->op == ASC_OP_WAIT_FLAG_DEV) {
+        xcore_flow(t, e, ev.pid, ev.lane);
+        return;
     }
     if (e->op != ASC_OP_SET_FLAG) return;
     /* the arrow leaves from the SET_FLAG's last cycle (msOpProf: "from the SET end") */
@@ -492,7 +568,12 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     t->qlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->qlast);
     t->hlast = asc_calloc(&t->alloc, (size_t)nc * ASC_PIPE_COUNT, sizeof *t->hlast);
     t->pids = asc_calloc(&t->alloc, nc ? nc : 1, sizeof *t->pids);
-    if (!t->slots || !t->qfull_done || !t->qlast || !t->hlast || !t->pids) {
+    t->xcap = (uint32_t)asc_sim_config(sim)->v[ASC_KEY_XCORE_MAX_PENDING];
+    if (!t->xcap) t->xcap = 1;
+    t->xring = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16 * t->xcap, sizeof *t->xring);
+    t->xhead = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16, sizeof *t->xhead);
+    t->xcnt = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16, sizeof *t->xcnt);
+    if (!t->slots || !t->qfull_done || !t->qlast || !t->hlast || !t->pids || !t->xring || !t->xhead || !t->xcnt) {
         t->oom = true; /* reported on close; the callbacks stay off */
         return;
     }
@@ -561,6 +642,9 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     asc_free(&a, t->qlast);
     asc_free(&a, t->hlast);
     asc_free(&a, t->pids);
+    asc_free(&a, t->xring);
+    asc_free(&a, t->xhead);
+    asc_free(&a, t->xcnt);
     asc_free(&a, t);
     return ok || !keep;
 }

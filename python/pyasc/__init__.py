@@ -11,7 +11,7 @@ from .language import dtype as _dtype
 from .runtime.jit import jit, JITFunction, LaunchResult  # noqa: F401
 from .compiler.errors import CompileError, KernelFault, LaunchError  # noqa: F401
 from .runtime.launch import KernelRace  # noqa: F401
-from . import runtime, lib  # noqa: F401
+from . import runtime, lib, adv  # noqa: F401
 from .lib import runtime as _rt  # noqa: F401  (so asc.lib.runtime is importable as an attribute)
 
 __version__ = "0.1.0"

@@ -40,7 +40,7 @@ def main(out_path):
     jit._disk_get = lambda key: None
     kdir = os.path.join(ROOT, "kernels", "pyasc")
     for name in sorted(os.listdir(kdir)):
-        if not name.endswith(".py"):
+        if not name.endswith(".py") or name.startswith("_"):
             continue
         spec = importlib.util.spec_from_file_location("kernel_" + name[:-3], os.path.join(kdir, name))
         m = importlib.util.module_from_spec(spec)

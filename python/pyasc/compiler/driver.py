@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import abi, codegen, ir, passes, targets
+from . import abi, codegen, ir, isa, passes, targets
 from .builder import Builder, GmPtr, RVal
 from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
@@ -47,49 +47,50 @@ def dump(c: Compiled) -> None:
             f.write(text)
 
 
-def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
-    options = dict(options or {})
-    tname = options.get("target") or targets.DEFAULT_TARGET
-    try:
-        target = targets.load(tname)
-    except ValueError as e:
-        raise CompileError(str(e)) from None
-    fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
-    func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
-    b = Builder(func, target)      # this compilation's builder, passed explicitly from here on
-    env = {}
-    fe = Frontend(b)
-    parsed = fe.parsed(fn)
-    func.file = parsed.file
-    reg = 0
-    for s in specs:
-        if s.kind == "const":
-            env[s.name] = s.value
-            continue
-        v = b.new_value("f32" if s.kind == "float" else "i64", hint=s.name + ".")
-        func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
-        reg += 1
-        env[s.name] = GmPtr(RVal(b, v), s.dtype, s.name) if s.kind == "gm" else RVal(b, v)
-    if reg > abi.ARG_REGS:
-        raise CompileError(f"a kernel takes at most {abi.ARG_REGS} run-time arguments "
-                           f"(x{abi.FIRST_ARG_REG}..x{abi.FIRST_ARG_REG + abi.ARG_REGS - 1}), {fn.__name__} has {reg}",
-                           parsed.loc(parsed.node))
-    kt = options.get("kernel_type")
-    if kt is not None:
-        func.kernel_kind = {0: "aiv", 1: "aic"}.get(int(kt), "mix")
-    try:
-        fe.run_kernel(fn, env)
-    except NeedUnroll as e:
-        raise CompileError(e.msg, e.loc) from None
-    b.loc = None
-    for q in b.queues:
-        q.drain(b)
-    if kt is None:
-        if b.uses_cube and b.uses_vector:
-            raise CompileError("kernels using both cube (mmad/load_data/fixpipe) and vector ops are mix "
-                               "kernels, which are not supported yet: split them into an AIC and an AIV kernel",
-                               parsed.loc(parsed.node))
-        func.kernel_kind = "aic" if b.uses_cube else "aiv"
+# KernelType (language/enums.py, real pyasc's values) -> (kind, AIVs per AIC used): the AIC-only and
+# AIV-only types and their MIX_*_1_0 aliases are one-program kernels; MIX_AIC_1_1 runs one AIV per
+# AIC (the second AIV of each AI core ends at once), MIX_AIC_1_2 and the HARD_SYNC types use both.
+_KERNEL_TYPES = {0: ("aiv", 0), 1: ("aic", 0), 2: ("mix", 2), 3: ("mix", 2), 4: ("aiv", 0), 5: ("aic", 0),
+                 6: ("mix", 1), 7: ("mix", 2)}
+
+
+class _Front:
+    """One run of the frontend over the kernel for one core kind ("aic" or "aiv")."""
+
+    def __init__(self, fn, specs, options, target, tname, kind):
+        fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
+        func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
+        func.kernel_kind = kind
+        b = Builder(func, target)      # this compilation's builder, passed explicitly from here on
+        env = {}
+        fe = Frontend(b)
+        parsed = fe.parsed(fn)
+        func.file = parsed.file
+        reg = 0
+        for s in specs:
+            if s.kind == "const":
+                env[s.name] = s.value
+                continue
+            v = b.new_value("f32" if s.kind == "float" else "i64", hint=s.name + ".")
+            func.args.append(ir.Arg(s.name, s.kind, s.dtype, v))
+            reg += 1
+            env[s.name] = GmPtr(RVal(b, v), s.dtype, s.name) if s.kind == "gm" else RVal(b, v)
+        if reg > abi.ARG_REGS:
+            raise CompileError(f"a kernel takes at most {abi.ARG_REGS} run-time arguments "
+                               f"(x{abi.FIRST_ARG_REG}..x{abi.FIRST_ARG_REG + abi.ARG_REGS - 1}), "
+                               f"{fn.__name__} has {reg}", parsed.loc(parsed.node))
+        try:
+            fe.run_kernel(fn, env)
+        except NeedUnroll as e:
+            raise CompileError(e.msg, e.loc) from None
+        b.loc = None
+        for q in b.queues:
+            q.drain(b)
+        self.func, self.b, self.fe, self.parsed = func, b, fe, parsed
+
+
+def _lower(front, target, options):
+    func = front.func
     ir_text = ir.dump(func)
     passes.const_fold(func)
     passes.alloc_events(func, target)
@@ -99,7 +100,84 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     passes.lower(func)
     if options.get("opt_level", 3) >= 1:
         passes.dce(func)
-    lowered = ir.dump(func)
-    asm = codegen.emit_asm(func)
+    return ir_text, ir.dump(func)
+
+
+def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
+    options = dict(options or {})
+    tname = options.get("target") or targets.DEFAULT_TARGET
+    try:
+        target = targets.load(tname)
+    except ValueError as e:
+        raise CompileError(str(e)) from None
+    kt = options.get("kernel_type")
+    if options.get("matmul_cube_only") and kt is None:
+        kt = 1                      # real pyasc's jit option: an AIC-only kernel
+    kind, ratio = _KERNEL_TYPES.get(int(kt), ("mix", 2)) if kt is not None else (None, 0)
+    front = None
+    if kind == "mix" or kind is None:
+        front = _Front(fn, specs, options, target, tname, "aiv")
+        if kind is None:
+            # no kernel_type: what the kernel uses decides; a kernel that asks for its core kind
+            # (asc.ascend_is_aic/aiv) is also compiled for the AIC to see what that side does
+            cube_side = front
+            if getattr(front.b, "asks_core_kind", False):
+                cube_side = _Front(fn, specs, options, target, tname, "aic")
+            if front.b.uses_cube and front.b.uses_vector or (cube_side is not front and cube_side.b.uses_cube
+                                                             and front.b.uses_vector):
+                kind, ratio = "mix", 2
+            elif cube_side.b.uses_cube:
+                kind = "aic"
+                front = cube_side
+                front.func.kernel_kind = "aic"   # (the frontend asked nothing that depends on it)
+            else:
+                kind = "aiv"
+        if kind == "mix":
+            return _compile_mix(fn, specs, options, target, tname, ratio, front)
+    if front is None or front.func.kernel_kind != kind:
+        front = _Front(fn, specs, options, target, tname, kind)
+    _check_core_kind(front.func, kind, None)
+    ir_text, lowered = _lower(front, target, options)
+    asm = codegen.emit_asm(front.func)
+    func = front.func
     return Compiled(func.name, asm, ir_text, lowered, func.kernel_kind, tname,
-                    [(a.name, a.kind, a.dtype) for a in func.args], fe.deps())
+                    [(a.name, a.kind, a.dtype) for a in func.args], front.fe.deps())
+
+
+def _check_core_kind(func, kind, mix):
+    """Every instruction must exist on the core its program runs on (the ISA table's aic/aiv
+    columns): name the first one that does not, at its Python line."""
+    for op in ir.walk(func.body):
+        mn = op.attrs.get("mnem") if isinstance(op.attrs, dict) else None
+        if not isinstance(mn, str) or not isa.has(mn) or isa.mnemonics()[mn][kind]:
+            continue
+        core = {"aic": "cube core (AIC)", "aiv": "vector core (AIV)"}[kind]
+        other = {"aic": "ascend_is_aiv", "aiv": "ascend_is_aic"}[kind]
+        if mix:
+            raise CompileError(f"{mn} does not exist on the {core}, and this mix kernel's {kind.upper()} program "
+                               f"reaches it: put it under `if asc.{other}():`", op.loc)
+        raise CompileError(f"{mn} does not exist on the {core} this {kind.upper()} kernel runs on "
+                           f"(mix cube and vector code with kernel_type=asc.KernelType.MIX_AIC_1_2, or "
+                           f"leave kernel_type out)", op.loc)
+
+
+def _compile_mix(fn, specs, options, target, tname, ratio, aiv):
+    """A mix kernel: the frontend runs once per core kind (asc.ascend_is_aic() is a compile-time
+    constant in each), each program is lowered on its own, codegen joins them in one `.kernel
+    NAME, mix` with its `.aic` and `.aiv` programs (docs/binary.md)."""
+    aic = _Front(fn, specs, options, target, tname, "aic")
+    if aiv is None:
+        aiv = _Front(fn, specs, options, target, tname, "aiv")
+    if ratio == 1:
+        passes.mix_one_aiv(aiv.func)
+    _check_core_kind(aic.func, "aic", True)
+    _check_core_kind(aiv.func, "aiv", True)
+    t1, l1 = _lower(aic, target, options)
+    t2, l2 = _lower(aiv, target, options)
+    asm = codegen.emit_asm_mix(aic.func, aiv.func)
+    deps = aic.fe.deps()
+    for k, v in aiv.fe.deps().items():
+        deps[k] = sorted({repr(x): x for x in deps.get(k, []) + v}.values(), key=repr)
+    return Compiled(fn.__name__, asm, "; AIC program\n" + t1 + "; AIV program\n" + t2,
+                    "; AIC program\n" + l1 + "; AIV program\n" + l2, "mix", tname,
+                    [(a.name, a.kind, a.dtype) for a in aic.func.args], deps)

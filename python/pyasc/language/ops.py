@@ -875,12 +875,14 @@ def reset_mask(*, _b):
 @intrinsic
 def ascend_is_aic(*, _b):
     b = _b
+    b.asks_core_kind = True     # compiler/driver.py compiles such a kernel for both core kinds
     return b.fn.kernel_kind == "aic"
 
 
 @intrinsic
 def ascend_is_aiv(*, _b):
     b = _b
+    b.asks_core_kind = True
     return b.fn.kernel_kind != "aic"
 
 

@@ -302,7 +302,9 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         for i, (name, kind, dtype) in enumerate(c.args):
             if kind == "stack":   # the compiler's spill area (compiler.regalloc, docs/pyasc.md)
                 addr = C.c_uint64()
-                if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * blocks, C.byref(addr)):
+                # one frame per block; a mix kernel's programs index theirs by core_id (AIC + AIVs)
+                frames = blocks * (1 + targets.load(c.target)["aiv_per_core"]) if c.kernel_kind == "mix" else blocks
+                if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * frames, C.byref(addr)):
                     raise LaunchError("the kernel's register spill area does not fit in simulated GM")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue

@@ -12,6 +12,7 @@
 5. lower          machine form: literals into registers, run-time config registers packed with
                   scalar ops, vector mask / counter mode set only when it changes within a block.
 6. dce            scalar ops whose results nobody reads.
+Before them, the AIV program of a MIX_AIC_1_1 kernel goes through mix_one_aiv (mix.py).
 Every pass takes and returns the Function; none of them changes what the kernel computes.
 Each module states its input and output IR at its top.  Passes import only the IR core
 (ir, isa, errors, events), never the frontend, builder, codegen or each other (common.py aside).
@@ -21,6 +22,7 @@ from .const_fold import const_fold
 from .dce import dce
 from .insert_sync import insert_sync
 from .lower import lower
+from .mix import mix_one_aiv
 from .place_buffers import place_buffers
 
-__all__ = ["const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce"]
+__all__ = ["mix_one_aiv", "const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce"]
