@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""bench/fidelity/compare.py -- simulated against published hardware durations.
+
+Reads bench/fidelity/published.csv (one public measurement per row: kernel, shape, dtype,
+chip, blocks, published_us, the figure as quoted, source URL, passage), runs the matching asc
+kernel on the simulator and prints simulated vs published time and the error per row, then the
+median and worst error over the rows that ran.
+
+Kernels (each row's `kernel` column):
+  matmul   kernels/asm/matmul_tiled.s with its M, N, K .equ lines rewritten to the row's shape
+           (C[M,N] f32 = A[M,K] f16 x B[K,N] f16, 128x128 tiles over --blocks cube cores).
+           bf16 rows run the f16 kernel: the cube model times b16 types alike (cube.k0_b16).
+Inputs are zeros: timing does not depend on values.  The error is (simulated - published) /
+published; a positive error means the simulator is slower than the chip.
+
+    bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    /usr/bin/python3 bench/fidelity/compare.py                      # every row (minutes: big GEMMs)
+    /usr/bin/python3 bench/fidelity/compare.py --max-gflop 200      # skip rows above 200 GFLOP
+Options: --build DIR, --target NAME, --csv PATH, --markdown (print the table as Markdown).
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse_shape(text):
+    """'M=1024 N=1024 K=1024' -> {'M': 1024, ...}; a clear error otherwise."""
+    out = {}
+    for part in text.split():
+        m = re.fullmatch(r"([A-Za-z]+)=(\d+)", part)
+        if not m:
+            raise ValueError(f"shape {text!r}: expected KEY=INT items separated by spaces")
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"compare.py: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return p.stdout
+
+
+class Sim:
+    def __init__(self, a, tmp):
+        self.asm = os.path.join(ROOT, a.build, "asm", "asc-as")
+        self.sim = os.path.join(ROOT, a.build, "sim", "asc-sim")
+        for exe in (self.asm, self.sim):
+            if not os.access(exe, os.X_OK):
+                sys.exit(f"compare.py: {exe} not found; build first (see the docstring)")
+        self.target = a.target
+        self.tmp = tmp
+
+    def matmul(self, shape, blocks):
+        m, n, k = shape["M"], shape["N"], shape["K"]
+        for name, v in (("M", m), ("N", n), ("K", k)):
+            if v % 128:
+                raise ValueError(f"matmul {name}={v}: matmul_tiled.s needs multiples of 128")
+        src = open(os.path.join(ROOT, "kernels/asm/matmul_tiled.s")).read()
+        for name, v in (("M", m), ("N", n), ("K", k)):
+            old = f".equ {name}, 1024"
+            if old not in src:
+                raise ValueError(f"kernels/asm/matmul_tiled.s: line '{old}' not found")
+            src = src.replace(old, f".equ {name}, {v}")
+        s = os.path.join(self.tmp, f"mm_{m}_{n}_{k}.s")
+        kb = s[:-2] + ".bin"
+        with open(s, "w") as f:
+            f.write(src)
+        run([self.asm, s, "-o", kb])
+        a = os.path.join(self.tmp, "a.npy")
+        b = os.path.join(self.tmp, "b.npy")
+        np.save(a, np.zeros((m, k), np.float16))
+        np.save(b, np.zeros((k, n), np.float16))
+        c = os.path.join(self.tmp, "c.npy")
+        out = run([self.sim, "run", kb, "--target", self.target, "--blocks", str(blocks), "--json",
+                   "--arg", f"a={a}", "--arg", f"b={b}", "--arg", f"c=@{c}:{m},{n}:f32"])
+        for p in (a, b, c):
+            os.remove(p)
+        return json.loads(out)["microseconds"]
+
+    @staticmethod
+    def gflop(kernel, shape):
+        if kernel == "matmul":
+            return 2.0 * shape["M"] * shape["N"] * shape["K"] / 1e9
+        raise ValueError(f"kernel {kernel!r}: no simulated kernel for it")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--target", default="ascend910b")
+    ap.add_argument("--csv", default=os.path.join(ROOT, "bench/fidelity/published.csv"))
+    ap.add_argument("--max-gflop", type=float, default=None)
+    ap.add_argument("--markdown", action="store_true")
+    a = ap.parse_args()
+
+    with open(a.csv, newline="") as f:
+        rows = list(csv.DictReader(f))
+    need = {"kernel", "shape", "dtype", "chip", "blocks", "published_us", "quoted", "source", "location"}
+    if rows and not need <= set(rows[0]):
+        sys.exit(f"compare.py: {a.csv}: header lacks {sorted(need - set(rows[0]))}")
+    with tempfile.TemporaryDirectory(prefix="asc-fidelity-") as tmp:
+        sim = Sim(a, tmp)
+        table, errs = [], []
+        for i, r in enumerate(rows, start=2):
+            try:
+                shape = parse_shape(r["shape"])
+                pub = float(r["published_us"])
+                blocks = int(r["blocks"])
+                gf = sim.gflop(r["kernel"], shape)
+            except (ValueError, KeyError) as e:
+                sys.exit(f"compare.py: {a.csv}:{i}: {e}")
+            if a.max_gflop is not None and gf > a.max_gflop:
+                table.append((r, pub, None, None))
+                continue
+            us = getattr(sim, r["kernel"])(shape, blocks)
+            err = (us - pub) / pub
+            errs.append(abs(err))
+            table.append((r, pub, us, err))
+            print(f"  ran {r['kernel']} {r['shape']}: {us:.3f} us", file=sys.stderr)
+
+    if a.markdown:
+        print("| kernel | shape | dtype | chip | published us | simulated us | error | source |")
+        print("|---|---|---|---|---|---|---|---|")
+    else:
+        print(f"{'kernel':8} {'shape':28} {'dtype':5} {'chip':26} {'published us':>13} "
+              f"{'simulated us':>13} {'error':>8}")
+    for r, pub, us, err in table:
+        sim_s = f"{us:.1f}" if us is not None else "skipped"
+        err_s = f"{err * 100:+.1f}%" if err is not None else "-"
+        if a.markdown:
+            print(f"| {r['kernel']} | {r['shape']} | {r['dtype']} | {r['chip']} | {pub:.1f} | {sim_s} | "
+                  f"{err_s} | {r['source']} |")
+        else:
+            print(f"{r['kernel']:8} {r['shape']:28} {r['dtype']:5} {r['chip']:26} {pub:13.1f} "
+                  f"{sim_s:>13} {err_s:>8}")
+    if errs:
+        print(f"\n{len(errs)} rows simulated (target {a.target}): median |error| "
+              f"{statistics.median(errs) * 100:.1f}%, worst |error| {max(errs) * 100:.1f}%")
+    else:
+        print("\nno rows simulated")
+
+
+if __name__ == "__main__":
+    main()
