@@ -57,7 +57,8 @@ bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata)
     if (rodata) snprintf(a->name, sizeof a->name, ".rodata");
     else snprintf(a->name, sizeof a->name, "gm allocation %u", sim->nallocs);
     if (sim->san & ASC_SAN_INITCHECK) {
-        size_t n = (size_t)((bytes + ASC_RACE_GRANULE - 1) / ASC_RACE_GRANULE);
+        /* one flag per granule of the whole extent: accesses are clamped to it (init_access) */
+        size_t n = (size_t)((a->bytes + ASC_RACE_GRANULE - 1) / ASC_RACE_GRANULE);
         a->init = asc_calloc(&sim->alloc, n ? n : 1, 1);
         if (!a->init) return false;
         if (rodata) memset(a->init, 1, n);

@@ -10,15 +10,21 @@ does a contiguous range of tiles.  For a tile, K runs in chunks of BK (<= 128):
     elements, L1 gap = one column block), so the row start is byte-granular and M, N, K need
     not be fractal multiples;
   L1 -(load_data)-> L0A ZZ / L0B ZN (transposed fractals), Mf x Kf and Kf x Nf fractals;
-  mmad (m, n, k) = the tile's exact extent (accumulating over chunks): padding rows/columns of
-    partial fractals are never read (docs/semantics.md §5.2), so whatever lands there is harmless;
+  the padding rows of the last fractal row (A: rows mc.., B: K rows kc..) are DMAed from a GM
+    zero array: load_data moves whole fractals and the cube on the card multiplies them whole,
+    so B's K padding must be 0 (A's K-padding lanes hold the next row's elements or stale
+    workspace ones: times 0 they give 0 unless they are inf or NaN, which this kernel does not
+    zero); the simulator's mmad reads only the exact extent (docs/semantics.md §5.2);
+  mmad (m, n, k) = the tile's exact extent (accumulating over chunks);
   fixpipe L0C NZ -> GM ND, exactly mc x nc elements with row stride N (no other byte written).
 A row DMA reads whole 32 B blocks: past a row's end it reads the next row's first elements
 (padding, never used), but for the last row of A or B that would be past the end of the array,
 so that row's last partial block goes through the scalar unit instead: its elements are copied
 into a per-core 32 B GM workspace (ld.h/st.h) and the block is DMAed from there.  No GM byte
 outside A, B and the workspace is read, none outside C's tile is written.  The stages are
-serialised by pipe barriers (a teaching kernel; kernels/labs cover double buffering).
+serialised by pipe barriers and an MTE2 -> MTE1 flag (a barrier there would order nothing when
+the last row went through the workspace, whose copy ends with one; a teaching kernel:
+kernels/labs cover double buffering).
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/matmul.py"""
 import numpy as np
 
@@ -70,8 +76,20 @@ def load_rows_nz(l1: asc.LocalTensor, g: asc.GlobalTensor, ws: asc.GlobalTensor,
             asc.data_copy(l1[r * F:], g[src:], asc.DataCopyParams(nb, 1, 0, stride - 1))
 
 
+@asc.jit
+def zero_pad_rows(l1: asc.LocalTensor, zg: asc.GlobalTensor, used: int, nblk: int, stride: asc.ConstExpr[int]):
+    """Rows used..ceil(used/16)*16 - 1 of each of the nblk column blocks of an L1 NZ tile (column
+    blocks `stride` rows apart) <- zeros (DMA from the GM zero array zg): the padding rows of the
+    last fractal row, which load_data moves and the cube multiplies as whole fractals."""
+    pad = (used + F - 1) // F * F - used
+    if pad > 0:
+        for cb in range(nblk):
+            asc.data_copy(l1[(cb * stride + used) * F:], zg, asc.DataCopyParams(1, pad, 0, 0))
+
+
 @asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
 def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, ws: asc.GlobalAddress,
+                  z: asc.GlobalAddress,
                   m: int, n: int, k: int, per_core: int, coff: int, bm: asc.ConstExpr[int],
                   bn: asc.ConstExpr[int], bk: asc.ConstExpr[int], bf16: asc.ConstExpr[bool], relu: asc.ConstExpr[bool]):
     """c[coff + i*n + j] = sum_p a[i*k + p] * b[p*n + j] (a, b: int16 views of the f16/bf16
@@ -90,6 +108,8 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
     bg = asc.GlobalTensor()
     cg = asc.GlobalTensor()
     wg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
     ag.set_global_buffer(a)
     bg.set_global_buffer(b)
     cg.set_global_buffer(c + coff)
@@ -114,7 +134,10 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
             kf = (kc + F - 1) // F
             load_rows_nz(a1, ag, wg, m0, mc, k, k0, kc, m * k, bm)
             load_rows_nz(b1, bg, wg, k0, kc, n, n0, nc, k * n, bk)
-            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            zero_pad_rows(a1, zg, mc, kf, bm)     # M padding rows of A
+            zero_pad_rows(b1, zg, kc, nf, bk)     # K padding rows of B: their products are 0
+            asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+            asc.wait_flag(asc.HardEvent.MTE2_MTE1, 0)
             for i in range(mf):      # L1 NZ -> L0A ZZ: row block i gathers its kf fractals
                 asc.load_data(a2[i * kf * 256:], a1d, asc.LoadData2DParams(i, kf, bm // F, 0, 0, False))
             for kk in range(kf):     # L1 NZ -> L0B ZN: k block kk gathers nf fractals, transposed
@@ -170,7 +193,7 @@ def matmul(a, b, target=None, cores=None, relu=False, out=None, out_offset=0, **
         check_target("matmul", tgt)
         ncores, per = cm.core_split(ntiles, 1, cores, tgt, kind="aic")
         matmul_kernel[ncores](a.reshape(-1).view(np.int16), b.reshape(-1).view(np.int16), out.reshape(-1),
-                              np.zeros(ncores * F, np.int16),
+                              np.zeros(ncores * F, np.int16), np.zeros(F * (F - 1), np.int16),
                               m, n, k, per, out_offset, bm, bn, bk, a.dtype == np.uint16, bool(relu), **launch)
     return out
 

@@ -3,8 +3,9 @@
 
 One kernel (`reduce_kernel`) reduces segments: segment s is x[s*seg : min(n, (s+1)*seg)], core c
 does segments [c*per_core, min(nseg, (c+1)*per_core)).  Each segment is walked in chunks of TILE
-elements: a chunk is read as whole 32 B blocks (lanes past the chunk are never used: every
-vector op gets the exact count), widened to float32 (float16), reduced by `reduce_sum`/`reduce_max`
+elements: a chunk is read with one `data_copy_pad` of exactly its bytes (no GM byte past it is
+read: the last row's chunk would otherwise run into the allocation's never-written slack;
+UB lanes past the chunk are never used: every vector op gets the exact count), widened to float32 (float16), reduced by `reduce_sum`/`reduce_max`
 (counter-mode trees, docs/semantics.md §2.6; their count must be static, so the chunk
 is a compile-time `tile` and the lanes of a short chunk are first set to the identity, 0 or -inf)
 and folded into a one-element accumulator (add/max,
@@ -48,7 +49,6 @@ def reduce_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddr
     ns = min(per_core, nseg - s0)
     dt = x.dtype
     ot = y.dtype
-    pb = 32 // dt.sizeof()
     opb = 32 // ot.sizeof()
     xg = asc.GlobalTensor()
     yg = asc.GlobalTensor()
@@ -70,8 +70,8 @@ def reduce_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddr
         chunks = (length + tile - 1) // tile
         for t in range(chunks):
             cnt = min(tile, length - t * tile)
-            blocks = (cnt + pb - 1) // pb
-            asc.data_copy(xl, xg[first + t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
+            asc.data_copy_pad(xl, xg[first + t * tile:], asc.DataCopyExtParams(1, cnt * dt.sizeof(), 0, 0, 0),
+                              asc.DataCopyPadExtParams(dt, False, 0, 0, 0))
             asc.set_flag(asc.HardEvent.MTE2_V, 0)
             asc.wait_flag(asc.HardEvent.MTE2_V, 0)
             if cnt < tile:         # lanes past the data hold the identity: the tree is static

@@ -11,7 +11,9 @@ vbrcb and a masked vcopy, for both element sizes (E = 32 B / element size = 8 or
 * for input row r = E*rb + j: `brcb` turns its G elements into G blocks (block c = E copies of
   x[r, c]); a `copy` masked to lane j of every block (mask bits E*b + j) writes lane j of the
   block of output row c at row block rb (dst block stride RT/E): inactive lanes are never
-  written (docs/semantics.md §2), so after E rows every output block is complete;
+  written (docs/semantics.md §2), so after E rows every output block is complete; only the
+  tile's rc rows and the ceil(gc/8) repeats covering its gc columns are moved, so no UB byte the
+  load did not write is read (the 32 B block of each row past its gc columns aside);
 * the G x RT output tile is written row by row with `_common.store_tail` (whole blocks by DMA,
   the < 32 B rest by scalar stores through the per-core workspace), so no byte outside the
   tile's part of each output row is written.
@@ -79,10 +81,12 @@ def transpose_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalA
                           asc.DataCopyPadExtParams(dt, False, 0, 0, 0))
         asc.set_flag(asc.HardEvent.MTE2_V, 0)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        reps = (gc + 7) // 8      # repeats of 8 columns covering the tile's gc columns
         for rb in range((rc + e - 1) // e):
             for j in asc.static_range(e):
-                asc.brcb(tmp, xl[(rb * e + j) * g:].reinterpret_cast(ut), g // 8, asc.BrcbRepeatParams(1, 8))
-                asc.copy(olu[rb * e:], tmp, MASKS[e][j], g // 8, cp)
+                if rb * e + j < rc:   # rows past the tile were never loaded
+                    asc.brcb(tmp, xl[(rb * e + j) * g:].reinterpret_cast(ut), reps, asc.BrcbRepeatParams(1, 8))
+                    asc.copy(olu[rb * e:], tmp, MASKS[e][j], reps, cp)
         asc.set_flag(asc.HardEvent.V_MTE3, 0)
         asc.wait_flag(asc.HardEvent.V_MTE3, 0)
         for c in range(gc):
