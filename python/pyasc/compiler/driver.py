@@ -47,7 +47,30 @@ def dump(c: Compiled) -> None:
             f.write(text)
 
 
+def debug() -> bool:
+    """PYASC_DEBUG=1: compile errors keep the compiler's own traceback, and an unexpected
+    exception inside the compiler propagates as itself instead of becoming a CompileError."""
+    return os.environ.get("PYASC_DEBUG", "") not in ("", "0")
+
+
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
+    """Every problem is a CompileError at the kernel's line: an exception the compiler did not
+    expect becomes an 'internal compiler error' at the line being compiled (PYASC_DEBUG=1 lets
+    it through with its traceback)."""
+    where = []
+    try:
+        return _compile(fn, specs, options, where)
+    except (CompileError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:
+        if debug():
+            raise
+        loc = where[0].loc if where and where[0].loc is not None else None
+        raise CompileError(f"internal compiler error: {type(e).__name__}: {e} "
+                           f"(PYASC_DEBUG=1 shows the compiler's traceback)", loc) from None
+
+
+def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
     options = dict(options or {})
     tname = options.get("target") or targets.DEFAULT_TARGET
     try:
@@ -57,6 +80,7 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
     func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
     b = Builder(func, target)      # this compilation's builder, passed explicitly from here on
+    where.append(b)
     env = {}
     fe = Frontend(b)
     parsed = fe.parsed(fn)
