@@ -32,6 +32,29 @@ printf '.include "/dev/urandom"\n' > inc_urandom.s
 printf '.kernel k, bogus\n        addi x1, x0, 99999\n        end\n' > bad_kind.s
 printf '; nothing\n' > empty.s
 printf '.kernel k, aiv\n' > noend.s
+# assembler operand and directive errors
+printf '.kernel k, aiv\n        addi x99, x0, 1\n        end\n' > bad_reg.s
+printf '.kernel k, aiv\n        frob x1, x0, 1\n        end\n' > bad_mnem.s
+printf '.kernel k, aiv\n        addi x1, x0\n        end\n' > bad_nops.s
+printf '.frob 1\n.kernel k, aiv\n        end\n' > bad_dir.s
+printf '.kernel k, aiv\n.arg x, gm, f99\n        end\n' > bad_arg.s
+printf '.kernel k, aiv\n        bne x1, x0, nowhere\n        end\n' > bad_label.s
+printf '.kernel k, aiv\nL:\nL:\n        end\n' > dup_label.s
+printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, len=99999\n        end\n' > bad_field.s
+printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, frob=1\n        end\n' > bad_key.s
+# asc-viz trace-format errors
+echo 'not json' > tr_text.json
+echo '{"x": 1}' > tr_noev.json
+echo '{"traceEvents": 5}' > tr_evnum.json
+echo '[1, 2]' > tr_evint.json
+echo '{"traceEvents": [{"ph": 5}]}' > tr_ph.json
+# asc-sim run-time faults: one kernel each
+fault() { printf "$2" > "$1.s" && asc-as "$1.s" -o "$1.bin"; }
+fault f_ub '.kernel k, aiv\n        li x1, 0x7fffffff\n        vadd.f32 x1, x1, x1, repeat=1\n        end\n' || exit 1
+fault f_gm '.kernel k, aiv\n.arg x, gm, f16\n        li x1, 0\n        li x2, 0x400000\n        add x2, x0, x2\n        mov_ub_to_out x2, x1, len=1\n        end\n' || exit 1
+fault f_flag '.kernel k, aiv\n        wait_flag v, mte3, 0\n        end\n' || exit 1
+fault f_xflag '.kernel k, aiv\n        wait_flag_dev 3\n        end\n' || exit 1
+fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
 VADD='vadd.bin --arg x=x.npy --arg y=x.npy --arg n=4096'
 fails=0 rows=0
 while IFS= read -r line; do

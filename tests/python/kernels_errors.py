@@ -166,3 +166,88 @@ class Holder:
     @asc.jit
     def e_in_class(self, n: int):
         pass
+
+
+# ---- values the language must refuse at the call, not turn into internal errors, run-time faults
+# or wrong addresses (each one did before)
+@asc.jit
+def e_return_mid(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    return 5
+    xg.set_global_buffer(x)
+
+
+@asc.jit
+def e_count_huge(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, xg, 2**70)
+
+
+@asc.jit
+def e_count_huge_vec(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a, a, a, 2**70)
+
+
+@asc.jit
+def e_count_float(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, xg, 64.0)
+
+
+@asc.jit
+def e_count_float_vec(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a, a, a, 64.5)
+
+
+@asc.jit
+def e_repeat_float(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a, a, a, mask=64, repeat_times=2.5, repeat_params=asc.BinaryRepeatParams())
+
+
+@asc.jit
+def e_burst_too_long(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, xg, 1 << 22)
+
+
+@asc.jit
+def e_neg_local_slice(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a[-64:], xg, 64)
+
+
+@asc.jit
+def e_neg_local_index(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a[-8], a, a, 8)
+
+
+@asc.jit
+def e_neg_gm_slice(x: asc.GlobalAddress):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, xg[-64:], 64)
+
+
+@asc.jit
+def e_slice_past_end(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a[128:512], a, a, 8)
+
+
+@asc.jit
+def e_slice_backwards(x: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    asc.add(a[64:32], a, a, 8)

@@ -56,6 +56,18 @@ CASES = [
     (ke.e_float_runtime, [ArgSpec("a", "float")], "floating-point arithmetic on run-time values is not supported",
      "a * 2.0"),
     (ke.e_misaligned, GM, "not 32-byte aligned", "LocalTensor(x.dtype, asc.TPosition.VECIN, 4"),
+    (ke.e_return_mid, GM, "a kernel cannot return a value", "return 5"),
+    (ke.e_count_huge, GM, "integer constant 1180591620717411303424 does not fit in 64 bits", "2**70"),
+    (ke.e_count_huge_vec, GM, "integer constant 1180591620717411303424 does not fit in 64 bits", "2**70"),
+    (ke.e_count_float, GM, "asc.data_copy: count must be an integer, got float 64.0", "64.0"),
+    (ke.e_count_float_vec, GM, "asc.add: count must be an integer, got float 64.5", "64.5"),
+    (ke.e_repeat_float, GM, "asc.add: repeat_times must be an integer, got float 2.5", "2.5"),
+    (ke.e_burst_too_long, GM, "DMA config field 'len' value 524288 does not fit in 16 bits", "1 << 22"),
+    (ke.e_neg_local_slice, GM, "LocalTensor index -64 is negative", "a[-64:]"),
+    (ke.e_neg_local_index, GM, "LocalTensor index -8 is negative", "a[-8]"),
+    (ke.e_neg_gm_slice, GM, "GlobalTensor index -64 is negative", "xg[-64:]"),
+    (ke.e_slice_past_end, GM, "LocalTensor slice ends at element 512, past the tensor's 256 elements", "a[128:512]"),
+    (ke.e_slice_backwards, GM, "LocalTensor slice [64:32] ends before it starts", "a[64:32]"),
 ]
 
 
@@ -97,3 +109,59 @@ def test_launch_argument_count_and_types():
 def test_unknown_jit_option():
     with pytest.raises(TypeError, match="unknown option"):
         asc.jit(bogus=1)(lambda: None)
+
+
+# A compile error raised by a launch: its traceback ends at the user's call (the kernel's file:line
+# is in the message), not 15-30 lines into the compiler; PYASC_DEBUG=1 keeps the compiler's frames.
+_SCRIPT = """
+import numpy as np
+import kernels_errors as ke
+x = np.zeros(256, np.float32)
+ke.{kernel}[1](x)
+"""
+
+
+def _run_script(kernel, debug):
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(os.path.dirname(here)), "python"), here])
+    env.pop("PYASC_DEBUG", None)
+    if debug:
+        env["PYASC_DEBUG"] = "1"
+    p = subprocess.run([sys.executable, "-c", _SCRIPT.format(kernel=kernel)], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 1, p.stderr
+    return p.stderr.splitlines()
+
+
+@pytest.mark.parametrize("kernel", ["e_count_huge", "e_count_float", "e_neg_gm_slice", "e_return_mid"])
+def test_launch_error_traceback_is_short(kernel):
+    lines = _run_script(kernel, debug=False)
+    frames = [ln for ln in lines if ln.lstrip().startswith('File "')]
+    assert len(frames) == 2, "\n".join(lines)   # the user's launch line and the pyasc entry point
+    assert 'File "<string>", line 5' in frames[0]
+    assert lines[-3].startswith("pyasc.compiler.errors.CompileError: ") and "kernels_errors.py:" in lines[-3]
+    assert len(lines) <= 10, "\n".join(lines)
+    assert "During handling" not in "\n".join(lines)
+    full = _run_script(kernel, debug=True)
+    assert len([ln for ln in full if ln.lstrip().startswith('File "')]) > 2, "\n".join(full)
+
+
+def test_internal_error_is_a_compile_error(monkeypatch):
+    """An exception the compiler does not expect is a CompileError at the line being compiled."""
+    from pyasc.compiler import passes
+    from pyasc.compiler.driver import compile_kernel
+    from kernels_basic import k_add_count
+    specs = [ArgSpec(n, "gm", F32) for n in "xyz"]
+
+    def boom(*a, **k):
+        raise KeyError("boom")
+    monkeypatch.setattr(passes, "const_fold", boom)
+    monkeypatch.delenv("PYASC_DEBUG", raising=False)
+    with pytest.raises(asc.CompileError, match="internal compiler error: KeyError: 'boom' .PYASC_DEBUG=1"):
+        compile_kernel(k_add_count.fn, specs)
+    monkeypatch.setenv("PYASC_DEBUG", "1")
+    with pytest.raises(KeyError):
+        compile_kernel(k_add_count.fn, specs)

@@ -116,6 +116,8 @@ def operand(x, loc=None):
     if isinstance(x, bool):
         return ir.Const(int(x))
     if isinstance(x, int):
+        if not -(1 << 63) <= x < (1 << 64):
+            raise CompileError(f"integer constant {x} does not fit in 64 bits (the scalar registers' width)", loc)
         return ir.Const(x)
     if isinstance(x, float):
         return ir.Const(x, "f32")

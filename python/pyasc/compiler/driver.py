@@ -57,11 +57,13 @@ _KERNEL_TYPES = {0: ("aiv", 0), 1: ("aic", 0), 2: ("mix", 2), 3: ("mix", 2), 4: 
 class _Front:
     """One run of the frontend over the kernel for one core kind ("aic" or "aiv")."""
 
-    def __init__(self, fn, specs, options, target, tname, kind):
+    def __init__(self, fn, specs, options, target, tname, kind, where=None):
         fe_file = getattr(fn, "__code__", None) and fn.__code__.co_filename
         func = ir.Function(fn.__name__, fe_file or "?", [], ir.Block(), target=tname, options=options)
         func.kernel_kind = kind
         b = Builder(func, target)      # this compilation's builder, passed explicitly from here on
+        if where is not None:
+            where.insert(0, b)         # the latest run's builder: its .loc is the line being compiled
         env = {}
         fe = Frontend(b)
         parsed = fe.parsed(fn)
@@ -103,7 +105,30 @@ def _lower(front, target, options):
     return ir_text, ir.dump(func)
 
 
+def debug() -> bool:
+    """PYASC_DEBUG=1: compile errors keep the compiler's own traceback, and an unexpected
+    exception inside the compiler propagates as itself instead of becoming a CompileError."""
+    return os.environ.get("PYASC_DEBUG", "") not in ("", "0")
+
+
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
+    """Every problem is a CompileError at the kernel's line: an exception the compiler did not
+    expect becomes an 'internal compiler error' at the line being compiled (PYASC_DEBUG=1 lets
+    it through with its traceback)."""
+    where = []
+    try:
+        return _compile(fn, specs, options, where)
+    except (CompileError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:
+        if debug():
+            raise
+        loc = where[0].loc if where and where[0].loc is not None else None
+        raise CompileError(f"internal compiler error: {type(e).__name__}: {e} "
+                           f"(PYASC_DEBUG=1 shows the compiler's traceback)", loc) from None
+
+
+def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
     options = dict(options or {})
     tname = options.get("target") or targets.DEFAULT_TARGET
     try:
@@ -116,13 +141,13 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     kind, ratio = _KERNEL_TYPES.get(int(kt), ("mix", 2)) if kt is not None else (None, 0)
     front = None
     if kind == "mix" or kind is None:
-        front = _Front(fn, specs, options, target, tname, "aiv")
+        front = _Front(fn, specs, options, target, tname, "aiv", where)
         if kind is None:
             # no kernel_type: what the kernel uses decides; a kernel that asks for its core kind
             # (asc.ascend_is_aic/aiv) is also compiled for the AIC to see what that side does
             cube_side = front
             if getattr(front.b, "asks_core_kind", False):
-                cube_side = _Front(fn, specs, options, target, tname, "aic")
+                cube_side = _Front(fn, specs, options, target, tname, "aic", where)
             if front.b.uses_cube and front.b.uses_vector or (cube_side is not front and cube_side.b.uses_cube
                                                              and front.b.uses_vector):
                 kind, ratio = "mix", 2
@@ -133,9 +158,9 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
             else:
                 kind = "aiv"
         if kind == "mix":
-            return _compile_mix(fn, specs, options, target, tname, ratio, front)
+            return _compile_mix(fn, specs, options, target, tname, ratio, front, where)
     if front is None or front.func.kernel_kind != kind:
-        front = _Front(fn, specs, options, target, tname, kind)
+        front = _Front(fn, specs, options, target, tname, kind, where)
     _check_core_kind(front.func, kind, None)
     ir_text, lowered = _lower(front, target, options)
     asm = codegen.emit_asm(front.func)
@@ -161,13 +186,13 @@ def _check_core_kind(func, kind, mix):
                            f"leave kernel_type out)", op.loc)
 
 
-def _compile_mix(fn, specs, options, target, tname, ratio, aiv):
+def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):
     """A mix kernel: the frontend runs once per core kind (asc.ascend_is_aic() is a compile-time
     constant in each), each program is lowered on its own, codegen joins them in one `.kernel
     NAME, mix` with its `.aic` and `.aiv` programs (docs/binary.md)."""
-    aic = _Front(fn, specs, options, target, tname, "aic")
+    aic = _Front(fn, specs, options, target, tname, "aic", where)
     if aiv is None:
-        aiv = _Front(fn, specs, options, target, tname, "aiv")
+        aiv = _Front(fn, specs, options, target, tname, "aiv", where)
     if ratio == 1:
         passes.mix_one_aiv(aiv.func)
     _check_core_kind(aic.func, "aic", True)

@@ -300,7 +300,13 @@ class Frontend:
             raise self.err(f"assertion failed at compile time: {msg}", node)
 
     def s_Return(self, node):
-        raise _Return(None if node.value is None else self.expr(node.value))
+        # helpers return through Frontend.inline (a top-level statement of their body) and
+        # _check_syntax rejects 'return' in if/for/while, so this is a kernel's own top level
+        # before its last statement
+        if node.value is not None:
+            raise self.err("unsupported syntax: a kernel cannot return a value (only helpers can)", node)
+        raise self.err("unsupported syntax: 'return' before the end of a kernel (the statements after it "
+                       "would never run)", node)
 
     def assign(self, target, val):
         if isinstance(target, ast.Name):
@@ -1085,11 +1091,6 @@ def _without_builder_kw(msg: str) -> str:
         tail = m.group(0).replace(f"(and {k + 1} keyword-only", f"(and {k} keyword-only")
         tail = tail.replace("keyword-only arguments)", "keyword-only argument)") if k == 1 else tail
     return msg[:m.start()] + tail + msg[m.end():]
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
 
 
 class _Missing:

@@ -66,12 +66,26 @@ def _u_by_size(d):
     return f"u{d.sizeof() * 8}"
 
 
+def _int_arg(b, what, x):
+    """x, checked to be an integer (a Python int or a run-time integer): a float or bool count,
+    repeat or stride is an error at the call, never silently truncated."""
+    if isinstance(x, RVal):
+        if x.ty != "i64":
+            raise b.error(f"{what} must be an integer, got a run-time float")
+        return x
+    if isinstance(x, int) and not isinstance(x, bool):
+        b.operand(x)   # 64-bit range
+        return x
+    got = f"{type(x).__name__} {x!r}" if isinstance(x, (bool, float)) else tensor_type_name(x)
+    raise b.error(f"{what} must be an integer, got {got}")
+
+
 def _mask_spec(b, mask, dtype):
     """IR mask of the normal-mode `mask` argument: an element count or [mask0, mask1] bits."""
     if isinstance(mask, (list, tuple)):
         vals = list(mask) + [0] * (2 - len(mask))
         return ("norm", b.operand(vals[0]), b.operand(vals[1]))
-    if not is_static(mask):
+    if not is_static(mask) or isinstance(mask, float):
         raise b.error("a continuous mask must be a compile-time integer (use the count form for "
                    "run-time lengths)")
     lanes = 256 // dtype.sizeof()
@@ -92,9 +106,11 @@ def _cfgval(b, x):
         return x.v
     if isinstance(x, bool):
         return int(x)
-    if is_static(x):
-        return int(x)
-    raise b.error(f"repeat/stride parameters must be integers, got {type(x).__name__}")
+    if isinstance(x, int):
+        b.operand(x)   # 64-bit range
+        return x
+    got = f"float {x!r}" if isinstance(x, float) else type(x).__name__
+    raise b.error(f"repeat/stride parameters must be integers, got {got}")
 
 
 def _span(repeat, blk, rep, nblk=8):
@@ -108,6 +124,7 @@ def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1,
     b.uses_vector = True
     elem = (dst_dtype or dst.dtype).sizeof()
     if count is not None:
+        _int_arg(b, f"asc.{pyname}: count", count)
         if is_static(count) and count <= 0:
             raise b.error(f"asc.{pyname}: count must be positive, got {count}")
         cfg = {"repeat": [1], "blk": [1, 1, 1], "rep": [8, 8, 8]}
@@ -116,8 +133,7 @@ def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1,
         m = ("count", b.operand(count))
         nb = [count * t.dtype.sizeof() if is_static(count) else None for t in [dst] + srcs]
     else:
-        if not is_static(repeat_times) and not isinstance(repeat_times, RVal):
-            raise b.error(f"asc.{pyname}: repeat_times must be an integer")
+        _int_arg(b, f"asc.{pyname}: repeat_times", repeat_times)
         if is_static(repeat_times) and not 0 <= repeat_times <= 255:
             raise b.error(f"asc.{pyname}: repeat_times must be in [0, 255], got {repeat_times}")
         cfg = {"repeat": [_cfgval(b, repeat_times)], "blk": [_cfgval(b, v) for v in blk],
@@ -400,6 +416,7 @@ def _reduce(name, base):
 
 
 def _reduce_count(b, name, base, dst, src, work, count):
+    _int_arg(b, f"asc.{name}: count", count)
     if not is_static(count):
         raise b.error(f"asc.{name} needs a compile-time count (it expands into a static reduction tree)")
     mnem = _suffix(b, name, base, dst.dtype)
@@ -579,6 +596,7 @@ def data_copy(dst, src, *rest, _b, **kwargs):
         # on a GM <-> UB path goes through the byte-granular mov_*.pad with trunc=1: the simulator
         # rounds down exactly as the card does and notes every burst it shortened, so the launch
         # result warns at this line (docs/pyasc.md "Copies that are not 32-byte multiples").
+        _int_arg(b, "asc.data_copy: count", count)
         nbytes = count * size
         if is_static(nbytes) and nbytes < 0:
             raise b.error(f"asc.data_copy: count must not be negative, got {count}")

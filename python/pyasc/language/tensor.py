@@ -31,6 +31,17 @@ def tensor_type_name(x) -> str:
     return type_name(x)
 
 
+def _no_negative(b, what, v):
+    """A static negative index or slice bound is an error: real pyasc passes it to Ascend C
+    operator[] as an element offset (hicann/pyasc python/asc/language/core/tensor.py,
+    Local/GlobalTensorSubIndexOp), pointer arithmetic before the tensor, not Python's
+    count-from-the-end, so neither meaning would be safe to pick silently."""
+    if is_static(v) and v < 0:
+        raise CompileError(f"{what} index {v} is negative: tensor offsets count from the tensor's start "
+                           "(an Ascend C operator[] offset), Python's negative indexing from the end is "
+                           "not supported", b.loc)
+
+
 def _outside_jit():
     return RuntimeError("this pyasc API can only be used inside an @asc.jit function")
 
@@ -81,8 +92,9 @@ class GlobalTensor:
             if idx.step not in (None, 1):
                 raise CompileError("GlobalTensor slices take no step", self.b.loc)
             idx = 0 if idx.start is None else idx.start
-        if not (is_static(idx) or isinstance(idx, RVal)):
+        if not (is_static(idx) or isinstance(idx, RVal)) or isinstance(idx, float):
             raise CompileError(f"GlobalTensor index must be an integer, got {tensor_type_name(idx)}", self.b.loc)
+        _no_negative(self.b, "GlobalTensor", idx)
         g = GlobalTensor(self.dtype, _b=self.b)
         g.addr, g.size = self.addr + idx * self.dtype.sizeof(), None
         g.gm = self.gm
@@ -193,6 +205,15 @@ class LocalTensor:
             start, stop = idx, self.size
         else:
             raise CompileError(f"LocalTensor index must be an integer, got {tensor_type_name(idx)}", self.b.loc)
+        for v in (start, stop):
+            if isinstance(v, float) or not (is_static(v) or isinstance(v, RVal) or v is None):
+                raise CompileError(f"LocalTensor index must be an integer, got {tensor_type_name(v)}", self.b.loc)
+            _no_negative(self.b, "LocalTensor", v)
+        if is_static(start) and is_static(stop) and stop < start:
+            raise CompileError(f"LocalTensor slice [{start}:{stop}] ends before it starts", self.b.loc)
+        if is_static(stop) and is_static(self.size) and stop > self.size:
+            raise CompileError(f"LocalTensor slice ends at element {stop}, past the tensor's {self.size} elements",
+                               self.b.loc)
         t = LocalTensor._make(self.b, self.dtype, self.pos, _addr_add(self.b, self.addr, start * self.dtype.sizeof()),
                               _sub(self.b, stop, start), self.root)
         t.slot = self.slot

@@ -12,6 +12,7 @@ Helpers called from kernels are @asc.jit too: calling one directly from host cod
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -46,6 +47,23 @@ def _compiler_digest():
 
 
 _DIGEST = None
+
+
+def _at_user_call(method):
+    """An entry point of the API (a launch, compile, asm): a CompileError, LaunchError or
+    KernelFault leaves it with its traceback cut at this frame, so the user sees their own call
+    and the error's 'file:line:col' in the kernel, not 15-30 lines of compiler internals
+    (PYASC_DEBUG=1 keeps the full traceback and the exception chain)."""
+    @functools.wraps(method)
+    def entry(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except (CompileError, LaunchError, KernelFault) as e:
+            if driver.debug():
+                raise
+            e.__suppress_context__ = True
+            raise e.with_traceback(None) from None
+    return entry
 
 
 class LaunchResult:
@@ -157,6 +175,7 @@ class JITFunction:
             pass
         return o
 
+    @_at_user_call
     def compile(self, *args, **kwargs):
         """Compile for these arguments (arrays or ArgSpecs); returns driver.Compiled.
         Uses the memory and disk caches unless always_compile."""
@@ -183,6 +202,7 @@ class JITFunction:
         driver.dump(c)
         return c
 
+    @_at_user_call
     def asm(self, *args, **kwargs) -> str:
         """The assembly text of this kernel for these arguments."""
         return self.compile(*args, **kwargs).asm
@@ -262,6 +282,7 @@ class _Launcher:
     def __init__(self, jf: JITFunction, core_num: int, stream):
         self.jf, self.core_num, self.stream = jf, core_num, stream
 
+    @_at_user_call
     def __call__(self, *args, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
                  sanitize=None, **kwargs):
         from . import launch

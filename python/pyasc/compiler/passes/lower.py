@@ -8,10 +8,19 @@ Output IR: lowered IR: machine ops take only Values and fully-static config fiel
 from __future__ import annotations
 
 from .. import ir, isa
+from ..errors import CompileError
 from .common import SCALAR_BIN, const_of, f32_bits, mkey, wrap
 
 _IMM_FORMS = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "shl": "shli", "shr": "shri",
               "sra": "srai", "mul": "muli", "slt": "slti"}
+
+
+def _pack(lay, fields, loc):
+    """isa.pack, a field out of its range reported at the Python line of the op."""
+    try:
+        return isa.pack(lay, fields)
+    except ValueError as e:
+        raise CompileError(str(e), loc) from None
 
 
 class _Lower:
@@ -114,7 +123,7 @@ class _Lower:
                     named = all(isinstance(v, int) for vals in cfg.values() for v in vals)
                     force_reg = op.attrs["mnem"].startswith(("vcmp", "vconv"))
                     if named and not force_reg:
-                        op.attrs["cfg_word"] = isa.pack(lay, {k: list(v) for k, v in cfg.items()})
+                        op.attrs["cfg_word"] = _pack(lay, {k: list(v) for k, v in cfg.items()}, op.loc)
                     else:
                         op.attrs["cfg_reg"] = self.pack_runtime(lay, cfg, out, op.loc, reg)
                 out.append(op)
@@ -186,7 +195,7 @@ class _Lower:
                     sv.append(0)
                     dyn.append((slots[k][i][0], slots[k][i][1], v))
             static[k] = sv
-        word = isa.pack(lay, static)
+        word = _pack(lay, static, loc)
         acc = reg(ir.Const(wrap(word)), loc)
         for lo, width, v in dyn:
             # fields are taken as in range (asc ops check the static ones); shift into place, or in
