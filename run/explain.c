@@ -54,6 +54,8 @@ typedef struct WhatIf {
     char what[160];    /* "dma.gm_read_latency=0" / "one more buffer behind flag MTE3->MTE2 id 0" */
     char change[160];  /* what to change, in words */
     bool kernel;       /* a change of the kernel (not of the hardware) */
+    uint8_t flag[3];   /* kernel: the buffer-free flag (src, dst, id) */
+    uint32_t core;     /* kernel: the core whose stages were followed */
     bool ok;
     uint64_t cycles;
     char err[200];
@@ -402,7 +404,68 @@ static bool buffer_flag(const AscExplain *x, uint32_t core, uint8_t src, uint8_t
     return false;
 }
 
-static void add_whatif(AscExplain *x, bool kernel, const char *what, const char *change)
+/* The flag a wait_flag event waits on. */
+static bool wait_target(const AscExplain *x, const Ev *e, uint8_t f[3])
+{
+    const AscInsn *in = asc_sim_insn_at(x->sim, e->core, e->pc);
+    if (!in || e->op != ASC_OP_WAIT_FLAG) return false;
+    f[0] = in->psrc, f[1] = in->pdst, f[2] = in->event;
+    return true;
+}
+
+/* The stages a buffer-free flag F (S_n -> S_1) closes: starting at S_1, the
+ * first flag each stage sets to another pipe after its first wait on the flag
+ * that handed it its input, until the set is F.  chain[k] is f_(k+1), the
+ * queue from stage k to stage k+1 (F last); returns the number of stages n
+ * (0: the flags do not close into one loop of pipes). */
+static unsigned stage_chain(const AscExplain *x, uint32_t core, const uint8_t F[3], uint8_t chain[][3])
+{
+    uint8_t in[3] = {F[0], F[1], F[2]};
+    bool seen[ASC_PIPE_COUNT] = {false};
+    for (unsigned n = 0; n < ASC_PIPE_COUNT; n++) {
+        uint8_t p = in[1];
+        if (p == ASC_PIPE_S || seen[p]) return 0;
+        seen[p] = true;
+        bool waited = false, found = false;
+        for (uint32_t j = 0; j < x->n && !found; j++) {
+            const Ev *e = &x->ev[j];
+            uint8_t f[3];
+            if (e->core != core || e->pipe != p) continue;
+            if (!waited) {
+                waited = wait_target(x, e, f) && !memcmp(f, in, 3);
+                continue;
+            }
+            if (set_target(x, e, &f[1], &f[2]) && f[1] != p && f[1] != ASC_PIPE_S) {
+                chain[n][0] = p, chain[n][1] = f[1], chain[n][2] = f[2];
+                found = true;
+            }
+        }
+        if (!found) return 0;
+        if (!memcmp(chain[n], F, 3)) return n + 1;
+        memcpy(in, chain[n], 3);
+    }
+    return 0;
+}
+
+/* A flag id of (src -> dst) that no set_flag or wait_flag of the run uses
+ * (the highest); -1 when every id is used. */
+static int free_flag_id(const AscExplain *x, uint8_t src, uint8_t dst)
+{
+    bool used[ASC_SIM_MAX_EVENTS] = {false};
+    for (uint32_t j = 0; j < x->n; j++) {
+        uint8_t f[3];
+        const Ev *e = &x->ev[j];
+        if (set_target(x, e, &f[1], &f[2])) f[0] = e->pipe;
+        else if (!wait_target(x, e, f)) continue;
+        if (f[0] == src && f[1] == dst && f[2] < ASC_SIM_MAX_EVENTS) used[f[2]] = true;
+    }
+    for (int id = ASC_SIM_MAX_EVENTS; id-- > 0;)
+        if (!used[id]) return id;
+    return -1;
+}
+
+static void add_whatif(AscExplain *x, bool kernel, const uint8_t *flag, uint32_t core, const char *what,
+                       const char *change)
 {
     if (x->nwi == ASC_EXPLAIN_MAX_WHATIF) return;
     for (uint32_t k = 0; k < x->nwi; k++)
@@ -410,13 +473,49 @@ static void add_whatif(AscExplain *x, bool kernel, const char *what, const char 
     WhatIf *w = &x->wi[x->nwi++];
     memset(w, 0, sizeof *w);
     w->kernel = kernel;
+    if (flag) memcpy(w->flag, flag, 3);
+    w->core = core;
     snprintf(w->what, sizeof w->what, "%s", what);
     snprintf(w->change, sizeof w->change, "%s", change);
 }
 
-/* One re-simulation: config `cfg` (changed), and for a buffer what-if the flag. */
-static void rerun(WhatIf *w, const AscSimDesc *base, const AscConfig *cfg, const AscRunArg *args, uint32_t nargs,
-                  int buf_src, int buf_dst, int buf_ev)
+/* Double buffering, as the what-if runs it.  F (S_n -> S_1) is a buffer-free
+ * flag; the stages it closes hand buffers on through the queues f_1 .. f_(n-1)
+ * (stage_chain).  With one more buffer of each, as the double-buffer pattern
+ * writes it (kernels/asm/vadd_double.s, the Ascend C TQue of depth 2), every
+ * queue f_k gets its own free flag b_k (S_(k+1) -> S_k, an unused id) with two
+ * tokens: a stage's input buffer is free once it has handed on its output
+ * (its set of f_(k+1), or of F for the last stage), and a stage waits for its
+ * output buffer being free when it waits for its input.  So:
+ *   S_1's waits on F wait on b_1; the set of f_(k+1) also sets b_k; the last
+ *   stage's set of F sets b_(n-1) instead (the kernel's first set of F, its
+ *   one token, so b_(n-1) gets one more); S_(k+1)'s waits on f_k also wait on
+ *   (and consume) b_(k+1).
+ * Two stages (n = 2) is F with one more token (asc_sim_add_buffer). */
+static bool double_buffer(const AscExplain *x, AscSim *sim, const WhatIf *w)
+{
+    uint8_t chain[ASC_PIPE_COUNT][3];
+    unsigned n = stage_chain(x, w->core, w->flag, chain);
+    if (n < 3) return asc_sim_add_buffer(sim, w->flag[0], w->flag[1], w->flag[2]);
+    uint8_t b[ASC_PIPE_COUNT][3];
+    for (unsigned k = 0; k + 1 < n; k++) {
+        int id = free_flag_id(x, chain[k][1], chain[k][0]);
+        if (id < 0) return false;
+        b[k][0] = chain[k][1], b[k][1] = chain[k][0], b[k][2] = (uint8_t)id;
+    }
+    bool ok = asc_sim_flag_rule(sim, ASC_FLAG_RULE_MOVE_WAIT, w->flag, b[0]) &&
+              asc_sim_flag_rule(sim, ASC_FLAG_RULE_MOVE_SET, w->flag, b[n - 2]) &&
+              asc_sim_add_buffer(sim, b[n - 2][0], b[n - 2][1], b[n - 2][2]);
+    for (unsigned k = 0; ok && k + 2 < n; k++)
+        ok = asc_sim_flag_rule(sim, ASC_FLAG_RULE_TEE, chain[k + 1], b[k]) &&
+             asc_sim_flag_rule(sim, ASC_FLAG_RULE_JOIN_WAIT, chain[k], b[k + 1]) &&
+             asc_sim_flag_tokens(sim, b[k][0], b[k][1], b[k][2], 2);
+    return ok;
+}
+
+/* One re-simulation: config `cfg` (changed), and for a kernel what-if double buffering. */
+static void rerun(const AscExplain *x, WhatIf *w, const AscSimDesc *base, const AscConfig *cfg, const AscRunArg *args,
+                  uint32_t nargs)
 {
     AscDiags d;
     asc_diags_init(&d, NULL);
@@ -425,8 +524,10 @@ static void rerun(WhatIf *w, const AscSimDesc *base, const AscConfig *cfg, const
     desc.observer = (AscSimObserver){0};
     desc.check_races = false;
     AscSim *sim = asc_sim_new(&desc, &d);
-    if (sim && buf_src >= 0) asc_sim_add_buffer(sim, (uint8_t)buf_src, (uint8_t)buf_dst, (uint8_t)buf_ev);
-    if (sim && asc_sim_bind_args(sim, args, nargs, &d)) {
+    bool set = sim && (!w->kernel || double_buffer(x, sim, w));
+    if (sim && !set) {
+        snprintf(w->err, sizeof w->err, "the what-if's flags could not be set up");
+    } else if (sim && asc_sim_bind_args(sim, args, nargs, &d)) {
         AscSimStatus st = asc_sim_run(sim, 0);
         if (st == ASC_SIM_DONE) {
             w->ok = true;
@@ -446,18 +547,33 @@ bool asc_explain_whatif(AscExplain *x, const AscSimDesc *base, const AscRunArg *
     (void)d;
     if (!x->sim || asc_sim_functional(x->sim)) return true;
     x->nwi = 0;
-    /* kernel changes: one more buffer behind each buffer-free flag waited on along the path */
+    /* kernel changes: double buffering behind each buffer-free flag waited on along the path */
     for (uint32_t s = 0; s < x->nseg; s++) {
         const Seg *g = &x->seg[s];
         if (g->cause != ASC_CAUSE_FLAG || g->from_ev == UINT32_MAX) continue;
         const Ev *w = &x->ev[g->from_ev];
         if (!buffer_flag(x, w->core, w->fsrc, w->fdst, w->fev)) continue;
-        char what[160], change[160];
-        snprintf(what, sizeof what, "one more buffer behind flag %s->%s id %u", asc_pipe_lane(w->fsrc),
-                 asc_pipe_lane(w->fdst), w->fev);
-        snprintf(change, sizeof change, "double-buffer the data guarded by %s->%s id %u (a second buffer and flag id)",
-                 asc_pipe_lane(w->fsrc), asc_pipe_lane(w->fdst), w->fev);
-        add_whatif(x, true, what, change);
+        uint8_t F[3] = {w->fsrc, w->fdst, w->fev}, chain[ASC_PIPE_COUNT][3];
+        unsigned n = stage_chain(x, w->core, F, chain);
+        char what[160], change[160], stages[64] = "";
+        if (n >= 3) {
+            for (unsigned k = 0; k < n; k++) {
+                size_t l = strlen(stages);
+                snprintf(stages + l, sizeof stages - l, "%s%s", k ? "->" : "", asc_pipe_lane(chain[k][0]));
+            }
+            snprintf(what, sizeof what, "one more buffer for each queue %s (free flag %s->%s id %u)", stages,
+                     asc_pipe_lane(F[0]), asc_pipe_lane(F[1]), F[2]);
+            snprintf(change, sizeof change,
+                     "double-buffer the data guarded by %s->%s id %u (a second buffer and a free flag per queue %s)",
+                     asc_pipe_lane(F[0]), asc_pipe_lane(F[1]), F[2], stages);
+        } else {
+            snprintf(what, sizeof what, "one more buffer behind flag %s->%s id %u", asc_pipe_lane(F[0]),
+                     asc_pipe_lane(F[1]), F[2]);
+            snprintf(change, sizeof change,
+                     "double-buffer the data guarded by %s->%s id %u (a second buffer and flag id)",
+                     asc_pipe_lane(F[0]), asc_pipe_lane(F[1]), F[2]);
+        }
+        add_whatif(x, true, F, w->core, what, change);
     }
     /* costs on the path, each zeroed */
     static const struct {
@@ -476,23 +592,12 @@ bool asc_explain_whatif(AscExplain *x, const AscSimDesc *base, const AscRunArg *
         if (!x->by_cause[costs[k].cause]) continue;
         char what[160];
         snprintf(what, sizeof what, "%s=%lld", asc_config_keys[costs[k].key].key, (long long)costs[k].value);
-        add_whatif(x, false, what, costs[k].change);
+        add_whatif(x, false, NULL, 0, what, costs[k].change);
     }
     for (uint32_t k = 0; k < x->nwi; k++) {
         WhatIf *w = &x->wi[k];
         AscConfig cfg = *asc_sim_config(x->sim);
-        int bs = -1, bd = -1, be = -1;
-        if (w->kernel) {
-            char s[16], t[16];
-            unsigned ev = 0;
-            if (sscanf(w->what, "one more buffer behind flag %15[^-]->%15s id %u", s, t, &ev) == 3) {
-                for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-                    if (asc_pipe_lane(p) && !strcmp(asc_pipe_lane(p), s)) bs = (int)p;
-                    if (asc_pipe_lane(p) && !strcmp(asc_pipe_lane(p), t)) bd = (int)p;
-                }
-                be = (int)ev;
-            }
-        } else {
+        if (!w->kernel) {
             char key[96];
             long long v;
             if (sscanf(w->what, "%95[^=]=%lld", key, &v) == 2) {
@@ -500,7 +605,7 @@ bool asc_explain_whatif(AscExplain *x, const AscSimDesc *base, const AscRunArg *
                 if (ki >= 0) cfg.v[ki] = v;
             }
         }
-        rerun(w, base, &cfg, args, nargs, bs, bd, be);
+        rerun(x, w, base, &cfg, args, nargs);
     }
     /* ranked: kernel changes first, each group by cycles saved (most first), then name */
     for (uint32_t a = 1; a < x->nwi; a++)

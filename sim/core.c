@@ -104,7 +104,28 @@ bool asc_pipe_push(AscSim *sim, AscCore *c, uint8_t pipe, const AscQEntry *e)
 
 /* ---- flags ------------------------------------------------------------------ */
 
+/* The what-if flag rule of `kind` on flag (src, dst, ev); NULL when none. */
+static const uint8_t *flag_rule(const AscSim *sim, uint8_t kind, uint8_t src, uint8_t dst, uint8_t ev)
+{
+    for (uint32_t k = 0; k < sim->nrules; k++)
+        if (sim->rules[k].kind == kind && sim->rules[k].a[0] == src && sim->rules[k].a[1] == dst &&
+            sim->rules[k].a[2] == ev)
+            return sim->rules[k].b;
+    return NULL;
+}
+
+static bool flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc);
+
 bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc)
+{
+    if (!sim->nrules) return flag_set(sim, c, src, dst, ev, cycle, pc);
+    const uint8_t *t = flag_rule(sim, ASC_FLAG_RULE_TEE, src, dst, ev);
+    if (t && !flag_set(sim, c, t[0], t[1], t[2], cycle, pc)) return false;
+    const uint8_t *m = flag_rule(sim, ASC_FLAG_RULE_MOVE_SET, src, dst, ev);
+    return m ? flag_set(sim, c, m[0], m[1], m[2], cycle, pc) : flag_set(sim, c, src, dst, ev, cycle, pc);
+}
+
+static bool flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc)
 {
     AscFlag *f = &c->flags[src][dst][ev];
     if (f->set && f->two && !f->more) { /* asc_sim_add_buffer: queued behind the first set */
@@ -128,7 +149,8 @@ bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev,
         return true;
     }
     AscPipeUnit *w = &c->pipes[dst];
-    if (w->state == ASC_PS_WAIT && w->cur.q.in.psrc == src && w->cur.q.in.event == ev) {
+    /* with what-if rules a wait may be on other flags than its own: re-check it */
+    if (w->state == ASC_PS_WAIT && ((w->cur.q.in.psrc == src && w->cur.q.in.event == ev) || sim->nrules)) {
         w->busy_until = max64(visible, sim->now);
         asc_pipe_reschedule(sim, c, w);
     }
@@ -414,19 +436,26 @@ void asc_pipe_step(AscSim *sim, AscCore *c, AscPipeUnit *p)
         }
         case ASC_PS_WAIT: {
             const AscInsn *in = &p->cur.q.in;
-            AscFlag *f = &c->flags[in->psrc][in->pdst][in->event];
-            if (!f->set) {
+            AscFlag *f = &c->flags[in->psrc][in->pdst][in->event], *g = NULL;
+            if (sim->nrules) { /* what-if rules: the wait is on another flag, or on two */
+                const uint8_t *m = flag_rule(sim, ASC_FLAG_RULE_MOVE_WAIT, in->psrc, in->pdst, in->event);
+                const uint8_t *j = flag_rule(sim, ASC_FLAG_RULE_JOIN_WAIT, in->psrc, in->pdst, in->event);
+                if (m) f = &c->flags[m[0]][m[1]][m[2]];
+                if (j) g = &c->flags[j[0]][j[1]][j[2]];
+            }
+            if (!f->set || (g && !g->set)) {
                 p->busy_until = ASC_NEVER;
                 goto out;
             }
-            uint64_t visible = f->set_cycle + sim->release;
+            uint64_t visible = max64(f->set_cycle, g ? g->set_cycle : 0) + sim->release;
             if (visible > now) {
                 p->busy_until = visible;
                 goto out;
             }
-            uint64_t set_cycle = f->set_cycle;
+            uint64_t set_cycle = max64(f->set_cycle, g ? g->set_cycle : 0);
             uint32_t set_pc = f->set_pc;
             asc_flag_consume(f);
+            if (g) asc_flag_consume(g);
             if (c->race) asc_race_flag_wait(c, in->psrc, in->pdst, in->event);
             if (now > p->start_cycle) {
                 p->stall = ASC_STALL_FLAG;

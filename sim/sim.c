@@ -705,6 +705,30 @@ bool asc_sim_add_buffer(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event)
     }
     return true;
 }
+
+bool asc_sim_flag_tokens(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event, unsigned tokens)
+{
+    if (tokens < 1 || tokens > 2 || !asc_sim_add_buffer(sim, src, dst, event)) return false;
+    for (uint32_t i = 0; i < sim->ncores && tokens == 2; i++) {
+        AscFlag *f = &sim->cores[i].flags[src][dst][event];
+        f->more = true, f->more_cycle = 0, f->more_pc = 0;
+    }
+    return true;
+}
+
+bool asc_sim_flag_rule(AscSim *sim, AscFlagRule kind, const uint8_t a[3], const uint8_t b[3])
+{
+    if (sim->started || sim->nrules == ASC_SIM_MAX_FLAG_RULES || kind > ASC_FLAG_RULE_JOIN_WAIT) return false;
+    for (int k = 0; k < 3; k++)
+        if (a[k] >= (k < 2 ? ASC_PIPE_COUNT : ASC_MAX_EVENTS) || b[k] >= (k < 2 ? ASC_PIPE_COUNT : ASC_MAX_EVENTS))
+            return false;
+    if ((kind == ASC_FLAG_RULE_MOVE_WAIT || kind == ASC_FLAG_RULE_JOIN_WAIT) && a[1] != b[1]) return false;
+    sim->rules[sim->nrules].kind = (uint8_t)kind;
+    memcpy(sim->rules[sim->nrules].a, a, 3);
+    memcpy(sim->rules[sim->nrules].b, b, 3);
+    sim->nrules++;
+    return true;
+}
 uint64_t asc_sim_arg(const AscSim *sim, uint32_t i) { return i < ASC_MAX_ARGS ? sim->args[i] : 0; }
 
 bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out)

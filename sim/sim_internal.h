@@ -288,6 +288,9 @@ struct AscSim {
     uint64_t san_last_exec[ASC_SIM_MAX_SAN];
     uint64_t san_exec;              /* instruction executions so far (one occurrence each) */
     uint64_t san_over_key[3];       /* the last unlisted occurrence */
+    /* what-if flag rules (asc_sim_flag_rule, asc-sim explain): flag a -> flag b */
+    uint32_t nrules;
+    struct { uint8_t kind, a[3], b[3]; } rules[ASC_SIM_MAX_FLAG_RULES];
     /* cached config values (cycles, rates) */
     uint64_t lat_scalar, lat_branch, lat_load, lat_store, lat_sync, lat_mask, release;
 };

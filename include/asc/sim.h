@@ -350,6 +350,23 @@ bool asc_sim_checks_races(const AscSim *sim);
  * such a run means anything.  false when the run has started or an
  * argument is out of range. */
 bool asc_sim_add_buffer(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event);
+/* What-if flag rules (asc-sim explain's double buffering of a whole buffer
+ * set, docs/timing.md §Explain): rewrite the kernel's synchronisation
+ * without rewriting its code.  Flags are (src pipe, dst pipe, id); b's dst
+ * must be a's dst for the wait rules.  Like asc_sim_add_buffer, only the
+ * timing of such a run means anything.  false when the run has started, an
+ * argument is out of range or ASC_SIM_MAX_FLAG_RULES rules are set. */
+typedef enum AscFlagRule {
+    ASC_FLAG_RULE_TEE,       /* a set of a also sets b */
+    ASC_FLAG_RULE_MOVE_SET,  /* a set of a sets b instead */
+    ASC_FLAG_RULE_MOVE_WAIT, /* a pipe's wait on a waits on b instead */
+    ASC_FLAG_RULE_JOIN_WAIT, /* a pipe's wait on a also waits on (and consumes) b */
+} AscFlagRule;
+#define ASC_SIM_MAX_FLAG_RULES 16
+bool asc_sim_flag_rule(AscSim *sim, AscFlagRule kind, const uint8_t a[3], const uint8_t b[3]);
+/* Flag (src, dst, event) of every core starts with `tokens` sets (1 or 2) and
+ * holds up to two (the tokens of two buffers); false as asc_sim_add_buffer. */
+bool asc_sim_flag_tokens(AscSim *sim, uint8_t src, uint8_t dst, uint8_t event, unsigned tokens);
 /* The value set with asc_sim_set_arg (0 when never set or i >= ASC_MAX_ARGS). */
 uint64_t asc_sim_arg(const AscSim *sim, uint32_t i);
 

@@ -257,6 +257,12 @@ def _declare(L):
         "asc_sim_report_text": (P, [P]),
         "asc_sim_report_json": (P, [P]),
         "asc_sim_report_dir": (C.c_bool, [P, C.c_char_p, C.POINTER(AscDiags)]),
+        "asc_explain_new": (P, [P, C.POINTER(AscSimObserver)]),
+        "asc_explain_analyse": (C.c_bool, [P, P]),
+        "asc_explain_free": (V, [P]),
+        "asc_report_text": (P, [P, P]),
+        "asc_report_json": (P, [P, P]),
+        "asc_report_dir": (C.c_bool, [P, P, C.c_char_p, C.POINTER(AscDiags)]),
         "asc_trace_open": (P, [C.c_char_p, P, C.POINTER(AscSimObserver), C.POINTER(AscDiags)]),
         "asc_trace_bind": (V, [P, P]),
         "asc_trace_close": (C.c_bool, [P, C.c_bool, C.POINTER(AscDiags)]),
@@ -270,6 +276,23 @@ def _declare(L):
     L._free = libc.free
     L._free.argtypes = [C.c_void_p]
     return L
+
+
+def explain_attach(L, desc) -> int:
+    """The critical-path recorder (asc_explain_new) chained in front of desc's
+    observer, as asc-sim run has it (the report's bound and critical path
+    come from it, docs/timing.md §Explain): attach after any trace observer,
+    free with L.asc_explain_free."""
+    ex = L.asc_explain_new(None, C.byref(desc.observer))
+    if not ex:
+        raise MemoryError("asc_explain_new: out of memory")
+    return ex
+
+
+def explain_analyse(L, ex, sim) -> None:
+    """Walk the critical path of a finished run (before asc_report_*)."""
+    if not L.asc_explain_analyse(ex, sim):
+        raise MemoryError("asc_explain_analyse: out of memory")
 
 
 def diag_messages(d: AscDiags) -> list[tuple]:

@@ -265,3 +265,17 @@ def test_cli_errors(tmp_path):
                        env=env, capture_output=True, text=True)
     assert r.returncode == 1
     assert f"{bad}:6:9: error: unsupported syntax: 'break'" in r.stderr
+
+
+def test_report_has_critical_path():
+    """A pyasc launch attaches the critical-path recorder, as asc-sim run does
+    (docs/timing.md §Explain): the report and its JSON name the bound."""
+    import json
+    x = np.arange(256, dtype=np.float32)
+    z = np.zeros(256, np.float32)
+    res = kb.k_add_count[1](x, x, z)
+    np.testing.assert_array_equal(z, 2 * x)
+    assert "not classified" not in res.report
+    assert "critical path (" in res.report and " bound" in res.report
+    rep = json.loads(res.report_json)
+    assert rep["critical_path"]["cycles"] == res.cycles and rep["bound"]

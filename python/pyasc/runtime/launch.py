@@ -277,6 +277,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
     lib.asc_diags_init(C.byref(d), None)
     sim = None
     tr = None
+    ex = None
     try:
         desc = L.AscSimDesc()
         desc.cfg = C.cast(cfg, C.c_void_p)
@@ -292,6 +293,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             if not tr:
                 raise LaunchError("cannot open the trace: " + "; ".join(m[4] for m in L.diag_messages(d)))
             desc.observer = obs
+        # the critical-path recorder, as asc-sim run has it: the report's bound and path
+        ex = None if functional else L.explain_attach(lib, desc)
         sim = lib.asc_sim_new(C.byref(desc), C.byref(d))
         if not sim:
             raise LaunchError("; ".join(m[4] for m in L.diag_messages(d)) or "asc_sim_new failed")
@@ -358,13 +361,15 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                     continue
                 lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
         cycles = lib.asc_sim_cycles(sim)
-        report = L.take_string(lib.asc_sim_report_text(sim))
+        if ex:
+            L.explain_analyse(lib, ex, sim)
+        report = L.take_string(lib.asc_report_text(sim, ex))
         notes = _notes_of(lib, sim, img)
         if notes:
             report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
-        rjson = L.take_string(lib.asc_sim_report_json(sim))
+        rjson = L.take_string(lib.asc_report_json(sim, ex))
         if report_dir:
-            lib.asc_sim_report_dir(sim, str(report_dir).encode(), C.byref(d))
+            lib.asc_report_dir(sim, ex, str(report_dir).encode(), C.byref(d))
         mhz = targets.load(c.target)["clock_mhz"]
         res = LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
         res.warnings = notes
@@ -374,4 +379,6 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             lib.asc_trace_close(tr, True, C.byref(d))
         if sim:
             lib.asc_sim_free(sim)
+        if ex:
+            lib.asc_explain_free(ex)
         lib.asc_diags_free(C.byref(d))

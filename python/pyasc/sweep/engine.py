@@ -53,10 +53,6 @@ def lib():
         "asc_npy_descr": (C.c_char_p, [C.c_uint]),
         "asc_arg_kind_name": (C.c_char_p, [C.c_uint]),
         "asc_dtype_name": (C.c_char_p, [C.c_uint]),
-        "asc_explain_new": (P, [P, C.POINTER(L.AscSimObserver)]),
-        "asc_explain_analyse": (C.c_bool, [P, P]),
-        "asc_explain_free": (None, [P]),
-        "asc_report_json": (P, [P, P]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lb, name)
@@ -252,9 +248,7 @@ def run_point(blobs: dict, job: dict, simulate: bool = True) -> dict:
     desc.kernel = job["kernel"].encode() if job["kernel"] else None
     desc.blocks = job["blocks"]
     # the critical-path recorder, as asc-sim run has it: the bound comes from the path
-    ex = lb.asc_explain_new(None, C.byref(desc.observer))
-    if not ex:
-        raise MemoryError("asc_explain_new: out of memory")
+    ex = L.explain_attach(lb, desc)
     sim = lb.asc_sim_new(C.byref(desc), d.ref())
     if not sim:
         lb.asc_explain_free(ex)
@@ -286,8 +280,7 @@ def run_point(blobs: dict, job: dict, simulate: bool = True) -> dict:
             out["status"] = "fault" if st == L.ASC_SIM_FAULT else "limit"
             out["error"] = buf.value.decode(errors="replace").strip().replace("\n", " | ")
             return out
-        if not lb.asc_explain_analyse(ex, sim):
-            raise MemoryError("asc_explain_analyse: out of memory")
+        L.explain_analyse(lb, ex, sim)
         rep = L.take_string(lb.asc_report_json(sim, ex))
         if not rep:
             raise MemoryError("asc_report_json: out of memory")
