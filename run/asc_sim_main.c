@@ -26,7 +26,7 @@ static const char usage[] =
     "usage: asc-sim run kernel.bin [--kernel NAME] [--blocks N] [--target NAME | --config F.json]\n"
     "                   [--set key=value]... --arg NAME=in.npy | NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ...\n"
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
-    "                   [--check-races] [--sanitize=memcheck,initcheck,racecheck,synccheck|all]\n"
+    "                   [--threads N] [--check-races] [--sanitize=memcheck,initcheck,racecheck,synccheck|all]\n"
     "       asc-sim explain kernel.bin [the options of run]   (run, then the critical path and what-ifs)\n"
     "       asc-sim diff RUN_A RUN_B   (two --json results or --report-dir directories)\n"
     "       asc-sim targets\n"
@@ -36,7 +36,7 @@ static const char usage[] =
 typedef struct Opts {
     const char *bin, *kernel, *target, *config, *trace, *report_dir;
     const char *sets[64]; /* --set, applied in order */
-    unsigned nsets, nargs, blocks;
+    unsigned nsets, nargs, blocks, threads; /* threads 0: the host's CPUs */
     AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
     bool json, functional, check_races, peaks;
     uint8_t sanitize; /* AscSanCheck bits */
@@ -140,7 +140,7 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = !strcmp(a, "--kernel") || !strcmp(a, "--blocks") || !strcmp(a, "--target") ||
                      !strcmp(a, "--config") || !strcmp(a, "--set") || !strcmp(a, "--arg") || !strcmp(a, "--trace") ||
-                     !strcmp(a, "--report-dir") || !strcmp(a, "--max-cycles");
+                     !strcmp(a, "--report-dir") || !strcmp(a, "--max-cycles") || !strcmp(a, "--threads");
         if (takes && !v) {
             fprintf(stderr, "asc-sim: %s needs a value\n", a);
             return false;
@@ -169,17 +169,18 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
                 return false;
             }
             o->sets[o->nsets++] = v;
-        } else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles")) {
+        } else if (!strcmp(a, "--blocks") || !strcmp(a, "--max-cycles") || !strcmp(a, "--threads")) {
             errno = 0;
             unsigned long long n = strtoull(v, &end, 10);
-            bool blk = !strcmp(a, "--blocks");
-            unsigned long long top = blk ? 65536 : (unsigned long long)asc_config_keys[ASC_KEY_MAX_CYCLES].hi;
+            bool blk = !strcmp(a, "--blocks"), thr = !strcmp(a, "--threads");
+            unsigned long long top = blk ? 65536 : thr ? 256 : (unsigned long long)asc_config_keys[ASC_KEY_MAX_CYCLES].hi;
             /* strtoull accepts "-1" (as 2^64 - 1): refuse a sign outright; 0 and overflow are errors too */
             if (*end || !*v || v[0] == '-' || errno || n == 0 || n > top) {
                 fprintf(stderr, "asc-sim: %s takes an integer in [1, %llu], got '%s'\n", a, top, v);
                 return false;
             }
-            if (!strcmp(a, "--blocks")) o->blocks = (unsigned)n;
+            if (blk) o->blocks = (unsigned)n;
+            else if (thr) o->threads = (unsigned)n;
             else o->max_cycles = n;
         } else if (!strcmp(a, "--arg")) {
             if (o->nargs == ASC_MAX_ARGS + 1) {
@@ -220,7 +221,8 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     AscOutSet *out = asc_out_new(NULL);
     AscExplain *ex = NULL;
     AscSimDesc desc = {.cfg = &cfg, .image = &img, .kernel = o->kernel, .blocks = o->blocks,
-                       .functional = o->functional, .check_races = o->check_races, .sanitize = o->sanitize};
+                       .functional = o->functional, .check_races = o->check_races, .sanitize = o->sanitize,
+                       .threads = o->threads};
     /* the target the binary was assembled for, unless --target / --config say otherwise */
     const char *target = o->target ? o->target : img.target[0] ? img.target : ASC_DEFAULT_TARGET;
     if (!out) {

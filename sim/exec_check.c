@@ -29,6 +29,7 @@ bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)
 bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
                           bool check_align)
 {
+    if (ctx->on_buf) ctx->on_buf(ctx->pool_ud, buf);
     const AscMem *m = &ctx->mem[buf];
     const char *bn = asc_exec_buf_name(buf);
     const char *rw = write ? "write" : "read";

@@ -211,6 +211,27 @@ MM_UNPACK(mm_unpack_bf16, double, (double)asc_bf16_to_f32(rd_u16(p)))
 MM_UNPACK(mm_unpack_f32, double, (double)rd_f32(p))
 MM_UNPACK(mm_unpack_s8, int32_t, (int32_t)(int8_t)p[0])
 
+/* One mmad's arithmetic (an AscExecJob): unpack, multiply, free the scratch. */
+static void mm_job(const AscExecJob *j)
+{
+    uint32_t m = j->u[0], mp = j->u[1], k = j->u[2], n = j->u[3], k0 = j->u[4], esize = j->u[5];
+    uint64_t kf = j->u[6], nf = j->u[7], mf = j->u[8];
+    AscDtype dt0 = (AscDtype)j->u[9];
+    size_t na = (size_t)mp * k;
+    if (dt0 == ASC_DT_S8) {
+        int32_t *A = j->scratch, *B = A + na;
+        mm_unpack_s8(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        mm_s32(A, B, j->out, mf, m, n, k, j->flag);
+    } else {
+        double *A = j->scratch, *B = A + na;
+        if (dt0 == ASC_DT_F16) mm_unpack_f16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else mm_unpack_f32(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        mm_f64(A, B, j->out, mf, m, n, k, j->flag);
+    }
+    free(j->scratch);
+}
+
 ASC_EXEC_FN(MMAD)
 {
     (void)dt1;
@@ -252,18 +273,14 @@ ASC_EXEC_FN(MMAD)
     size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
     void *scratch = malloc((na + nb) * el);
     if (!scratch) return asc_exec_fault(ctx, "out of host memory for the mmad operands (%zu bytes)", (na + nb) * el);
-    if (dt0 == ASC_DT_S8) {
-        int32_t *A = scratch, *B = A + na;
-        mm_unpack_s8(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
-        mm_s32(A, B, pc, mf, m, n, k, init);
-    } else {
-        double *A = scratch, *B = A + na;
-        if (dt0 == ASC_DT_F16) mm_unpack_f16(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
-        else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
-        else mm_unpack_f32(pa, pb, A, B, m, mp, k, n, k0, esize, kf, nf);
-        mm_f64(A, B, pc, mf, m, n, k, init);
-    }
-    free(scratch);
+    /* the arithmetic reads L0A and L0B and writes L0C only: it may run on a
+     * host worker thread (sim/pool.c) while the engine goes on */
+    AscExecJob job = {
+        .run = mm_job, .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
+        .in0 = pa, .in1 = pb, .out = pc, .flag = init,
+        .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0},
+    };
+    if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *
                      ceil_div(n, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_N0]) * ceil_div(k, (uint64_t)cube_k0);
     st->flops = 2ull * m * n * k;

@@ -313,6 +313,7 @@ AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d)
     if (!init_cores(sim, &l)) goto fail;
     if (!asc_heap_init(&sim->heap, sim->ncores * ASC_AGENTS_PER_CORE, &sim->alloc)) goto fail;
     if (!asc_hbm_init(&sim->hbm, sim->ncores * 3, &sim->alloc)) goto fail;
+    if (!asc_pool_new(sim, asc_pool_host_threads(desc->threads))) goto fail;
     return sim;
 
 fail:
@@ -325,6 +326,7 @@ void asc_sim_free(AscSim *sim)
 {
     if (!sim) return;
     AscAlloc a = sim->alloc;
+    asc_pool_free(sim);
     asc_san_free(sim);
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
@@ -600,7 +602,19 @@ static void deadlock(AscSim *sim)
  * leaves it at ASC_NEVER until another agent wakes it).  asc_sim_run may
  * be called again after ASC_SIM_LIMIT: the heap holds exactly where every
  * agent stopped. */
+static AscSimStatus run(AscSim *sim, uint64_t max_cycles);
+
+/* Whatever run returns, every job handed to a worker has landed. */
 AscSimStatus asc_sim_run(AscSim *sim, uint64_t max_cycles)
+{
+    AscSimStatus s = run(sim, max_cycles);
+    asc_pool_join_all(sim);
+    return s;
+}
+
+uint32_t asc_sim_threads(const AscSim *sim) { return sim->pool ? sim->threads : 1; }
+
+static AscSimStatus run(AscSim *sim, uint64_t max_cycles)
 {
     if (sim->faulted) return ASC_SIM_FAULT;
     if (sim->started && sim->finished == sim->ncores) return ASC_SIM_DONE;

@@ -4,5 +4,5 @@
 # they are registered in tests/CMakeLists.txt.
 set(d ${CMAKE_CURRENT_SOURCE_DIR})
 asc_add_part(sim SOURCES ${d}/sim.c ${d}/core.c ${d}/scalar.c ${d}/exec_scalar_ub.c ${d}/sched.c ${d}/hbm.c ${d}/race.c
-  ${d}/san.c
-  DEPS exec config loader isa)
+  ${d}/san.c ${d}/pool.c
+  DEPS exec config loader isa LIBS Threads::Threads)

@@ -76,6 +76,25 @@ typedef struct AscIssued {
  * overlapping. */
 typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
+/* Pure arithmetic an exec function hands to a host worker thread (sim/pool.c,
+ * `threads` of AscSimDesc).  The exec function has already checked every
+ * access and filled AscExecStats; `run` only reads and writes the core's
+ * local buffers whose AscBuf bits are in `bufs` (never GM, never the ctx)
+ * and frees `scratch` (malloc'd by the exec function, may be NULL).  The
+ * engine joins the job before any later exec function of the same core
+ * checks one of those buffers (AscExecCtx.on_buf), and before asc_sim_run
+ * returns, so nothing observes a result early.  run computes the same bits
+ * on any thread. */
+typedef struct AscExecJob {
+    void (*run)(const struct AscExecJob *j);
+    uint32_t bufs;         /* 1u << AscBuf of every buffer run touches */
+    void *scratch;
+    const uint8_t *in0, *in1;
+    uint8_t *out;
+    uint32_t u[12];
+    bool flag;
+} AscExecJob;
+
 /* The core's data state an exec function may touch. */
 typedef struct AscExecCtx {
     const AscConfig *cfg;
@@ -89,6 +108,13 @@ typedef struct AscExecCtx {
      * (message in fault).  NULL when no allocation was placed and memcheck is off. */
     bool (*on_gm)(void *ud, bool write, uint64_t lo, uint64_t hi);
     void *gm_ud;
+    /* host threads (sim/pool.c); both NULL with one thread.  on_buf: called by
+     * asc_exec_check_local before an exec function touches local buffer `buf`
+     * (joins a pending job of this core that uses it).  defer: takes a copy of
+     * *job to run on a worker; false = not taken, the caller runs it inline. */
+    void (*on_buf)(void *ud, AscBuf buf);
+    bool (*defer)(void *ud, const AscExecJob *job);
+    void *pool_ud;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

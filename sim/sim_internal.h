@@ -209,7 +209,19 @@ typedef struct AscCore {
     uint16_t sets_flag[ASC_PIPE_COUNT][ASC_PIPE_COUNT]; /* synccheck: event bits some set_flag sets */
     uint32_t since_bar[ASC_PIPE_COUNT];           /* synccheck: instructions started since the last bar */
     uint8_t seen_bar[ASC_PIPE_COUNT];
+    /* host threads (pool.c) */
+    AscExecJob job;          /* the core's job handed to a worker */
+    int job_state;           /* pool.c's JOB_*, under the pool's mutex */
+    bool job_pending;        /* main thread only: job not yet joined */
 } AscCore;
+
+/* pool.c: host worker threads for exec jobs (NULL pool = inline). */
+typedef struct AscPool AscPool;
+uint32_t asc_pool_host_threads(uint32_t want); /* want, or the host's online CPUs when 0 */
+bool asc_pool_new(AscSim *sim, uint32_t threads); /* false: out of memory */
+void asc_pool_free(AscSim *sim);
+void asc_pool_join(AscCore *c);
+void asc_pool_join_all(AscSim *sim);
 
 /* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
 typedef struct AscXfer {
@@ -237,6 +249,8 @@ typedef struct AscHeap {
 
 struct AscSim {
     AscAlloc alloc;
+    AscPool *pool;          /* host worker threads (pool.c); NULL: one thread */
+    uint32_t threads;       /* resolved host threads */
     AscConfig cfg;
     const AscImage *img;
     const AscKernelInfo *kernel;

@@ -76,7 +76,7 @@ LAYOUT(AscSimObserver, "include/asc/sim.h", F(AscSimObserver, ud), F(AscSimObser
        F(AscSimObserver, on_flag), F(AscSimObserver, on_counter))
 LAYOUT(AscSimDesc, "include/asc/sim.h", F(AscSimDesc, cfg), F(AscSimDesc, image), F(AscSimDesc, kernel),
        F(AscSimDesc, blocks), F(AscSimDesc, functional), F(AscSimDesc, check_races), F(AscSimDesc, sanitize), F(AscSimDesc, alloc),
-       F(AscSimDesc, observer))
+       F(AscSimDesc, observer), F(AscSimDesc, threads))
 LAYOUT(AscSimInsnEvent, "include/asc/sim.h", F(AscSimInsnEvent, core), F(AscSimInsnEvent, pipe),
        F(AscSimInsnEvent, op), F(AscSimInsnEvent, pc), F(AscSimInsnEvent, seq), F(AscSimInsnEvent, issue_cycle),
        F(AscSimInsnEvent, start_cycle), F(AscSimInsnEvent, end_cycle), F(AscSimInsnEvent, done_cycle),

@@ -110,12 +110,14 @@ typedef struct AscSimDesc {
     uint8_t sanitize;         /* AscSanCheck bits (--sanitize=...); 0: only out-of-allocation GM writes, a fault */
     AscAlloc alloc;           /* zero = malloc/free */
     AscSimObserver observer;  /* zero = none */
+    uint32_t threads;         /* host threads (0 = the host's online CPUs); results are the same for any count */
 } AscSimDesc;
 
 /* Errors (UNKNOWN kernel, too many blocks, mix on a coupled target, OOM...)
  * are reported as SIM_SETUP diagnostics and return NULL. */
 AscSim *asc_sim_new(const AscSimDesc *desc, AscDiags *d);
 void asc_sim_free(AscSim *sim);
+uint32_t asc_sim_threads(const AscSim *sim); /* host threads the run uses (1: no workers) */
 
 const AscKernelInfo *asc_sim_kernel(const AscSim *sim);
 const AscConfig *asc_sim_config(const AscSim *sim);

@@ -104,7 +104,7 @@ def config_buf():
 AscSimObserver = _mirror("AscSimObserver", ud=P, on_insn=P, on_flag=P, on_counter=P)
 AscSimDesc = _mirror("AscSimDesc", cfg=P, image=C.POINTER(AscImage), kernel=C.c_char_p, blocks=C.c_uint32,
                      functional=C.c_bool, check_races=C.c_bool, sanitize=C.c_uint8, alloc=AscAlloc,
-                     observer=AscSimObserver)
+                     observer=AscSimObserver, threads=C.c_uint32)
 AscSimBlocked = _mirror("AscSimBlocked", core=C.c_uint32, pipe=C.c_uint8, pc=C.c_uint32, what=CHARS)
 AscSimFault = _mirror("AscSimFault", kind=C.c_int, cycle=C.c_uint64, core=C.c_uint32, pipe=C.c_uint8,
                       pc=C.c_uint32, op=C.c_uint16, msg=CHARS, nblocked=C.c_uint32, blocked=(AscSimBlocked,))

@@ -1,0 +1,197 @@
+/* pool.c -- host worker threads for the pure arithmetic of exec functions
+ * (AscSimDesc.threads; docs/internals.md §Host threads).
+ *
+ * Users: sim.c (create, join all, free), exec functions through
+ * AscExecCtx.defer and AscExecCtx.on_buf (exec_check.c).
+ *
+ * The scheduler stays single-threaded and deterministic: the heap, every
+ * cycle, every check and every AscExecStats are computed on the thread that
+ * calls asc_sim_run, in (cycle, agent) order, exactly as with one thread.
+ * Only a job an exec function hands over (today: mmad's unpack and multiply,
+ * which touch the core's L0A, L0B and L0C) runs elsewhere.  A core has at
+ * most one job; it is joined before any later exec function of that core
+ * checks a buffer the job uses, before the core takes another job, and
+ * before asc_sim_run returns.  No other code reads a core's local buffers
+ * while it runs (other cores cannot, the observer and the inspection
+ * functions read none), so every output bit is the same as inline.
+ *
+ * Invariants: job_state of every core and the queue are only touched with
+ * `mu` held; job_pending (main thread only) is true iff the core's job is
+ * queued, running or done but not yet joined.  While waiting for a job a
+ * worker is running, the main thread runs the newest queued job itself. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sim_internal.h"
+
+enum { JOB_NONE = 0, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct AscPool {
+    AscSim *sim;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    pthread_t *th;
+    uint32_t nth;
+    uint32_t *queue; /* core indices, oldest first */
+    uint32_t nq, cap;
+    bool stop;
+};
+
+static void *worker(void *arg)
+{
+    AscPool *pl = arg;
+    pthread_mutex_lock(&pl->mu);
+    for (;;) {
+        while (!pl->stop && pl->nq == 0) pthread_cond_wait(&pl->work, &pl->mu);
+        if (pl->nq == 0) break; /* stop, nothing left */
+        AscCore *c = &pl->sim->cores[pl->queue[0]];
+        pl->nq--;
+        for (uint32_t i = 0; i < pl->nq; i++) pl->queue[i] = pl->queue[i + 1];
+        c->job_state = JOB_RUNNING;
+        pthread_mutex_unlock(&pl->mu);
+        c->job.run(&c->job);
+        pthread_mutex_lock(&pl->mu);
+        c->job_state = JOB_DONE;
+        pthread_cond_broadcast(&pl->done);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+uint32_t asc_pool_host_threads(uint32_t want)
+{
+    if (want) return want > 256 ? 256 : want;
+    /* ASC_THREADS=N: the default for every sim of the process (the test suite
+     * forces 1 and 2 with it); read, never written */
+    const char *env = getenv("ASC_THREADS");
+    if (env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+        if (!*end && v >= 1) return v > 256 ? 256 : (uint32_t)v;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (uint32_t)n;
+}
+
+/* Remove core index ci from the queue (mu held). */
+static void dequeue(AscPool *pl, uint32_t ci)
+{
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < pl->nq; i++)
+        if (pl->queue[i] != ci) pl->queue[j++] = pl->queue[i];
+    pl->nq = j;
+}
+
+void asc_pool_join(AscCore *c)
+{
+    if (!c->job_pending) return;
+    AscPool *pl = c->sim->pool;
+    pthread_mutex_lock(&pl->mu);
+    while (c->job_state != JOB_DONE) {
+        AscCore *o = c->job_state == JOB_QUEUED ? c : NULL;
+        if (!o && pl->nq) o = &pl->sim->cores[pl->queue[pl->nq - 1]]; /* help: the newest queued job */
+        if (!o) {
+            pthread_cond_wait(&pl->done, &pl->mu);
+            continue;
+        }
+        dequeue(pl, o->index);
+        o->job_state = JOB_RUNNING;
+        pthread_mutex_unlock(&pl->mu);
+        o->job.run(&o->job);
+        pthread_mutex_lock(&pl->mu);
+        o->job_state = JOB_DONE;
+    }
+    c->job_state = JOB_NONE;
+    pthread_mutex_unlock(&pl->mu);
+    c->job_pending = false;
+}
+
+void asc_pool_join_all(AscSim *sim)
+{
+    if (!sim->pool) return;
+    for (uint32_t i = 0; i < sim->ncores; i++) asc_pool_join(&sim->cores[i]);
+}
+
+static void on_buf(void *ud, AscBuf buf)
+{
+    AscCore *c = ud;
+    if (c->job_pending && (c->job.bufs >> buf & 1u)) asc_pool_join(c);
+}
+
+static bool defer(void *ud, const AscExecJob *job)
+{
+    AscCore *c = ud;
+    AscPool *pl = c->sim->pool;
+    asc_pool_join(c);
+    c->job = *job;
+    pthread_mutex_lock(&pl->mu);
+    pl->queue[pl->nq++] = c->index;
+    c->job_state = JOB_QUEUED;
+    pthread_cond_signal(&pl->work);
+    pthread_mutex_unlock(&pl->mu);
+    c->job_pending = true;
+    return true;
+}
+
+bool asc_pool_new(AscSim *sim, uint32_t threads)
+{
+    if (threads < 2 || sim->ncores < 2) return true; /* inline: nothing to run beside */
+    AscPool *pl = asc_calloc(&sim->alloc, 1, sizeof *pl);
+    if (!pl) return false;
+    pl->sim = sim;
+    pl->cap = sim->ncores;
+    pl->queue = asc_calloc(&sim->alloc, pl->cap, sizeof *pl->queue);
+    pl->th = asc_calloc(&sim->alloc, threads - 1, sizeof *pl->th);
+    bool ok = false; /* a failure below: out of memory, or no thread (then run inline) */
+    if (!pl->queue || !pl->th) goto fail_mem;
+    ok = true;
+    if (pthread_mutex_init(&pl->mu, NULL)) goto fail_mem;
+    if (pthread_cond_init(&pl->work, NULL)) goto fail_mu;
+    if (pthread_cond_init(&pl->done, NULL)) goto fail_work;
+    for (uint32_t i = 0; i + 1 < threads; i++) {
+        if (pthread_create(&pl->th[i], NULL, worker, pl)) break; /* fewer workers: still correct */
+        pl->nth++;
+    }
+    if (pl->nth == 0) {
+        pthread_cond_destroy(&pl->done);
+        goto fail_work;
+    }
+    sim->pool = pl;
+    sim->threads = pl->nth + 1;
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscCore *c = &sim->cores[i];
+        c->ctx.on_buf = on_buf;
+        c->ctx.defer = defer;
+        c->ctx.pool_ud = c;
+    }
+    return true;
+fail_work:
+    pthread_cond_destroy(&pl->work);
+fail_mu:
+    pthread_mutex_destroy(&pl->mu);
+fail_mem:
+    asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->th);
+    asc_free(&sim->alloc, pl);
+    return ok;
+}
+
+void asc_pool_free(AscSim *sim)
+{
+    AscPool *pl = sim->pool;
+    if (!pl) return;
+    asc_pool_join_all(sim);
+    pthread_mutex_lock(&pl->mu);
+    pl->stop = true;
+    pthread_cond_broadcast(&pl->work);
+    pthread_mutex_unlock(&pl->mu);
+    for (uint32_t i = 0; i < pl->nth; i++) pthread_join(pl->th[i], NULL);
+    pthread_cond_destroy(&pl->done);
+    pthread_cond_destroy(&pl->work);
+    pthread_mutex_destroy(&pl->mu);
+    asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->th);
+    asc_free(&sim->alloc, pl);
+    sim->pool = NULL;
+}
