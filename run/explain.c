@@ -50,6 +50,9 @@ typedef struct Seg {
 } Seg;
 
 #define ASC_EXPLAIN_MAX_WHATIF 12
+/* The recorder keeps at most this many instruction events (about 80 B each: 21 MB), so a long
+ * run's memory stays bounded; past it the run has no critical path and says so. */
+#define ASC_EXPLAIN_MAX_EVENTS (1u << 18)
 typedef struct WhatIf {
     char what[160];    /* "dma.gm_read_latency=0" / "one more buffer behind flag MTE3->MTE2 id 0" */
     char change[160];  /* what to change, in words */
@@ -67,6 +70,7 @@ struct AscExplain {
     Ev *ev;
     uint32_t n, cap;
     bool oom;
+    bool full;  /* more than ASC_EXPLAIN_MAX_EVENTS instructions: nothing is analysed */
     const AscSim *sim;
     Seg *seg;
     uint32_t nseg;
@@ -94,7 +98,13 @@ static void rec_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscExplain *x = ud;
     if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
-    if (x->oom) return;
+    if (x->oom || x->full) return;
+    if (x->n == ASC_EXPLAIN_MAX_EVENTS) {
+        x->full = true;
+        asc_free(&x->a, x->ev);
+        x->ev = NULL, x->n = x->cap = 0;
+        return;
+    }
     if (x->n == x->cap) {
         uint32_t nc = x->cap ? x->cap * 2 : 4096;
         Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
@@ -374,6 +384,9 @@ static const char *pct(char *buf, uint64_t a, uint64_t b)
 int asc_explain_bound(const AscExplain *x, char *out, size_t size)
 {
     if (!x || !x->sim) return snprintf(out, size, "bound: not classified (no critical path recorded)");
+    if (x->full)
+        return snprintf(out, size, "bound: not classified (the run has more than %u instructions, more than the "
+                                   "critical-path recorder keeps)", ASC_EXPLAIN_MAX_EVENTS);
     if (asc_sim_functional(x->sim)) return snprintf(out, size, "functional run: no timing");
     uint64_t c;
     const char *cls = classify(x, &c);

@@ -88,5 +88,12 @@ grep -q 'overrides: ub_bank_groups=32' "$tmp/diff.txt" || fail "diff: overrides 
 "$sim" diff "$tmp/bc16.json" "$tmp/nope.json" 2>"$tmp/err" && fail "diff of a missing file: exit 0"
 grep -q "nope.json" "$tmp/err" || fail "diff of a missing file: no file name in the error"
 
+# 5: a long run's recorder is bounded: past its event limit the report says why it has no path
+printf '        .kernel loop, aiv\n        li      x1, 200000\ntop:    addi    x1, x1, -1\n        bnez    x1, top\n        end\n' >"$tmp/loop.s"
+"$as" "$tmp/loop.s" -o "$tmp/loop.bin" || fail "assemble loop.s"
+"$sim" run "$tmp/loop.bin" >"$tmp/loop.txt" || fail "run of a long loop"
+grep -q "bound: not classified (the run has more than 262144 instructions" "$tmp/loop.txt" ||
+  fail "long run: no 'more than 262144 instructions' bound line"
+
 if [ "$fails" != 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "explain ok"
