@@ -510,6 +510,7 @@ static bool double_buffer(const AscExplain *x, AscSim *sim, const WhatIf *w)
     uint8_t chain[ASC_PIPE_COUNT][3];
     unsigned n = stage_chain(x, w->core, w->flag, chain);
     if (n < 3) return asc_sim_add_buffer(sim, w->flag[0], w->flag[1], w->flag[2]);
+    if (n > ASC_PIPE_COUNT) return false; /* stage_chain never says so; tells the compiler b[] suffices */
     uint8_t b[ASC_PIPE_COUNT][3];
     for (unsigned k = 0; k + 1 < n; k++) {
         int id = free_flag_id(x, chain[k][1], chain[k][0]);
