@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "asc/target.h"
+#include "exec_internal.h"
 #include "sim_internal.h"
 
 #define CORE_OF(ctx) ((AscCore *)(void *)(ctx)) /* ctx is AscCore's first member */
@@ -97,6 +98,22 @@ static ASC_EXEC_FN(ALU)
     case ASC_OP_SLTU: r = a < b; break;
     case ASC_OP_SGE: r = sa >= sb; break;
     case ASC_OP_SGEU: r = a >= b; break;
+    /* bit counts of the Ascend C scalar intrinsics clz, bcnt1, sflbits, sff1
+     * (cannmirror/asc-devkit impl/basic_api/kernel_scalar.h) */
+    case ASC_OP_CLZ: r = a ? (uint64_t)__builtin_clzll(a) : 64; break;
+    case ASC_OP_POPC: r = (uint64_t)__builtin_popcountll(a); break;
+    case ASC_OP_CLS: r = (uint64_t)__builtin_clrsbll(sa); break;
+    case ASC_OP_SFF1: r = a ? (uint64_t)__builtin_ctzll(a) : UINT64_MAX; break;
+    case ASC_OP_CVT_F32_S32: { /* ScalarCast<float, int32_t, mode> (conv_f322s32r/f/c/a) */
+        uint32_t bits = (uint32_t)a;
+        float f;
+        memcpy(&f, &bits, 4);
+        AscRnd rnd = (AscRnd)in->rnd;
+        if (rnd == ASC_RND_NONE || rnd == ASC_RND_ODD)
+            return xfail(ctx, ASC_FAULT_ILLEGAL, "cvt.f32.s32 needs a rounding mode rint, floor, ceil, round or trunc");
+        r = (uint64_t)asc_float_to_int_sat((double)f, rnd, INT32_MIN, INT32_MAX);
+        break;
+    }
     case ASC_OP_ADDI: r = a + imm; break;
     case ASC_OP_ANDI: r = a & imm; break;
     case ASC_OP_ORI: r = a | imm; break;
@@ -124,7 +141,7 @@ static ASC_EXEC_FN(SPR)
     const AscInsn *in = &q->in;
     if (in->spr >= ASC_SPR_COUNT) return xfail(ctx, ASC_FAULT_ILLEGAL, "special register %u does not exist", in->spr);
     if (in->op == ASC_OP_MFSPR) {
-        c->x[in->rd] = c->spr[in->spr];
+        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : c->spr[in->spr];
         return true;
     }
     if (!asc_spr_writable(in->spr))

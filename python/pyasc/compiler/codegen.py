@@ -109,6 +109,8 @@ class _Lin:
         elif n in ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "sra", "min", "max",
                    "slt", "sge", "seq", "sne"):
             self.emit(n, [op.result] + op.args, loc)
+        elif n == "sbit":       # scalar bit counts / cvt (language/ops.py scalar_*)
+            self.emit(op.attrs["mnem"], [op.result] + op.args + ([op.attrs["rnd"]] if "rnd" in op.attrs else []), loc)
         elif n == "mfspr":
             self.emit("mfspr", [op.result, op.attrs["spr"]], loc)
         elif n == "mtspr":

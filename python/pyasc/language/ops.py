@@ -948,6 +948,97 @@ def get_task_ratio(*, _b):
     return _b.spr("sub_block_num")
 
 
+# ---- scalar-unit intrinsics (real pyasc python/asc/language/basic/scalar.py; Ascend C
+# cannmirror/asc-devkit impl/basic_api/kernel_scalar.h: clz, bcnt1/bcnt0, sflbits, sff1/sff0,
+# conv_f322s32*).  A constant operand folds with the same 64-bit semantics as the ISA row.
+_M64 = (1 << 64) - 1
+
+
+def _fold_bits(mnem, x):
+    u = x & _M64
+    if mnem == "clz":
+        return 64 - u.bit_length()
+    if mnem == "popc":
+        return bin(u).count("1")
+    if mnem == "sff1":
+        return (u & -u).bit_length() - 1 if u else -1
+    sgn = u >> 63  # cls: bits below the sign bit equal to it
+    v = (u ^ (_M64 if sgn else 0)) & ((1 << 63) - 1)
+    return 63 - v.bit_length()
+
+
+def _scalar_bits(b, name, mnem, x, invert=False):
+    if isinstance(x, bool) or not isinstance(x, (int, RVal)) or isinstance(x, RVal) and x.ty == "f32":
+        raise b.error(f"asc.{name}: the value must be an integer, got {tensor_type_name(x)}")
+    if is_static(x):
+        return _fold_bits(mnem, ~int(x) if invert else int(x))
+    src = b.reg(x)
+    if invert:
+        src = b.reg(b.binop("xor", RVal(b, src), -1))
+    r = b.new_value()
+    b.emit(ir.Op("sbit", r, [src], {"mnem": mnem}))
+    return RVal(b, r)
+
+
+def _count_value(b, name, v):
+    if not isinstance(v, int) or isinstance(v, bool) or v not in (0, 1):
+        raise b.error(f"asc.{name}: count_value must be the constant 0 or 1")
+    return v
+
+
+@intrinsic
+def scalar_count_leading_zero(value_in, *, _b):
+    """ScalarCountLeadingZero: leading zero bits of the 64-bit value (64 for 0)."""
+    return _scalar_bits(_b, "scalar_count_leading_zero", "clz", value_in)
+
+
+@intrinsic
+def count_bits_cnt_same_as_sign_bit(value_in, *, _b):
+    """CountBitsCntSameAsSignBit: consecutive bits below the sign bit equal to it (sflbits)."""
+    return _scalar_bits(_b, "count_bits_cnt_same_as_sign_bit", "cls", value_in)
+
+
+@intrinsic
+def scalar_get_count_of_value(value_in, count_value, *, _b):
+    """ScalarGetCountOfValue<count_value>: number of bits equal to count_value (bcnt1 / bcnt0)."""
+    cv = _count_value(_b, "scalar_get_count_of_value", count_value)
+    return _scalar_bits(_b, "scalar_get_count_of_value", "popc", value_in, invert=cv == 0)
+
+
+@intrinsic
+def scalar_get_sff_value(value_in, count_value, *, _b):
+    """ScalarGetSFFValue<count_value>: index of the lowest bit equal to count_value, -1 if none (sff1 / sff0)."""
+    cv = _count_value(_b, "scalar_get_sff_value", count_value)
+    return _scalar_bits(_b, "scalar_get_sff_value", "sff1", value_in, invert=cv == 0)
+
+
+@intrinsic
+def scalar_cast(value_in, dtype, round_mode, *, _b):
+    """ScalarCast<float, int32_t, mode>: f32 -> s32 on the scalar unit (conv_f322s32r/f/c/a), saturating.
+    The f32 -> f16 form (conv_f322f16o) is not modelled: the scalar registers hold no f16 values here."""
+    b = _b
+    if dtype is not dt.int32:
+        raise b.error(f"asc.scalar_cast to {getattr(dtype, 'name', dtype)} is not supported: only float -> int32 "
+                      "is modelled (the f32 -> f16 scalar conversion has no f16 scalar register here)")
+    rnd = RND_ISA.get(round_mode)
+    if rnd not in ("rint", "floor", "ceil", "round", "trunc"):
+        raise b.error("asc.scalar_cast: round_mode must be CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC")
+    if isinstance(value_in, RVal) and value_in.ty != "f32":
+        raise b.error("asc.scalar_cast: the value must be a float")
+    if not isinstance(value_in, (int, float, RVal)) or isinstance(value_in, bool):
+        raise b.error(f"asc.scalar_cast: the value must be a float, got {tensor_type_name(value_in)}")
+    src = b.reg(float(value_in) if not isinstance(value_in, RVal) else value_in)
+    r = b.new_value()
+    b.emit(ir.Op("sbit", r, [src, src], {"mnem": "cvt.f32.s32", "rnd": rnd}))
+    return RVal(b, r)
+
+
+@intrinsic
+def get_program_counter(*, _b):
+    """GetProgramCounter: byte address of the reading instruction (SPR pc)."""
+    return _b.spr("pc")
+
+
 _REJECT = {
     "the vector unit's dequantisation (deq scale register) is not modelled":
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
@@ -958,10 +1049,6 @@ _REJECT = {
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
     "vector compare with a scalar operand (vcmps) is not in the asc ISA": ("compare_scalar",),
-    "the scalar unit's bit-count instructions (clz, popcount, sff) are not in the asc ISA":
-        ("count_bits_cnt_same_as_sign_bit", "scalar_count_leading_zero", "scalar_get_count_of_value",
-         "scalar_get_sff_value"),
-    "scalar float conversion is not modelled: the asc scalar unit has no FPU": ("scalar_cast",),
     "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
         ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
     "the vgatherb instruction is not in the asc ISA": ("gatherb",),
@@ -972,7 +1059,6 @@ _REJECT = {
     "the sort, merge-sort and proposal instructions (vbitsort, vmrgsort4, RpSort16, proposals) are not in the asc ISA":
         ("get_mrg_sort_result", "mrg_sort", "mrg_sort4", "rp_sort16", "sort", "sort32", "get_sort_len",
          "get_sort_offset", "proposal_concat", "proposal_extract"),
-    "the program counter is not readable by kernels in the asc ISA": ("get_program_counter",),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
         ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
