@@ -124,7 +124,8 @@ def bias_rows_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.Glob
                 asc.data_copy(row, yg[src:], asc.DataCopyParams(1, full, 0, 0))
             for i in range(w - full * 8):
                 wg.set_value(i, yg.get_value(src + full * 8 + i))
-            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            asc.set_flag(asc.HardEvent.S_MTE2, 0)     # the scalar stores before the DMA reads ws
+            asc.wait_flag(asc.HardEvent.S_MTE2, 0)
             asc.data_copy(row[full * 8:], wg, asc.DataCopyParams(1, 1, 0, 0))
         else:
             asc.data_copy(row, yg[src:], asc.DataCopyParams(1, blocks, 0, 0))

@@ -66,6 +66,24 @@ def test_conv2d_sweep():
         _run((n, c, h, wd, o, kh, kw, s, p), bool(i % 2), int(rng.integers(1, 6)), rng)
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1, 1, 1, 1, 1, 0), (1, 3, 3, 5, 2, 3, 3, 2, 1),
+                                   (2, 17, 4, 4, 3, 1, 1, 1, 0)])
+def test_conv2d_sanitize_exact_output(shape):
+    """An exactly sized output (no guard around it), with bias: the bias kernel's last row
+    would read past y with a whole-block DMA (rows of 1, 6 and 16 elements: no full block, a
+    partial one, whole blocks); sanitize="all" reports any GM read outside an argument or of a
+    byte never written, and the result must still match."""
+    n, c, h, wd, o, kh, kw, s, p = shape
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((n, c, h, wd)).astype(np.float16)
+    w = rng.standard_normal((o, c, kh, kw)).astype(np.float16)
+    bias = rng.standard_normal(o).astype(np.float32)
+    y = cv.conv2d(x, w, s, p, bias, target="ascend910b", cores=2, sanitize="all")
+    ref = cv.reference(x, w, s, p, bias)
+    assert y.shape == ref.shape
+    assert np.abs(y - ref).max() <= 1e-5 * (1 + np.abs(ref).max())
+
+
 def test_reference_matches_direct_loop():
     """The einsum reference against the textbook six-deep loop (one small case with stride and
     padding), so the reference itself is checked."""
