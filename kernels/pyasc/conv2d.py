@@ -1,0 +1,232 @@
+"""2-D convolution y = conv2d(x, w, stride, padding) + bias: x NCHW float16, w OIHW float16,
+bias an optional float32 O-vector, y NCHW float32 (N, O, OH, OW), OH = (H + 2p - KH) // s + 1.
+
+Three steps, all on the device (the host only reshapes and launches):
+  1. img2col (`img2col_kernel`, a vector-core (AIV) kernel): builds, in a GM workspace, the
+     column matrix col[n] (K x P, K = C*KH*KW rows ordered (c, kh, kw), P = OH*OW columns ordered
+     (oh, ow)): col[n][(c,kh,kw), (oh,ow)] = x[n, c, oh*s - p + kh, ow*s - p + kw], 0 where that
+     falls in the padding.  The N*K rows are split over the vector cores; each element is moved
+     by the scalar unit's GM load/store (ld.h/st.h on int16 views of the f16 bits), which is
+     byte-exact: no GM byte outside x is read, and every workspace byte is written (padding as 0).
+     This is simple and slow in modelled cycles (a few scalar instructions per element, N*K*P
+     elements): x 1x16x32x32, w 16x16x3x3, padding 1 on ascend910b (48 vector cores) takes
+     419106 cycles for img2col against 13211 for the matmul (simulation wall time 0.5 s), so
+     the tested shapes are small (K*P up to a few thousand per image).  A DMA gather of
+     contiguous input row segments would be much faster; not done.
+  2. matmul (`matmul.matmul`, the cube kernel of the library): y[n] (O x P) = W (O x K) @ col[n]
+     (K x P), one launch per image, written straight into y at offset n*O*P (NCHW needs no
+     transposition in this orientation; W's OIHW layout is already O x K row-major).
+  3. bias (`bias_rows_kernel`, AIV): row r of the N*O rows of y gets + bias[r % O] (float32; the
+     bias is DMAed to UB once per core, from a copy padded to whole 32 B blocks, and read as a
+     scalar with LocalTensor.get_value), written back with `_common.store_tail`; the last row
+     of y reads its partial last block through a workspace (no read past y).  The stages of a
+     row are serialised by pipe barriers (simple, not fast).
+Profiles: ascend910b only (the cube's result leaves L0C by fixpipe to GM, `matmul.check_target`).
+Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/conv2d.py"""
+import numpy as np
+
+import asc
+
+try:
+    from . import _common as cm
+    from . import matmul as mm
+except ImportError:            # run as a script or loaded by path
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as cm
+    import matmul as mm
+
+MAX_P = 8192       # bias kernel: one output row (OH*OW float32) in UB
+MAX_O = 4096       # bias kernel: the bias vector in UB
+
+
+@asc.jit
+def img2col_kernel(x: asc.GlobalAddress, col: asc.GlobalAddress, rows: int, per_core: int,
+                   c: int, h: int, w: int, kh: int, kw: int, oh: int, ow: int, s: int, p: int):
+    """col[r*oh*ow + i*ow + j] = x[n, ci, i*s - p + ki, j*s - p + kj] (0 in the padding) for the
+    rows r = ((n*c + ci)*kh + ki)*kw + kj of this core: [q*per_core, min(rows, (q+1)*per_core)).
+    x, col: int16 views of float16 bits."""
+    q = asc.get_block_idx()
+    r0 = q * per_core
+    nr = min(per_core, rows - r0)
+    xg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    cg.set_global_buffer(col)
+    kk = kh * kw
+    npix = oh * ow
+    for t in range(nr):
+        r = r0 + t
+        rem = r % kk
+        ki = rem // kw
+        kj = rem % kw
+        plane = (r // kk) * h * w    # r // kk = n*c + ci: the input plane
+        dst = r * npix
+        for i in range(oh):
+            ih = i * s + ki - p
+            if ih >= 0:
+                if ih < h:
+                    for j in range(ow):
+                        iw = j * s + kj - p
+                        if iw >= 0:
+                            if iw < w:
+                                cg.set_value(dst + i * ow + j, xg.get_value(plane + ih * w + iw))
+                            else:
+                                cg.set_value(dst + i * ow + j, 0)
+                        else:
+                            cg.set_value(dst + i * ow + j, 0)
+                else:
+                    for j in range(ow):
+                        cg.set_value(dst + i * ow + j, 0)
+            else:
+                for j in range(ow):
+                    cg.set_value(dst + i * ow + j, 0)
+
+
+@asc.jit
+def bias_rows_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.GlobalAddress, rows: int,
+                     per_core: int, yoff: int, total: int, o: int, nbias: asc.ConstExpr[int],
+                     w: asc.ConstExpr[int]):
+    """y[yoff + r*w + j] += bias[r % o] (float32 in place; y an int32 view of the total float32
+    elements, so the scalar unit can move them) for this core's rows; bias holds nbias (a
+    multiple of 8) elements.  A row whose block read would end past y (the last row of the
+    array) gets its last partial block through this core's 32 B workspace by scalar ld.w/st.w,
+    as matmul.load_rows_nz does: no byte outside y is read."""
+    q = asc.get_block_idx()
+    r0 = q * per_core
+    nr = min(per_core, rows - r0)
+    yg = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    yg.set_global_buffer(y)
+    bg.set_global_buffer(bias)
+    wg.set_global_buffer(ws + q * 8)
+    f32 = asc.float32
+    i32 = asc.int32
+    wp = (w + 63) // 64 * 64
+    slot = wp * 4 + 256
+    row = asc.LocalTensor(i32, asc.TPosition.VECIN, 0, wp)
+    out = asc.LocalTensor(f32, asc.TPosition.VECOUT, slot, wp)
+    bl = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * slot, nbias)
+    rowf = row.reinterpret_cast(f32)
+    outi = out.reinterpret_cast(i32)
+    blocks = (w + 7) // 8
+    asc.data_copy(bl, bg, asc.DataCopyParams(1, nbias // 8, 0, 0))
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    for t in range(nr):
+        r = r0 + t
+        src = yoff + r * w
+        bv = bl.get_value(r % o)
+        if src + blocks * 8 > total:
+            full = w // 8
+            if full > 0:
+                asc.data_copy(row, yg[src:], asc.DataCopyParams(1, full, 0, 0))
+            for i in range(w - full * 8):
+                wg.set_value(i, yg.get_value(src + full * 8 + i))
+            asc.set_flag(asc.HardEvent.S_MTE2, 0)     # the scalar stores before the DMA reads ws
+            asc.wait_flag(asc.HardEvent.S_MTE2, 0)
+            asc.data_copy(row[full * 8:], wg, asc.DataCopyParams(1, 1, 0, 0))
+        else:
+            asc.data_copy(row, yg[src:], asc.DataCopyParams(1, blocks, 0, 0))
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        asc.adds(out, rowf, bv, w)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        cm.store_tail(yg[src:], outi, w, wg, 8)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+def out_shape(x_shape, w_shape, stride, padding):
+    n, _, h, wd = x_shape
+    o, _, kh, kw = w_shape
+    return n, o, (h + 2 * padding - kh) // stride + 1, (wd + 2 * padding - kw) // stride + 1
+
+
+def _check(x, w, stride, padding, bias):
+    for a, what, shape in ((x, "x", "NCHW"), (w, "w", "OIHW")):
+        if a.dtype != np.float16:
+            raise ValueError(f"conv2d: {what} must be float16, got {a.dtype}")
+        if a.ndim != 4 or 0 in a.shape:
+            raise ValueError(f"conv2d: {what} must be a non-empty 4-D {shape} array, got shape {a.shape}")
+    if x.shape[1] != w.shape[1]:
+        raise ValueError(f"conv2d: input channels differ: x {x.shape} (C={x.shape[1]}), w {w.shape} (I={w.shape[1]})")
+    if not (isinstance(stride, int) and stride >= 1 and isinstance(padding, int) and padding >= 0):
+        raise ValueError(f"conv2d: stride must be an int >= 1 and padding an int >= 0, got {stride!r}, {padding!r}")
+    _, o, oh, ow = out_shape(x.shape, w.shape, stride, padding)
+    if oh < 1 or ow < 1:
+        raise ValueError(f"conv2d: kernel {w.shape[2]}x{w.shape[3]} is larger than the padded input "
+                         f"{x.shape[2] + 2 * padding}x{x.shape[3] + 2 * padding}")
+    if bias is not None:
+        if bias.dtype != np.float32 or bias.shape != (o,):
+            raise ValueError(f"conv2d: bias must be a ({o},) float32 vector, got {bias.shape} {bias.dtype}")
+        if oh * ow > MAX_P or o > MAX_O:
+            raise ValueError(f"conv2d: with bias, OH*OW must be <= {MAX_P} and O <= {MAX_O}, "
+                             f"got {oh * ow} and {o}")
+
+
+def conv2d(x, w, stride=1, padding=0, bias=None, target=None, cores=None, out=None, out_offset=0, **launch):
+    """NCHW float16 x, OIHW float16 w -> float32 NCHW y (see the module docstring).  out: a flat
+    float32 array written from element out_offset (the tests guard its neighbours)."""
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    if bias is not None:
+        bias = np.ascontiguousarray(bias)
+    _check(x, w, stride, padding, bias)
+    n, c, h, wd = x.shape
+    _, o, oh, ow = out_shape(x.shape, w.shape, stride, padding)
+    kh, kw = w.shape[2], w.shape[3]
+    k, npix = c * kh * kw, oh * ow
+    if out is None:
+        out, out_offset = np.zeros((n, o, oh, ow), np.float32), 0
+    col = np.zeros(n * k * npix, np.int16)          # GM workspace, every element written by img2col
+    with cm.on_target(target) as tgt:
+        mm.check_target("conv2d", tgt)
+        ncores, per = cm.core_split(n * k, 1, cores, tgt)
+        img2col_kernel[ncores](x.reshape(-1).view(np.int16), col, n * k, per, c, h, wd, kh, kw, oh, ow,
+                               stride, padding, **launch)
+    w2 = w.reshape(o, k)
+    colf = col.view(np.float16).reshape(n, k, npix)
+    for b in range(n):
+        mm.matmul(w2, colf[b], target=target, cores=cores, out=out, out_offset=out_offset + b * o * npix, **launch)
+    if bias is not None:
+        nb = -(-o // 8) * 8
+        bpad = np.zeros(nb, np.float32)
+        bpad[:o] = bias
+        with cm.on_target(target) as tgt:
+            ncores, per = cm.core_split(n * o, 1, cores, tgt)
+            flat = out.reshape(-1).view(np.int32)
+            bias_rows_kernel[ncores](flat, bpad, cm.workspace(np.float32, ncores), n * o, per,
+                                     out_offset, flat.size, o, nb, npix, **launch)
+    return out
+
+
+def reference(x, w, stride=1, padding=0, bias=None):
+    """float64 numpy conv: einsum over the KH x KW windows of the zero-padded input."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    _, _, oh, ow = out_shape(x.shape, w.shape, stride, padding)
+    xp = np.zeros((n, c, h + 2 * padding, wd + 2 * padding))
+    xp[:, :, padding:padding + h, padding:padding + wd] = x
+    win = np.empty((n, c, kh, kw, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            win[:, :, i, j] = xp[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+    y = np.einsum("ncijyx,ocij->noyx", win, w.astype(np.float64))
+    if bias is not None:
+        y = y + bias.astype(np.float64)[None, :, None, None]
+    return y
+
+
+def run(n=2, c=3, h=7, wd=6, o=5, k=3, stride=1, padding=1, **kw):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, c, h, wd)).astype(np.float16)
+    w = rng.standard_normal((o, c, k, k)).astype(np.float16)
+    bias = rng.standard_normal(o).astype(np.float32)
+    y = conv2d(x, w, stride, padding, bias, cores=3, **kw)
+    return x, w, bias, y, img2col_kernel.last_result
+
+
+if __name__ == "__main__":
+    x, w, bias, y, res = run()
+    err = np.abs(y - reference(x, w, 1, 1, bias)).max()
+    assert err < 1e-4, err
+    print(f"conv2d OK (max abs error {err:.2e}):", res)
