@@ -19,40 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "asc/run.h"
-
-typedef struct DBuf {
-    const AscAlloc *a;
-    char *p;
-    size_t n, cap;
-    bool oom;
-} DBuf;
-
-static void dput(DBuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int need = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (need < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->n + (size_t)need < b->cap) {
-            b->n += (size_t)need;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 4096;
-        while (nc < b->n + (size_t)need + 1) nc *= 2;
-        char *np = asc_realloc(b->a, b->p, b->cap, nc);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np, b->cap = nc;
-    }
-}
+#include "textbuf.h"
 
 /* Read and parse one run; NULL + diagnostic on error. */
 static cJSON *load(const char *path, const AscAlloc *a, AscDiags *d)
@@ -104,13 +71,13 @@ static const char *str(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static void row(DBuf *b, const char *name, long long x, long long y)
+static void row(TextBuf *b, const char *name, long long x, long long y)
 {
-    dput(b, "  %-40s %12lld %12lld %+12lld\n", name, x, y, y - x);
+    tb_put(b, "  %-40s %12lld %12lld %+12lld\n", name, x, y, y - x);
 }
 
 /* Rows for every numeric member of object oa / ob (the union, a's order first). */
-static void rows_of(DBuf *b, const cJSON *oa, const cJSON *ob, const char *prefix)
+static void rows_of(TextBuf *b, const cJSON *oa, const cJSON *ob, const char *prefix)
 {
     char name[200];
     for (const cJSON *it = oa ? oa->child : NULL; it; it = it->next)
@@ -134,18 +101,18 @@ static long long busy(const cJSON *r, const char *pipe, const char *field)
     return s;
 }
 
-static void profile(DBuf *b, const char *tag, const cJSON *r)
+static void profile(TextBuf *b, const char *tag, const cJSON *r)
 {
     const cJSON *p = get(r, "profile");
-    dput(b, "%s: %s", tag, str(r, "target"));
+    tb_put(b, "%s: %s", tag, str(r, "target"));
     if (p) {
-        dput(b, ", hash %s, overrides:", str(p, "hash"));
+        tb_put(b, ", hash %s, overrides:", str(p, "hash"));
         const cJSON *o = get(p, "overrides");
-        if (!o || !o->child) dput(b, " none");
+        if (!o || !o->child) tb_put(b, " none");
         for (const cJSON *it = o ? o->child : NULL; it; it = it->next)
-            dput(b, "%s %s=%lld", it == o->child ? "" : ",", it->string, (long long)it->valuedouble);
-    } else dput(b, " (no profile record: an older result)");
-    dput(b, "; %s\n", str(r, "bound"));
+            tb_put(b, "%s %s=%lld", it == o->child ? "" : ",", it->string, (long long)it->valuedouble);
+    } else tb_put(b, " (no profile record: an older result)");
+    tb_put(b, "; %s\n", str(r, "bound"));
 }
 
 typedef struct Moved {
@@ -170,20 +137,20 @@ char *asc_report_diff(const char *pa, const char *pb, const AscAlloc *alloc, Asc
         cJSON_Delete(ra);
         return NULL;
     }
-    DBuf b = {.a = &a};
-    dput(&b, "A %s\nB %s\n", pa, pb);
+    TextBuf b = {.a = &a};
+    tb_put(&b, "A %s\nB %s\n", pa, pb);
     profile(&b, "A", ra);
     profile(&b, "B", rb);
-    dput(&b, "\n  %-40s %12s %12s %12s\n", "", "A", "B", "B-A");
+    tb_put(&b, "\n  %-40s %12s %12s %12s\n", "", "A", "B", "B-A");
     row(&b, "total cycles", num(ra, "total_cycles"), num(rb, "total_cycles"));
     row(&b, "instructions", num(ra, "instructions"), num(rb, "instructions"));
     static const char *const pipes[] = {"SCALAR", "MTE1", "CUBE", "FIXP", "MTE2", "VECTOR", "MTE3"};
-    dput(&b, "busy cycles (all cores)\n");
+    tb_put(&b, "busy cycles (all cores)\n");
     for (unsigned i = 0; i < sizeof pipes / sizeof pipes[0]; i++) {
         long long x = busy(ra, pipes[i], "busy_cycles"), y = busy(rb, pipes[i], "busy_cycles");
         if (x || y) row(&b, pipes[i], x, y);
     }
-    dput(&b, "stalls (cycles, all cores)\n");
+    tb_put(&b, "stalls (cycles, all cores)\n");
     const cJSON *sa = get(ra, "stalls"), *sb = get(rb, "stalls");
     rows_of(&b, sa, sb, "");
     /* flag waits, keyed src->dst id */
@@ -203,11 +170,11 @@ char *asc_report_diff(const char *pa, const char *pb, const AscAlloc *alloc, Asc
             else row(&b, name, num(it, "cycles"), other);
         }
     }
-    dput(&b, "bytes\n");
+    tb_put(&b, "bytes\n");
     rows_of(&b, get(ra, "bytes"), get(rb, "bytes"), "");
-    dput(&b, "critical path by cause (cycles)\n");
+    tb_put(&b, "critical path by cause (cycles)\n");
     const cJSON *ca = get(ra, "critical_path"), *cb = get(rb, "critical_path");
-    if (!ca || !cb) dput(&b, "  (a run has no critical path: run it with asc-sim run or explain)\n");
+    if (!ca || !cb) tb_put(&b, "  (a run has no critical path: run it with asc-sim run or explain)\n");
     else rows_of(&b, get(ca, "by_cause"), get(cb, "by_cause"), "");
     /* per source line */
     const cJSON *la = get(ra, "lines"), *lb = get(rb, "lines");
@@ -227,19 +194,19 @@ char *asc_report_diff(const char *pa, const char *pb, const AscAlloc *alloc, Asc
                 m[nm++] = (Moved){it->string, 0, num(it, "cycles"), 0, num(it, "busy_cycles"), 0,
                                   num(it, "conflict_beats")};
         qsort(m, nm, sizeof *m, cmp_moved);
-        dput(&b, "per source line: where the cycles moved (all cores; busy = occupancy without stalls; span = end - "
+        tb_put(&b, "per source line: where the cycles moved (all cores; busy = occupancy without stalls; span = end - "
                  "start as code_exe.csv, waits included)\n");
-        dput(&b, "  %-32s %9s %9s %9s %9s %9s %9s\n", "line", "busy A", "busy B", "busy B-A", "beats B-A",
+        tb_put(&b, "  %-32s %9s %9s %9s %9s %9s %9s\n", "line", "busy A", "busy B", "busy B-A", "beats B-A",
              "span A", "span B");
-        if (!nm) dput(&b, "  no line changed\n");
+        if (!nm) tb_put(&b, "  no line changed\n");
         long long beats = 0;
         for (size_t i = 0; i < nm; i++) {
-            dput(&b, "  %-32s %9lld %9lld %+9lld %+9lld %9lld %9lld\n", m[i].line, m[i].ba, m[i].bb, m[i].bb - m[i].ba,
+            tb_put(&b, "  %-32s %9lld %9lld %+9lld %+9lld %9lld %9lld\n", m[i].line, m[i].ba, m[i].bb, m[i].bb - m[i].ba,
                  m[i].cb - m[i].ca, m[i].a, m[i].b);
             moved += m[i].bb - m[i].ba;
             beats += m[i].cb - m[i].ca;
         }
-        if (nm) dput(&b, "  %-32s %9s %9s %+9lld %+9lld\n", "sum over these lines", "", "", moved, beats);
+        if (nm) tb_put(&b, "  %-32s %9s %9s %+9lld %+9lld\n", "sum over these lines", "", "", moved, beats);
     } else b.oom = true;
     asc_free(&a, m);
     cJSON_Delete(ra);

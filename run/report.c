@@ -33,59 +33,10 @@
 
 #include "asc/outfile.h"
 #include "asc/run.h"
+#include "textbuf.h"
 
 typedef AscSimPipeStats AscPipeStats;
 #define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS
-
-/* A growing text buffer on the sim's allocator.  Out of memory is sticky
- * (every later bput does nothing) and reported once, by bdone's NULL, so
- * the report writers need no error check after each line. */
-typedef struct Buf {
-    const AscAlloc *a;
-    char *p;
-    size_t n, cap;
-    bool oom;
-} Buf;
-
-/* printf onto b: format into the free space; when it does not fit, grow
- * (doubling, at least 4 KB) and format again. */
-static void bput(Buf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int need = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (need < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->n + (size_t)need < b->cap) {
-            b->n += (size_t)need;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 4096;
-        while (nc < b->n + (size_t)need + 1) nc *= 2;
-        char *np = asc_realloc(b->a, b->p, b->cap, nc);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np, b->cap = nc;
-    }
-}
-
-/* The finished text (never NULL unless out of memory: an empty report is ""). */
-static char *bdone(Buf *b)
-{
-    if (b->oom) {
-        asc_free(b->a, b->p);
-        return NULL;
-    }
-    if (!b->p) bput(b, "%s", "");
-    return b->p;
-}
 
 /* "12.3" from a / b in tenths, rounded down (b = 0 -> "0.0") */
 static const char *pct(char *buf, uint64_t a, uint64_t b)
@@ -180,12 +131,12 @@ static void bound_sentence(const AscSim *sim, const AscExplain *x, char *out, si
 }
 
 /* A JSON string (quoted, escaped) through cJSON. */
-static void jstr(Buf *b, const char *text)
+static void jstr(TextBuf *b, const char *text)
 {
     cJSON *j = cJSON_CreateString(text);
     char *t = j ? cJSON_PrintUnformatted(j) : NULL;
     if (!t) b->oom = true;
-    else bput(b, "%s", t);
+    else tb_put(b, "%s", t);
     cJSON_free(t);
     cJSON_Delete(j);
 }
@@ -221,139 +172,139 @@ static void provenance(const AscConfig *cfg, Prov *p)
     }
 }
 
-static void text_profile(Buf *b, const AscConfig *cfg)
+static void text_profile(TextBuf *b, const AscConfig *cfg)
 {
     Prov p;
     provenance(cfg, &p);
-    bput(b, "profile: %s, hash %016llx, overrides%s:", cfg->name, (unsigned long long)p.hash,
+    tb_put(b, "profile: %s, hash %016llx, overrides%s:", cfg->name, (unsigned long long)p.hash,
          p.builtin ? "" : " (from the key defaults: not a built-in profile)");
-    if (!p.nover) bput(b, " none");
+    if (!p.nover) tb_put(b, " none");
     for (unsigned i = 0; i < p.nover; i++)
-        bput(b, "%s %s=%lld", i ? "," : "", asc_config_keys[p.over[i]].key, (long long)cfg->v[p.over[i]]);
-    bput(b, "\n");
+        tb_put(b, "%s %s=%lld", i ? "," : "", asc_config_keys[p.over[i]].key, (long long)cfg->v[p.over[i]]);
+    tb_put(b, "\n");
 }
 
-static void json_profile(Buf *b, const AscConfig *cfg)
+static void json_profile(TextBuf *b, const AscConfig *cfg)
 {
     Prov p;
     provenance(cfg, &p);
-    bput(b, "  \"profile\": {\"name\": ");
+    tb_put(b, "  \"profile\": {\"name\": ");
     jstr(b, cfg->name);
-    bput(b, ", \"hash\": \"%016llx\", \"builtin\": %s, \"overrides\": {", (unsigned long long)p.hash,
+    tb_put(b, ", \"hash\": \"%016llx\", \"builtin\": %s, \"overrides\": {", (unsigned long long)p.hash,
          p.builtin ? "true" : "false");
     for (unsigned i = 0; i < p.nover; i++) {
-        bput(b, "%s", i ? ", " : "");
+        tb_put(b, "%s", i ? ", " : "");
         jstr(b, asc_config_keys[p.over[i]].key);
-        bput(b, ": %lld", (long long)cfg->v[p.over[i]]);
+        tb_put(b, ": %lld", (long long)cfg->v[p.over[i]]);
     }
-    bput(b, "}},\n");
+    tb_put(b, "}},\n");
 }
 
 #define ASC_EXPLAIN_TEXT_SEGS 24
 
 /* The critical path, by cause and segment by segment, and the what-ifs. */
-static void text_explain(Buf *b, const AscSim *sim, const AscExplain *x)
+static void text_explain(TextBuf *b, const AscSim *sim, const AscExplain *x)
 {
     char t1[32];
     if (!x || asc_sim_functional(sim)) return;
     uint64_t total = asc_explain_total(x);
-    bput(b, "\ncritical path (%llu cycles, walked back from the last event; docs/timing.md, Explain)\n",
+    tb_put(b, "\ncritical path (%llu cycles, walked back from the last event; docs/timing.md, Explain)\n",
          (unsigned long long)total);
     for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++) {
         uint64_t v = asc_explain_cause_cycles(x, c);
-        if (v) bput(b, "  %-38s %9llu  %5s%%\n", asc_cause_name(c), (unsigned long long)v, pct(t1, v, total));
+        if (v) tb_put(b, "  %-38s %9llu  %5s%%\n", asc_cause_name(c), (unsigned long long)v, pct(t1, v, total));
     }
     uint32_t n = asc_explain_nsegs(x);
-    bput(b, "segments (%u, in time order%s):\n", n, n > ASC_EXPLAIN_TEXT_SEGS ? "; the last ones, all in --json" : "");
+    tb_put(b, "segments (%u, in time order%s):\n", n, n > ASC_EXPLAIN_TEXT_SEGS ? "; the last ones, all in --json" : "");
     for (uint32_t k = n > ASC_EXPLAIN_TEXT_SEGS ? n - ASC_EXPLAIN_TEXT_SEGS : 0; k < n; k++) {
         AscExplainSeg g;
         asc_explain_seg(x, k, &g);
-        bput(b, "  %8llu-%-8llu %-24s %s\n", (unsigned long long)g.t0, (unsigned long long)g.t1, asc_cause_name(g.cause),
+        tb_put(b, "  %8llu-%-8llu %-24s %s\n", (unsigned long long)g.t0, (unsigned long long)g.t1, asc_cause_name(g.cause),
              g.why[0] ? g.why : g.insn);
     }
     uint32_t nw = asc_explain_nwhatifs(x);
     if (!nw) return;
-    bput(b, "what to change (ranked; each saving is a what-if run of the model, total cycles %llu minus the run's)\n",
+    tb_put(b, "what to change (ranked; each saving is a what-if run of the model, total cycles %llu minus the run's)\n",
          (unsigned long long)total);
     for (uint32_t k = 0; k < nw; k++) {
         AscExplainWhatIf w;
         asc_explain_whatif_get(x, k, &w);
         if (w.ok)
-            bput(b, "  %u. %s %s: %llu cycles (saves %llu, %s%%) [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
+            tb_put(b, "  %u. %s %s: %llu cycles (saves %llu, %s%%) [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
                  w.change, (unsigned long long)w.cycles, (unsigned long long)w.saved, pct(t1, w.saved, total), w.what);
-        else bput(b, "  %u. %s %s: the what-if run did not finish: %s [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
+        else tb_put(b, "  %u. %s %s: the what-if run did not finish: %s [%s]\n", k + 1, w.kernel ? "kernel:" : "cost:  ",
                   w.change, w.err, w.what);
     }
 }
 
-static void json_explain(Buf *b, const AscSim *sim, const AscExplain *x)
+static void json_explain(TextBuf *b, const AscSim *sim, const AscExplain *x)
 {
     if (!x || asc_sim_functional(sim)) return;
-    bput(b, "  \"critical_path\": {\"cycles\": %llu, \"by_cause\": {", (unsigned long long)asc_explain_total(x));
+    tb_put(b, "  \"critical_path\": {\"cycles\": %llu, \"by_cause\": {", (unsigned long long)asc_explain_total(x));
     bool first = true;
     for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++) {
         uint64_t v = asc_explain_cause_cycles(x, c);
         if (!v) continue;
-        bput(b, "%s", first ? "" : ", ");
+        tb_put(b, "%s", first ? "" : ", ");
         jstr(b, asc_cause_name(c));
-        bput(b, ": %llu", (unsigned long long)v);
+        tb_put(b, ": %llu", (unsigned long long)v);
         first = false;
     }
-    bput(b, "},\n    \"segments\": [");
+    tb_put(b, "},\n    \"segments\": [");
     uint32_t n = asc_explain_nsegs(x);
     for (uint32_t k = 0; k < n; k++) {
         AscExplainSeg g;
         asc_explain_seg(x, k, &g);
         char src[300];
         asc_sim_source(sim, g.pc, src, sizeof src);
-        bput(b, "%s\n      {\"t0\": %llu, \"t1\": %llu, \"cause\": ", k ? "," : "", (unsigned long long)g.t0,
+        tb_put(b, "%s\n      {\"t0\": %llu, \"t1\": %llu, \"cause\": ", k ? "," : "", (unsigned long long)g.t0,
              (unsigned long long)g.t1);
         jstr(b, asc_cause_name(g.cause));
-        bput(b, ", \"core\": %u, \"pipe\": ", g.core);
+        tb_put(b, ", \"core\": %u, \"pipe\": ", g.core);
         jstr(b, asc_pipe_lane(g.pipe) ? asc_pipe_lane(g.pipe) : "?");
-        bput(b, ", \"pc\": %u, \"line\": ", g.pc);
+        tb_put(b, ", \"pc\": %u, \"line\": ", g.pc);
         jstr(b, src);
-        bput(b, ", \"insn\": ");
+        tb_put(b, ", \"insn\": ");
         jstr(b, g.insn);
         if (g.why[0]) {
-            bput(b, ", \"why\": ");
+            tb_put(b, ", \"why\": ");
             jstr(b, g.why);
         }
-        bput(b, "}");
+        tb_put(b, "}");
     }
     uint32_t nw = asc_explain_nwhatifs(x);
-    bput(b, "%s]", n ? "\n    " : "");
+    tb_put(b, "%s]", n ? "\n    " : "");
     if (!nw) { /* what-ifs only from asc-sim explain */
-        bput(b, "},\n");
+        tb_put(b, "},\n");
         return;
     }
-    bput(b, ",\n    \"whatif\": [");
+    tb_put(b, ",\n    \"whatif\": [");
     for (uint32_t k = 0; k < nw; k++) {
         AscExplainWhatIf w;
         asc_explain_whatif_get(x, k, &w);
-        bput(b, "%s\n      {\"rank\": %u, \"kind\": \"%s\", \"what\": ", k ? "," : "", k + 1,
+        tb_put(b, "%s\n      {\"rank\": %u, \"kind\": \"%s\", \"what\": ", k ? "," : "", k + 1,
              w.kernel ? "kernel" : "cost");
         jstr(b, w.what);
-        bput(b, ", \"change\": ");
+        tb_put(b, ", \"change\": ");
         jstr(b, w.change);
         if (w.ok)
-            bput(b, ", \"cycles\": %llu, \"saved\": %llu}", (unsigned long long)w.cycles,
+            tb_put(b, ", \"cycles\": %llu, \"saved\": %llu}", (unsigned long long)w.cycles,
                  (unsigned long long)w.saved);
         else {
-            bput(b, ", \"error\": ");
+            tb_put(b, ", \"error\": ");
             jstr(b, w.err);
-            bput(b, "}");
+            tb_put(b, "}");
         }
     }
-    bput(b, "\n    ]},\n");
+    tb_put(b, "\n    ]},\n");
 }
 
 /* Per source line, all cores: executions, cycles (end - start, as
  * code_exe.csv) and UB bank-conflict beats (recorded events; 0 without x). */
-static void json_lines(Buf *b, const AscSim *sim, const AscExplain *x)
+static void json_lines(TextBuf *b, const AscSim *sim, const AscExplain *x)
 {
     const AscImage *img = asc_sim_image(sim);
-    bput(b, "  \"lines\": {");
+    tb_put(b, "  \"lines\": {");
     bool first = true;
     for (uint32_t f = 0; f < img->nfiles + 1; f++) {
         /* lines of file f in order; f == nfiles: pcs with no line */
@@ -385,16 +336,16 @@ static void json_lines(Buf *b, const AscSim *sim, const AscExplain *x)
             char key[320];
             if (f < img->nfiles) snprintf(key, sizeof key, "%s:%u", img->files[f], line);
             else snprintf(key, sizeof key, "?");
-            bput(b, "%s\n    ", first ? "" : ",");
+            tb_put(b, "%s\n    ", first ? "" : ",");
             jstr(b, key);
-            bput(b, ": {\"count\": %llu, \"cycles\": %llu", (unsigned long long)cnt, (unsigned long long)cyc);
-            if (x) bput(b, ", \"busy_cycles\": %llu, \"conflict_beats\": %llu", (unsigned long long)busy,
+            tb_put(b, ": {\"count\": %llu, \"cycles\": %llu", (unsigned long long)cnt, (unsigned long long)cyc);
+            if (x) tb_put(b, ", \"busy_cycles\": %llu, \"conflict_beats\": %llu", (unsigned long long)busy,
                         (unsigned long long)beats);
-            bput(b, "}");
+            tb_put(b, "}");
             first = false;
         }
     }
-    bput(b, "%s},\n", first ? "" : "\n  ");
+    tb_put(b, "%s},\n", first ? "" : "\n  ");
 }
 
 /* Peak rates of the launch (per cycle, all cores): cube flops, vector
@@ -408,19 +359,19 @@ static void roofline(const AscSim *sim, const Sum *s, uint64_t *cube_peak, uint6
 }
 
 /* --check-races only (reports without it are unchanged): the races found. */
-static void text_races(const AscSim *sim, Buf *b)
+static void text_races(const AscSim *sim, TextBuf *b)
 {
     const AscSimRace *r;
     uint32_t n;
     uint64_t total = asc_sim_races(sim, &r, &n), listed = 0;
-    bput(b, "\nraces (--check-races): %llu\n", (unsigned long long)total);
+    tb_put(b, "\nraces (--check-races): %llu\n", (unsigned long long)total);
     for (uint32_t i = 0; i < n; i++) {
         char msg[1024];
         asc_sim_race_format(sim, &r[i], msg, sizeof msg);
-        bput(b, "  %s\n", msg);
+        tb_put(b, "  %s\n", msg);
         listed += r[i].count;
     }
-    if (total > listed) bput(b, "  ... and %llu more occurrences of other races\n", (unsigned long long)(total - listed));
+    if (total > listed) tb_put(b, "  ... and %llu more occurrences of other races\n", (unsigned long long)(total - listed));
 }
 
 /* a cycle of a race, null when unknown */
@@ -431,16 +382,16 @@ static const char *race_cycle(uint64_t c, char *buf, size_t size)
     return buf;
 }
 
-static void json_races(const AscSim *sim, Buf *b)
+static void json_races(const AscSim *sim, TextBuf *b)
 {
     static const char *const kinds[] = {"RAW", "WAR", "WAW"};
     const AscSimRace *r;
     uint32_t n;
     uint64_t total = asc_sim_races(sim, &r, &n);
-    bput(b, "  \"races\": {\"total\": %llu, \"list\": [", (unsigned long long)total);
+    tb_put(b, "  \"races\": {\"total\": %llu, \"list\": [", (unsigned long long)total);
     for (uint32_t i = 0; i < n; i++) {
         char name[48], c0[24], c1[24], c2[24], c3[24];
-        bput(b, "%s\n    {\"kind\": \"%s\", \"core\": \"%s\", \"buf\": \"%s\", \"lo\": %llu, \"hi\": %llu, "
+        tb_put(b, "%s\n    {\"kind\": \"%s\", \"core\": \"%s\", \"buf\": \"%s\", \"lo\": %llu, \"hi\": %llu, "
                 "\"pipe\": \"%s\", \"pc\": %u, \"start_cycle\": %s, \"done_cycle\": %s, "
                 "\"prev_pipe\": \"%s\", \"prev_pc\": %u, \"prev_start_cycle\": %s, \"prev_done_cycle\": %s, "
                 "\"count\": %llu}",
@@ -451,192 +402,192 @@ static void json_races(const AscSim *sim, Buf *b)
              asc_pipe_lane(r[i].prev_pipe), r[i].prev_pc, race_cycle(r[i].prev_start_cycle, c2, sizeof c2),
              race_cycle(r[i].prev_done_cycle, c3, sizeof c3), (unsigned long long)r[i].count);
     }
-    bput(b, "%s]},\n", n ? "\n  " : "");
+    tb_put(b, "%s]},\n", n ? "\n  " : "");
 }
 
 char *asc_sim_report_text(const AscSim *sim) { return asc_report_text(sim, NULL); }
 
 char *asc_report_text(const AscSim *sim, const AscExplain *x)
 {
-    Buf b = {.a = asc_sim_alloc(sim)};
+    TextBuf b = {.a = asc_sim_alloc(sim)};
     Sum s;
     summarise(sim, &s);
     char t1[32], t2[32], name[48];
     uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     const AscKernelInfo *k = asc_sim_kernel(sim);
-    bput(&b, "kernel %s (%s) on %s: %u block%s, %u core%s%s\n", k->name, asc_kernel_kind_name(k->kind), asc_sim_config(sim)->name,
+    tb_put(&b, "kernel %s (%s) on %s: %u block%s, %u core%s%s\n", k->name, asc_kernel_kind_name(k->kind), asc_sim_config(sim)->name,
          asc_sim_blocks(sim), asc_sim_blocks(sim) == 1 ? "" : "s", asc_sim_ncores(sim),
          asc_sim_ncores(sim) == 1 ? "" : "s", asc_sim_functional(sim) ? ", functional (no timing)" : "");
-    bput(&b, "total: %llu cycles = %s us at %llu MHz; %llu instructions\n", (unsigned long long)s.total,
+    tb_put(&b, "total: %llu cycles = %s us at %llu MHz; %llu instructions\n", (unsigned long long)s.total,
          dec3(t1, s.total, mhz), (unsigned long long)mhz, (unsigned long long)asc_sim_insns(sim));
     text_profile(&b, asc_sim_config(sim));
     /* per core and pipe busy % */
-    bput(&b, "\nbusy %% of %llu cycles\n%-18s", (unsigned long long)s.total, "core");
+    tb_put(&b, "\nbusy %% of %llu cycles\n%-18s", (unsigned long long)s.total, "core");
     for (unsigned i = 0; i < NLANES; i++)
-        if (s.have[lanes[i]]) bput(&b, " %7s", asc_pipe_lane(lanes[i]));
-    bput(&b, "\n");
+        if (s.have[lanes[i]]) tb_put(&b, " %7s", asc_pipe_lane(lanes[i]));
+    tb_put(&b, "\n");
     for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
-        bput(&b, "%-18s", asc_sim_core_name(sim, c, name, sizeof name));
+        tb_put(&b, "%-18s", asc_sim_core_name(sim, c, name, sizeof name));
         for (unsigned i = 0; i < NLANES; i++) {
             unsigned p = lanes[i];
             if (!s.have[p]) continue;
             AscPipeStats st;
-            if (!asc_sim_pipe_stats(sim, c, (uint8_t)p, &st)) bput(&b, " %7s", "-");
-            else bput(&b, " %6s%%", pct(t1, st.busy_cycles, s.total));
+            if (!asc_sim_pipe_stats(sim, c, (uint8_t)p, &st)) tb_put(&b, " %7s", "-");
+            else tb_put(&b, " %6s%%", pct(t1, st.busy_cycles, s.total));
         }
-        bput(&b, "\n");
+        tb_put(&b, "\n");
     }
     if (asc_sim_ncores(sim) > 1) {
-        bput(&b, "%-18s", "all");
+        tb_put(&b, "%-18s", "all");
         for (unsigned i = 0; i < NLANES; i++)
-            if (s.have[lanes[i]]) bput(&b, " %6s%%", pct(t1, s.busy[lanes[i]], s.total * s.have[lanes[i]]));
-        bput(&b, "\n");
+            if (s.have[lanes[i]]) tb_put(&b, " %6s%%", pct(t1, s.busy[lanes[i]], s.total * s.have[lanes[i]]));
+        tb_put(&b, "\n");
     }
     /* stalls */
-    bput(&b, "\nstalls (cycles, all cores)\n");
+    tb_put(&b, "\nstalls (cycles, all cores)\n");
     bool any = false;
     for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
         for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
             for (unsigned e = 0; e < ASC_MAX_EVENTS; e++)
                 if (s.flag[sp][d][e]) {
-                    bput(&b, "  flag wait %s->%s id %u: %llu\n", asc_pipe_lane(sp), asc_pipe_lane(d), e,
+                    tb_put(&b, "  flag wait %s->%s id %u: %llu\n", asc_pipe_lane(sp), asc_pipe_lane(d), e,
                          (unsigned long long)s.flag[sp][d][e]);
                     any = true;
                 }
-    if (!any) bput(&b, "  flag waits: 0\n");
-    bput(&b, "  barrier waits: %llu\n", (unsigned long long)s.barrier);
-    bput(&b, "  bank-conflict extra beats: %llu\n", (unsigned long long)s.conflict_beats);
-    bput(&b, "  queue-full (scalar): %llu\n", (unsigned long long)s.queue_full);
-    bput(&b, "  HBM contention (extra transfer cycles): %llu\n", (unsigned long long)s.hbm_extra);
-    if (s.xcore) bput(&b, "  cross-core waits (scalar): %llu\n", (unsigned long long)s.xcore);
-    if (s.sync_all) bput(&b, "  sync_all waits (scalar): %llu\n", (unsigned long long)s.sync_all);
+    if (!any) tb_put(&b, "  flag waits: 0\n");
+    tb_put(&b, "  barrier waits: %llu\n", (unsigned long long)s.barrier);
+    tb_put(&b, "  bank-conflict extra beats: %llu\n", (unsigned long long)s.conflict_beats);
+    tb_put(&b, "  queue-full (scalar): %llu\n", (unsigned long long)s.queue_full);
+    tb_put(&b, "  HBM contention (extra transfer cycles): %llu\n", (unsigned long long)s.hbm_extra);
+    if (s.xcore) tb_put(&b, "  cross-core waits (scalar): %llu\n", (unsigned long long)s.xcore);
+    if (s.sync_all) tb_put(&b, "  sync_all waits (scalar): %llu\n", (unsigned long long)s.sync_all);
     /* bytes */
-    bput(&b, "\nbytes moved\n");
+    tb_put(&b, "\nbytes moved\n");
     any = false;
     for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
         for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
             if (s.bytes[a][d]) {
-                bput(&b, "  %s->%s: %llu\n", asc_buf_name(a), asc_buf_name(d), (unsigned long long)s.bytes[a][d]);
+                tb_put(&b, "  %s->%s: %llu\n", asc_buf_name(a), asc_buf_name(d), (unsigned long long)s.bytes[a][d]);
                 any = true;
             }
-    if (!any) bput(&b, "  none\n");
-    bput(&b, "FLOPs: cube %llu, vector %llu\n", (unsigned long long)s.cube_flops, (unsigned long long)s.vec_flops);
+    if (!any) tb_put(&b, "  none\n");
+    tb_put(&b, "FLOPs: cube %llu, vector %llu\n", (unsigned long long)s.cube_flops, (unsigned long long)s.vec_flops);
     /* roofline */
     uint64_t cp, vp, hp;
     roofline(sim, &s, &cp, &vp, &hp);
-    bput(&b, "\nroofline (achieved / peak per cycle)\n");
-    if (cp) bput(&b, "  cube:   %s / %llu flops (%s%%)\n", dec3(t1, s.cube_flops, s.total), (unsigned long long)cp,
+    tb_put(&b, "\nroofline (achieved / peak per cycle)\n");
+    if (cp) tb_put(&b, "  cube:   %s / %llu flops (%s%%)\n", dec3(t1, s.cube_flops, s.total), (unsigned long long)cp,
                  pct(t2, s.cube_flops, s.total * cp));
-    if (vp) bput(&b, "  vector: %s / %llu source bytes (%s%%)\n", dec3(t1, s.vec_bytes, s.total), (unsigned long long)vp,
+    if (vp) tb_put(&b, "  vector: %s / %llu source bytes (%s%%)\n", dec3(t1, s.vec_bytes, s.total), (unsigned long long)vp,
                  pct(t2, s.vec_bytes, s.total * vp));
-    bput(&b, "  HBM:    %s / %llu bytes (%s%%)\n", dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp,
+    tb_put(&b, "  HBM:    %s / %llu bytes (%s%%)\n", dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp,
          pct(t2, gm_bytes(&s), s.total * hp));
-    bput(&b, "  arithmetic intensity: %s flops per GM byte\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
+    tb_put(&b, "  arithmetic intensity: %s flops per GM byte\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
     text_explain(&b, sim, x);
     char bound[256];
     bound_sentence(sim, x, bound, sizeof bound);
-    bput(&b, "\n%s\n", bound);
+    tb_put(&b, "\n%s\n", bound);
     if (asc_sim_checks_races(sim)) text_races(sim, &b);
-    return bdone(&b);
+    return tb_done(&b);
 }
 
-static void json_pipe(Buf *b, const AscPipeStats *st, uint64_t total, bool scalar)
+static void json_pipe(TextBuf *b, const AscPipeStats *st, uint64_t total, bool scalar)
 {
     char t[32];
     uint64_t idle = total > st->busy_cycles + stalls(st) ? total - st->busy_cycles - stalls(st) : 0;
-    bput(b, "{\"insns\": %llu, \"busy_cycles\": %llu, \"busy_pct\": %s, \"conflict_cycles\": %llu, "
+    tb_put(b, "{\"insns\": %llu, \"busy_cycles\": %llu, \"busy_pct\": %s, \"conflict_cycles\": %llu, "
             "\"hbm_extra_cycles\": %llu, \"flag_wait_cycles\": %llu, \"barrier_cycles\": %llu, ",
          (unsigned long long)st->insns, (unsigned long long)st->busy_cycles, pct(t, st->busy_cycles, total),
          (unsigned long long)st->conflict_cycles, (unsigned long long)st->hbm_extra_cycles,
          (unsigned long long)st->flag_wait_cycles, (unsigned long long)st->barrier_cycles);
     if (scalar)
-        bput(b, "\"queue_full_cycles\": %llu, \"xcore_cycles\": %llu, \"sync_all_cycles\": %llu, \"drain_cycles\": %llu, ",
+        tb_put(b, "\"queue_full_cycles\": %llu, \"xcore_cycles\": %llu, \"sync_all_cycles\": %llu, \"drain_cycles\": %llu, ",
              (unsigned long long)st->queue_full_cycles, (unsigned long long)st->xcore_cycles,
              (unsigned long long)st->sync_all_cycles, (unsigned long long)st->drain_cycles);
-    bput(b, "\"idle_cycles\": %llu}", (unsigned long long)idle);
+    tb_put(b, "\"idle_cycles\": %llu}", (unsigned long long)idle);
 }
 
 char *asc_sim_report_json(const AscSim *sim) { return asc_report_json(sim, NULL); }
 
 char *asc_report_json(const AscSim *sim, const AscExplain *x)
 {
-    Buf b = {.a = asc_sim_alloc(sim)};
+    TextBuf b = {.a = asc_sim_alloc(sim)};
     Sum s;
     summarise(sim, &s);
     char t1[32], t2[32], name[48];
     uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     const AscKernelInfo *k = asc_sim_kernel(sim);
-    bput(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": ");
+    tb_put(&b, "{\n  \"tool\": \"asc-sim\",\n  \"kernel\": ");
     jstr(&b, k->name);
-    bput(&b, ",\n  \"kind\": \"%s\",\n  \"target\": ", asc_kernel_kind_name(k->kind));
+    tb_put(&b, ",\n  \"kind\": \"%s\",\n  \"target\": ", asc_kernel_kind_name(k->kind));
     jstr(&b, asc_sim_config(sim)->name);
-    bput(&b, ",\n");
+    tb_put(&b, ",\n");
     json_profile(&b, asc_sim_config(sim));
-    bput(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n",
+    tb_put(&b, "  \"blocks\": %u,\n  \"cores\": %u,\n  \"functional\": %s,\n  \"clock_mhz\": %llu,\n",
          asc_sim_blocks(sim), asc_sim_ncores(sim), asc_sim_functional(sim) ? "true" : "false", (unsigned long long)mhz);
-    bput(&b, "  \"total_cycles\": %llu,\n  \"microseconds\": %s,\n  \"instructions\": %llu,\n",
+    tb_put(&b, "  \"total_cycles\": %llu,\n  \"microseconds\": %s,\n  \"instructions\": %llu,\n",
          (unsigned long long)s.total, dec3(t1, s.total, mhz), (unsigned long long)asc_sim_insns(sim));
-    bput(&b, "  \"per_core\": [\n");
+    tb_put(&b, "  \"per_core\": [\n");
     for (uint32_t c = 0; c < asc_sim_ncores(sim); c++) {
         AscSimCoreInfo co;
         asc_sim_core_info(sim, c, &co);
-        bput(&b, "    {\"core\": \"%s\", \"kind\": \"%s\", \"block_idx\": %llu, \"end_cycle\": %llu, \"pipes\": {",
+        tb_put(&b, "    {\"core\": \"%s\", \"kind\": \"%s\", \"block_idx\": %llu, \"end_cycle\": %llu, \"pipes\": {",
              asc_sim_core_name(sim, c, name, sizeof name), asc_core_kind_name(co.kind),
              (unsigned long long)co.block_idx, (unsigned long long)co.end_cycle);
         bool first = true;
         for (unsigned i = 0; i < NLANES; i++) {
             AscPipeStats st;
             if (!asc_sim_pipe_stats(sim, c, lanes[i], &st)) continue;
-            bput(&b, "%s\n      \"%s\": ", first ? "" : ",", asc_pipe_lane(lanes[i]));
+            tb_put(&b, "%s\n      \"%s\": ", first ? "" : ",", asc_pipe_lane(lanes[i]));
             json_pipe(&b, &st, s.total, lanes[i] == ASC_PIPE_S);
             first = false;
         }
-        bput(&b, "}}%s\n", c + 1 < asc_sim_ncores(sim) ? "," : "");
+        tb_put(&b, "}}%s\n", c + 1 < asc_sim_ncores(sim) ? "," : "");
     }
-    bput(&b, "  ],\n  \"stalls\": {\n    \"flag_waits\": [");
+    tb_put(&b, "  ],\n  \"stalls\": {\n    \"flag_waits\": [");
     bool first = true;
     for (unsigned sp = 0; sp < ASC_PIPE_COUNT; sp++)
         for (unsigned d = 0; d < ASC_PIPE_COUNT; d++)
             for (unsigned e = 0; e < ASC_MAX_EVENTS; e++)
                 if (s.flag[sp][d][e]) {
-                    bput(&b, "%s{\"src\": \"%s\", \"dst\": \"%s\", \"id\": %u, \"cycles\": %llu}", first ? "" : ", ",
+                    tb_put(&b, "%s{\"src\": \"%s\", \"dst\": \"%s\", \"id\": %u, \"cycles\": %llu}", first ? "" : ", ",
                          asc_pipe_lane(sp), asc_pipe_lane(d), e, (unsigned long long)s.flag[sp][d][e]);
                     first = false;
                 }
-    bput(&b, "],\n    \"barrier_cycles\": %llu,\n    \"bank_conflict_beats\": %llu,\n    \"queue_full_cycles\": %llu,\n"
+    tb_put(&b, "],\n    \"barrier_cycles\": %llu,\n    \"bank_conflict_beats\": %llu,\n    \"queue_full_cycles\": %llu,\n"
              "    \"hbm_contention_cycles\": %llu,\n    \"xcore_cycles\": %llu,\n    \"sync_all_cycles\": %llu\n  },\n",
          (unsigned long long)s.barrier, (unsigned long long)s.conflict_beats, (unsigned long long)s.queue_full,
          (unsigned long long)s.hbm_extra, (unsigned long long)s.xcore, (unsigned long long)s.sync_all);
-    bput(&b, "  \"bytes\": {");
+    tb_put(&b, "  \"bytes\": {");
     first = true;
     for (unsigned a = 0; a < ASC_BUF_COUNT; a++)
         for (unsigned d = 0; d < ASC_BUF_COUNT; d++)
             if (s.bytes[a][d]) {
-                bput(&b, "%s\"%s->%s\": %llu", first ? "" : ", ", asc_buf_name(a), asc_buf_name(d),
+                tb_put(&b, "%s\"%s->%s\": %llu", first ? "" : ", ", asc_buf_name(a), asc_buf_name(d),
                      (unsigned long long)s.bytes[a][d]);
                 first = false;
             }
     uint64_t cp, vp, hp;
     roofline(sim, &s, &cp, &vp, &hp);
-    bput(&b, "},\n  \"flops\": {\"cube\": %llu, \"vector\": %llu},\n", (unsigned long long)s.cube_flops,
+    tb_put(&b, "},\n  \"flops\": {\"cube\": %llu, \"vector\": %llu},\n", (unsigned long long)s.cube_flops,
          (unsigned long long)s.vec_flops);
-    bput(&b, "  \"roofline\": {\n");
-    bput(&b, "    \"cube\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+    tb_put(&b, "  \"roofline\": {\n");
+    tb_put(&b, "    \"cube\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
          dec3(t1, s.cube_flops, s.total), (unsigned long long)cp, pct(t2, s.cube_flops, s.total * cp));
-    bput(&b, "    \"vector\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+    tb_put(&b, "    \"vector\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
          dec3(t1, s.vec_bytes, s.total), (unsigned long long)vp, pct(t2, s.vec_bytes, s.total * vp));
-    bput(&b, "    \"hbm\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
+    tb_put(&b, "    \"hbm\": {\"achieved_per_cycle\": %s, \"peak_per_cycle\": %llu, \"pct\": %s},\n",
          dec3(t1, gm_bytes(&s), s.total), (unsigned long long)hp, pct(t2, gm_bytes(&s), s.total * hp));
-    bput(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
+    tb_put(&b, "    \"intensity_flops_per_gm_byte\": %s\n  },\n", dec3(t1, s.cube_flops + s.vec_flops, gm_bytes(&s)));
     char bound[256];
     bound_sentence(sim, x, bound, sizeof bound);
     if (asc_sim_checks_races(sim)) json_races(sim, &b);
     json_lines(&b, sim, x);
     json_explain(&b, sim, x);
-    bput(&b, "  \"bound\": ");
+    tb_put(&b, "  \"bound\": ");
     jstr(&b, bound);
-    bput(&b, "\n}\n");
-    return bdone(&b);
+    tb_put(&b, "\n}\n");
+    return tb_done(&b);
 }
 
 /* ---- --report-dir ------------------------------------------------------------- */
@@ -665,18 +616,18 @@ static bool write_text(const char *path, const char *text, AscDiags *d)
 }
 
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
-static void csv_field(Buf *b, const char *s)
+static void csv_field(TextBuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        bput(b, "%s", s);
+        tb_put(b, "%s", s);
         return;
     }
-    bput(b, "\"");
+    tb_put(b, "\"");
     for (; *s; s++) {
-        if (*s == '"') bput(b, "\"\"");
-        else bput(b, "%c", *s);
+        if (*s == '"') tb_put(b, "\"\"");
+        else tb_put(b, "%c", *s);
     }
-    bput(b, "\"");
+    tb_put(b, "\"");
 }
 
 /* cycles / mhz in microseconds with 6 decimals, rounded down (as the trace) */
@@ -706,8 +657,8 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
     uint64_t mhz = (uint64_t)asc_sim_config(sim)->v[ASC_KEY_CLOCK_MHZ];
     char name[48], path[1100], text[128], src[300], t[32], detail[460];
     asc_sim_core_name(sim, ci, name, sizeof name);
-    Buf b = {.a = asc_sim_alloc(sim)};
-    bput(&b, "instr,addr,pipe,call_count,cycles,running_time(us),detail\n");
+    TextBuf b = {.a = asc_sim_alloc(sim)};
+    tb_put(&b, "instr,addr,pipe,call_count,cycles,running_time(us),detail\n");
     uint32_t n = p.size / 4;
     for (uint32_t i = 0; i < n; i++) {
         AscSimPcStats pst, *ps = &pst;
@@ -723,12 +674,12 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
         if (src[0]) snprintf(detail, sizeof detail, "%s (%s)", text, src);
         else snprintf(detail, sizeof detail, "%s", text);
         csv_field(&b, in->op == ASC_OP_SET_FLAG ? "SET_FLAG" : in->op == ASC_OP_WAIT_FLAG ? "WAIT_FLAG" : ii->mnemonic);
-        bput(&b, ",0x%04x,%s,%llu,%llu,%s,", p.entry + 4 * i, asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL",
+        tb_put(&b, ",0x%04x,%s,%llu,%llu,%s,", p.entry + 4 * i, asc_pipe_lane(pipe) ? asc_pipe_lane(pipe) : "ALL",
              (unsigned long long)ps->count, (unsigned long long)ps->cycles, us6(t, ps->cycles, mhz));
         csv_field(&b, detail);
-        bput(&b, "\n");
+        tb_put(&b, "\n");
     }
-    char *csv = bdone(&b);
+    char *csv = tb_done(&b);
     snprintf(path, sizeof path, "%s/%s_instr_exe.csv", dir, name);
     bool ok = csv && write_text(path, csv, d);
     asc_free(asc_sim_alloc(sim), csv);
@@ -746,8 +697,8 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
         keys[nk++] = (LineKey){e ? e->file : UINT32_MAX, e ? e->line : 0, i};
     }
     qsort(keys, nk, sizeof *keys, cmp_line);
-    Buf b2 = {.a = asc_sim_alloc(sim)};
-    bput(&b2, "code,call_count,cycles,running_time(us)\n");
+    TextBuf b2 = {.a = asc_sim_alloc(sim)};
+    tb_put(&b2, "code,call_count,cycles,running_time(us)\n");
     for (uint32_t i = 0; i < nk;) {
         uint64_t cnt = 0, cyc = 0;
         uint32_t j = i;
@@ -760,12 +711,12 @@ static bool core_csvs(const AscSim *sim, uint32_t ci, const char *dir, AscDiags 
         if (keys[i].file < img->nfiles) {
             snprintf(src, sizeof src, "%s:%u", img->files[keys[i].file], keys[i].line);
             csv_field(&b2, src);
-        } else bput(&b2, "?");
-        bput(&b2, ",%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, us6(t, cyc, mhz));
+        } else tb_put(&b2, "?");
+        tb_put(&b2, ",%llu,%llu,%s\n", (unsigned long long)cnt, (unsigned long long)cyc, us6(t, cyc, mhz));
         i = j;
     }
     asc_free(asc_sim_alloc(sim), keys);
-    csv = bdone(&b2);
+    csv = tb_done(&b2);
     snprintf(path, sizeof path, "%s/%s_code_exe.csv", dir, name);
     ok = csv && write_text(path, csv, d);
     asc_free(asc_sim_alloc(sim), csv);
