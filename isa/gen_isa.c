@@ -112,35 +112,15 @@ static void write_json(FILE *f)
     fprintf(f, "{\n  \"version\": 1,\n  \"at_register\": %d,\n  \"max_args\": %d,\n  \"rodata_base\": %llu,\n",
             ASC_REG_AT, ASC_MAX_ARGS, (unsigned long long)ASC_GM_RODATA_BASE);
     fprintf(f, "  \"pipes\": {");
-    for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-        fprintf(f, "%s", p ? ", " : "");
-        json_str(f, asc_pipe_name(p));
-        fprintf(f, ": %u", p);
-    }
+    asc_json_name_map(f, asc_pipe_name, 0, ASC_PIPE_COUNT, NULL);
     fprintf(f, "},\n  \"dtypes\": {");
-    for (unsigned d = 1; d < ASC_DT_COUNT; d++) {
-        fprintf(f, "%s", d > 1 ? ", " : "");
-        json_str(f, asc_dtype_name(d));
-        fprintf(f, ": %u", asc_dtype_size(d));
-    }
+    asc_json_name_map(f, asc_dtype_name, 1, ASC_DT_COUNT, asc_dtype_size);
     fprintf(f, "},\n  \"sprs\": {");
-    for (unsigned s = 0; s < ASC_SPR_COUNT; s++) {
-        fprintf(f, "%s", s ? ", " : "");
-        json_str(f, asc_spr_name(s));
-        fprintf(f, ": %u", s);
-    }
+    asc_json_name_map(f, asc_spr_name, 0, ASC_SPR_COUNT, NULL);
     fprintf(f, "},\n  \"conds\": {");
-    for (unsigned c = 0; c < ASC_COND_COUNT; c++) {
-        fprintf(f, "%s", c ? ", " : "");
-        json_str(f, asc_cond_name(c));
-        fprintf(f, ": %u", c);
-    }
+    asc_json_name_map(f, asc_cond_name, 0, ASC_COND_COUNT, NULL);
     fprintf(f, "},\n  \"rnds\": {");
-    for (unsigned r = 0; r < ASC_RND_COUNT; r++) {
-        fprintf(f, "%s", r ? ", " : "");
-        json_str(f, asc_rnd_name(r));
-        fprintf(f, ": %u", r);
-    }
+    asc_json_name_map(f, asc_rnd_name, 0, ASC_RND_COUNT, NULL);
     fprintf(f, "},\n  \"config_layouts\": {\n");
     for (int l = 1; l < ASC_CFG_COUNT; l++) {
         fprintf(f, "    ");

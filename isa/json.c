@@ -75,3 +75,16 @@ bool asc_json_put(FILE *f, const char *s, bool quotes)
     free(q);
     return ok;
 }
+
+bool asc_json_name_map(FILE *f, const char *(*name)(unsigned), unsigned from, unsigned to,
+                       unsigned (*value)(unsigned))
+{
+    bool ok = true;
+    for (unsigned i = from; i < to; i++) {
+        const char *n = name(i);
+        if (i > from) ok &= fputs(", ", f) >= 0;
+        ok &= asc_json_put(f, n ? n : "", true);
+        ok &= fprintf(f, ": %u", value ? value(i) : i) >= 0;
+    }
+    return ok;
+}

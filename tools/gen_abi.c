@@ -30,6 +30,8 @@
 
 static void json_str(FILE *f, const char *s) { asc_json_put(f, s ? s : "", true); } /* asc/json.h */
 
+static const char *core_kind_name(unsigned k) { return asc_core_kind_name((AscCoreKind)k); }
+static const char *fault_kind_name(unsigned k) { return asc_fault_kind_name((AscFaultKind)k); }
 static void key_or_null(FILE *f, AscConfigKey k)
 {
     if (k < ASC_KEY_COUNT) json_str(f, asc_config_keys[k].key);
@@ -220,47 +222,19 @@ static void write_json(FILE *f)
     /* enums */
     fprintf(f, "  \"enums\": {\n");
     fprintf(f, "    \"AscPipe\": {");
-    for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
-        fprintf(f, "%s", p ? ", " : "");
-        json_str(f, asc_pipe_name(p));
-        fprintf(f, ": %u", p);
-    }
+    asc_json_name_map(f, asc_pipe_name, 0, ASC_PIPE_COUNT, NULL);
     fprintf(f, "},\n    \"AscDtype\": {");
-    for (unsigned d = 0; d < ASC_DT_COUNT; d++) {
-        fprintf(f, "%s", d ? ", " : "");
-        json_str(f, asc_dtype_name(d));
-        fprintf(f, ": %u", d);
-    }
+    asc_json_name_map(f, asc_dtype_name, 0, ASC_DT_COUNT, NULL);
     fprintf(f, "},\n    \"AscBuf\": {");
-    for (unsigned b = 0; b < ASC_BUF_COUNT; b++) {
-        fprintf(f, "%s", b ? ", " : "");
-        json_str(f, asc_buf_name(b));
-        fprintf(f, ": %u", b);
-    }
+    asc_json_name_map(f, asc_buf_name, 0, ASC_BUF_COUNT, NULL);
     fprintf(f, "},\n    \"AscKernelKind\": {");
-    for (unsigned k = 0; k <= ASC_KERNEL_MIX; k++) {
-        fprintf(f, "%s", k ? ", " : "");
-        json_str(f, asc_kernel_kind_name(k));
-        fprintf(f, ": %u", k);
-    }
+    asc_json_name_map(f, asc_kernel_kind_name, 0, ASC_KERNEL_MIX + 1, NULL);
     fprintf(f, "},\n    \"AscArgKind\": {");
-    for (unsigned k = 0; k <= ASC_ARG_FLOAT; k++) {
-        fprintf(f, "%s", k ? ", " : "");
-        json_str(f, asc_arg_kind_name(k));
-        fprintf(f, ": %u", k);
-    }
+    asc_json_name_map(f, asc_arg_kind_name, 0, ASC_ARG_FLOAT + 1, NULL);
     fprintf(f, "},\n    \"AscCoreKind\": {");
-    for (unsigned k = 0; k <= ASC_CORE_COUPLED; k++) {
-        fprintf(f, "%s", k ? ", " : "");
-        json_str(f, asc_core_kind_name((AscCoreKind)k));
-        fprintf(f, ": %u", k);
-    }
+    asc_json_name_map(f, core_kind_name, 0, ASC_CORE_COUPLED + 1, NULL);
     fprintf(f, "},\n    \"AscFaultKind\": {");
-    for (unsigned k = 0; k <= ASC_FAULT_INTERNAL; k++) {
-        fprintf(f, "%s", k ? ", " : "");
-        json_str(f, asc_fault_kind_name((AscFaultKind)k));
-        fprintf(f, ": %u", k);
-    }
+    asc_json_name_map(f, fault_kind_name, 0, ASC_FAULT_INTERNAL + 1, NULL);
     fprintf(f, "},\n");
     ENUM(f, "AscSev", ",", E(ASC_SEV_, NOTE), E(ASC_SEV_, WARNING), E(ASC_SEV_, ERROR));
     ENUM(f, "AscSimStatus", ",", E(ASC_SIM_, DONE), E(ASC_SIM_, LIMIT), E(ASC_SIM_, FAULT));

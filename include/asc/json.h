@@ -28,4 +28,10 @@ char *asc_json_quote(const char *s, const AscAlloc *alloc);
  * memory (nothing written) or the write failed. */
 bool asc_json_put(FILE *f, const char *s, bool quotes);
 
+/* The members of a JSON object from a name table: `"name(i)": value(i)` for i in [from, to),
+ * separated by ", " (no braces); value NULL writes i itself, a NULL name writes "".  For the
+ * generators' enum and size maps (isa/gen_isa.c, tools/gen_abi.c).  false when a write failed. */
+bool asc_json_name_map(FILE *f, const char *(*name)(unsigned), unsigned from, unsigned to,
+                       unsigned (*value)(unsigned));
+
 #endif
