@@ -6,10 +6,13 @@ import os
 import shutil
 import subprocess
 
+import numpy as np
+
 from pyasc import _libasc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
+_NUMPY_DIR = os.path.dirname(os.path.dirname(np.__file__))
 
 
 def _clone(dst):
@@ -36,10 +39,13 @@ def _install(clone, tmp):
 
 
 def _import(tmp, cwd):
-    # the site directory stands for Debian's dist-packages: python processes its .pth files
-    code = (f"import site; site.addsitedir({str(tmp / 'site')!r}); import pyasc, asc, pyasc._libasc as L; "
-            "print(pyasc.__file__); print(L.lib()._path); print(asc is pyasc)")
-    r = subprocess.run([PY, "-c", code], cwd=str(cwd), env=_env(tmp), capture_output=True, text=True, timeout=120)
+    # the site directory stands for Debian's dist-packages: python processes its .pth files.  -S
+    # keeps the machine's own site directories out (after the README's first command they hold
+    # a real asc-pyasc.pth naming that checkout); numpy's directory is added as a plain path.
+    code = (f"import sys, site; sys.path.append({_NUMPY_DIR!r}); site.addsitedir({str(tmp / 'site')!r}); "
+            "import pyasc, asc, pyasc._libasc as L; print(pyasc.__file__); print(L.lib()._path); print(asc is pyasc)")
+    r = subprocess.run([PY, "-S", "-c", code], cwd=str(cwd), env=_env(tmp), capture_output=True, text=True,
+                       timeout=120)
     assert r.returncode == 0, r.stderr
     return r.stdout.split("\n")[:3]
 
