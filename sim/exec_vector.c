@@ -36,7 +36,7 @@ typedef enum VFam {
 } VFam;
 
 /* Operand shapes (the SHAPE column of asc_vfam.def). */
-typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_SCALAR, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
+typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
 
 /* Element types a family accepts (the DTYPES column). */
 typedef enum VDtypes { VD_F, VD_I, VD_FI, VD_ANY } VDtypes;
@@ -437,6 +437,9 @@ static void vsem_VMULS(const VRepeat *v) { WITH_SCALAR(v, x * y, WRAP(x, *, y)) 
 static void vsem_VMAXS(const VRepeat *v) { WITH_SCALAR(v, fmax_asc(x, y), x > y ? x : y) }
 static void vsem_VMINS(const VRepeat *v) { WITH_SCALAR(v, fmin_asc(x, y), x < y ? x : y) }
 static void vsem_VLRELU(const VRepeat *v) { FLOAT_LANES(v, v->sf, x >= 0 ? x : x * y) }
+/* dst[i] = src[i] * scalar + dst[i] (b holds dst's lanes): product rounded to
+ * f32, then the sum (C11 without FP_CONTRACT: no fused multiply-add) */
+static void vsem_VAXPY(const VRepeat *v) { FLOAT_LANES(v, v->sf, x * y + load_f(v->b, v->dt, i)) }
 
 static void vsem_VDUP(const VRepeat *v)
 {
@@ -627,7 +630,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     p.lanes = 256 / big;
 
     /* operands and the config register, by shape */
-    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_SCALAR;
+    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_SCALAR || shape == VS_AXPY;
     uint64_t cfg = four ? q->rs3 : q->rs2;
     VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
     switch (shape) {
@@ -660,6 +663,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_UNARY:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        break;
+    case VS_AXPY: /* dst is also read: its lanes, with dst's strides, are src1 */
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        set_lanes(&p.op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
@@ -698,7 +706,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     VBuf a, b, c, d;
     VRepeat v = {.dt = p.dt, .dto = p.dto, .lanes = p.lanes, .size = size, .a = &a, .b = &b, .c = &c, .d = &d,
                  .cond = q->in.cond, .rnd = (AscRnd)q->in.rnd};
-    if (shape == VS_SCALAR || shape == VS_DUP) {
+    if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
         if (asc_dtype_is_float(p.dt))
             v.sf = scalar_f(s, p.dt);

@@ -255,7 +255,7 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         }
         q.rs2 = cfg;
     } else if (!strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") || !strcmp(fam, "VMINS") ||
-               !strcmp(fam, "VLRELU")) {
+               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY")) {
         q.rd = rd;
         q.rs1 = rs1;
         q.rs2 = rnd(e);

@@ -120,7 +120,8 @@ def _span(repeat, blk, rep, nblk=8):
 
 
 def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, blk=(1, 1, 1), rep=(8, 8, 8),
-              scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None):
+              scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None,
+              reads_dst=False):
     b.uses_vector = True
     elem = (dst_dtype or dst.dtype).sizeof()
     if count is not None:
@@ -153,8 +154,10 @@ def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1,
     attrs = {"mnem": mnem, "pipe": "v", "layout": "VEC", "cfg": cfg, "mask": m}
     if extra:
         attrs.update(extra)
-    op = ir.Op("vec", None, args, attrs,
-               reads=[s.access(nb[i + 1]) for i, s in enumerate(srcs)], writes=[dst.access(nb[0])])
+    reads = [s.access(nb[i + 1]) for i, s in enumerate(srcs)]
+    if reads_dst:
+        reads.append(dst.access(nb[0]))
+    op = ir.Op("vec", None, args, attrs, reads=reads, writes=[dst.access(nb[0])])
     b.emit(op)
     return op
 
@@ -252,7 +255,7 @@ def _unary(name, base, allowed=None):
     return op
 
 
-def _scalar_op(name, base):
+def _scalar_op(name, base, reads_dst=False):
     @intrinsic
     def op(dst, src, scalar, *rest, _b, **kwargs):
         b = _b
@@ -266,8 +269,8 @@ def _scalar_op(name, base):
         scalar = _scalar_for(b, dst.dtype, scalar)
         count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
-            return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar)
-        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar,
+            return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar, reads_dst=reads_dst)
+        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar, reads_dst=reads_dst,
                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name
     return op
@@ -305,6 +308,9 @@ muls = _scalar_op("muls", "vmuls")
 maxs = _scalar_op("maxs", "vmaxs")
 mins = _scalar_op("mins", "vmins")
 leaky_relu = _scalar_op("leaky_relu", "vlrelu")
+# Ascend C Axpy = vaxpy: dst[i] = src[i] * scalar + dst[i], dst read (cannmirror/asc-devkit
+# impl/basic_api/dav_c220/kernel_operator_vec_ternary_scalar_impl.h); f16 and f32 with dst of src's type
+axpy = _scalar_op("axpy", "vaxpy", reads_dst=True)
 
 
 def _unsupported(name, why):
@@ -1044,7 +1050,6 @@ _REJECT = {
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
     "fused vector-and-convert instructions (add/sub/mul with a cast, fused_mul_add_relu) are not in the asc ISA":
         ("add_relu_cast", "sub_relu_cast", "mul_cast", "fused_mul_add_relu"),
-    "the vaxpy instruction (dst += src * scalar, in place) is not in the asc ISA": ("axpy",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
