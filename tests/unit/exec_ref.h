@@ -301,7 +301,8 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
                   !strcmp(fam, "VMIN") || !strcmp(fam, "VDIV") || !strcmp(fam, "VAND") || !strcmp(fam, "VOR") ||
                   !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL");
     bool with_scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
-                       !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY");
+                       !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") ||
+                       !strcmp(fam, "VCMPS");
     uint64_t cfg = binary || with_scalar ? q->rs3 : q->rs2;
     unsigned blk[3], rep[3];
     for (int k = 0; k < 3; k++) {
@@ -365,10 +366,10 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             ref_log(rlog, d, dt);
             continue;
         }
-        if (!strcmp(fam, "VCMP")) {
+        if (!strcmp(fam, "VCMP") || !strcmp(fam, "VCMPS")) {
             uint8_t bytes[16] = {0};
             for (unsigned i = 0; i < lanes; i++)
-                if (act[i] && ref_cmp(a[i], b[i], q->in.cond)) bytes[i / 8] |= (uint8_t)(1u << (i % 8));
+                if (act[i] && ref_cmp(a[i], !strcmp(fam, "VCMPS") ? ref_scalar(q->rs2, dt) : b[i], q->in.cond)) bytes[i / 8] |= (uint8_t)(1u << (i % 8));
             memcpy(ub + q->rd + (uint64_t)r * (lanes / 8), bytes, lanes / 8);
             continue;
         }

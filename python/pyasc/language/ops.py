@@ -527,6 +527,31 @@ def compare(dst, src0, src1, cmp_mode, *rest, _b, **kwargs):
     _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
 
 
+@intrinsic
+def compare_scalar(dst, src0, src1_scalar, cmp_mode, *rest, _b, **kwargs):
+    # Ascend C CompareScalar = vcmpvs (cannmirror/asc-devkit impl/basic_api/dav_c220/
+    # kernel_operator_vec_cmp_impl.h): the bit mask of src0[i] <cmp_mode> scalar, written as asc.compare writes it
+    b = _b
+    for t in (dst, src0):
+        _need_local(b, "compare_scalar", t)
+    if isinstance(src1_scalar, LocalTensor):
+        raise b.error("asc.compare_scalar: the scalar operand must be a number (use asc.compare for two tensors)")
+    mnem = _suffix(b, "compare_scalar", "vcmps", src0.dtype)
+    scalar = _scalar_for(b, src0.dtype, src1_scalar)
+    count, mask, rt, p = _split_form(b, "compare_scalar", rest, kwargs, UnaryRepeatParams)
+    extra = {"cond": CMP_ISA[cmp_mode]}
+    lanes = 256 // src0.dtype.sizeof()
+    args = [b.operand(dst.addr), b.operand(src0.addr), b.operand(scalar)]
+    if count is not None:
+        nbd = -(-count // 8) if is_static(count) else None
+        op = _emit_vec(b, "compare_scalar", mnem, src0, [src0], count=count, extra=extra, args_override=args)
+        return _cmp_fix(op, dst, nbd)
+    op = _emit_vec(b, "compare_scalar", mnem, src0, [src0], mask=mask, repeat_times=rt, extra=extra,
+                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
+                   args_override=args)
+    _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
+
+
 def _cmp_fix(op, dst, nbytes):
     op.writes = [dst.access(nbytes)]
     return op
@@ -1053,7 +1078,6 @@ _REJECT = {
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
-    "vector compare with a scalar operand (vcmps) is not in the asc ISA": ("compare_scalar",),
     "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
         ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
     "the vgatherb instruction is not in the asc ISA": ("gatherb",),
