@@ -36,7 +36,7 @@ typedef enum VFam {
 } VFam;
 
 /* Operand shapes (the SHAPE column of asc_vfam.def). */
-typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_SCALAR, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
+typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_CMPS, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
 
 /* Element types a family accepts (the DTYPES column). */
 typedef enum VDtypes { VD_F, VD_I, VD_FI, VD_ANY } VDtypes;
@@ -437,6 +437,9 @@ static void vsem_VMULS(const VRepeat *v) { WITH_SCALAR(v, x * y, WRAP(x, *, y)) 
 static void vsem_VMAXS(const VRepeat *v) { WITH_SCALAR(v, fmax_asc(x, y), x > y ? x : y) }
 static void vsem_VMINS(const VRepeat *v) { WITH_SCALAR(v, fmin_asc(x, y), x < y ? x : y) }
 static void vsem_VLRELU(const VRepeat *v) { FLOAT_LANES(v, v->sf, x >= 0 ? x : x * y) }
+/* dst[i] = src[i] * scalar + dst[i] (b holds dst's lanes): product rounded to
+ * f32, then the sum (C11 without FP_CONTRACT: no fused multiply-add) */
+static void vsem_VAXPY(const VRepeat *v) { FLOAT_LANES(v, v->sf, x * y + load_f(v->b, v->dt, i)) }
 
 static void vsem_VDUP(const VRepeat *v)
 {
@@ -458,6 +461,15 @@ static void vsem_VCMP(const VRepeat *v)
                                             : cmp_i(load_i(v->a, v->dt, i), load_i(v->b, v->dt, i), v->cond);
         if (on) v->d->u8[i / 8] |= (uint8_t)(1u << (i % 8));
     }
+}
+
+/* bit i (LSB first) = src0[i] <cond> scalar; inactive lanes give 0 */
+static void vsem_VCMPS(const VRepeat *v)
+{
+    memset(v->d->u8, 0, v->lanes / 8);
+    for (uint32_t i = 0; i < v->lanes; i++)
+        if (lane_on(v->m, i) && cmp_f(load_f(v->a, v->dt, i), v->sf, v->cond))
+            v->d->u8[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 /* dst[i] = cmpmask bit i ? src0[i] : src1[i] */
@@ -627,7 +639,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     p.lanes = 256 / big;
 
     /* operands and the config register, by shape */
-    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_SCALAR;
+    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY;
     uint64_t cfg = four ? q->rs3 : q->rs2;
     VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
     switch (shape) {
@@ -642,6 +654,10 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        break;
+    case VS_CMPS:
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         break;
     case VS_DUP: set_lanes(dst, "dst", true, q->rd, size, cfg, 0); break;
     case VS_REDUCE:
@@ -660,6 +676,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_UNARY:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        break;
+    case VS_AXPY: /* dst is also read: its lanes, with dst's strides, are src1 */
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        set_lanes(&p.op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
@@ -698,7 +719,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     VBuf a, b, c, d;
     VRepeat v = {.dt = p.dt, .dto = p.dto, .lanes = p.lanes, .size = size, .a = &a, .b = &b, .c = &c, .d = &d,
                  .cond = q->in.cond, .rnd = (AscRnd)q->in.rnd};
-    if (shape == VS_SCALAR || shape == VS_DUP) {
+    if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
         if (asc_dtype_is_float(p.dt))
             v.sf = scalar_f(s, p.dt);

@@ -301,7 +301,8 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
                   !strcmp(fam, "VMIN") || !strcmp(fam, "VDIV") || !strcmp(fam, "VAND") || !strcmp(fam, "VOR") ||
                   !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL");
     bool with_scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
-                       !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU");
+                       !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") ||
+                       !strcmp(fam, "VCMPS");
     uint64_t cfg = binary || with_scalar ? q->rs3 : q->rs2;
     unsigned blk[3], rep[3];
     for (int k = 0; k < 3; k++) {
@@ -323,7 +324,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
     }
     RefMask m = ref_mask(q, lanes, repeat);
     for (unsigned r = 0; r < m.repeats; r++) {
-        double a[128], b[128], out[128];
+        double a[128], b[128], out[128], acc[128];
         uint8_t raw_a[128][4], raw_b[128][4];
         bool act[128];
         /* read every active source lane first */
@@ -333,6 +334,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             uint64_t sa = ref_addr(q->rs1, r, i, size, blk[1], rep[1]);
             a[i] = ref_load(ub + sa, dt);
             memcpy(raw_a[i], ub + sa, size);
+            if (!strcmp(fam, "VAXPY")) acc[i] = ref_load(ub + ref_addr(q->rd, r, i, size, blk[0], rep[0]), dt);
             if (binary) {
                 uint64_t sb = ref_addr(q->rs2, r, i, size, blk[2], rep[2]);
                 b[i] = ref_load(ub + sb, dt);
@@ -364,10 +366,10 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             ref_log(rlog, d, dt);
             continue;
         }
-        if (!strcmp(fam, "VCMP")) {
+        if (!strcmp(fam, "VCMP") || !strcmp(fam, "VCMPS")) {
             uint8_t bytes[16] = {0};
             for (unsigned i = 0; i < lanes; i++)
-                if (act[i] && ref_cmp(a[i], b[i], q->in.cond)) bytes[i / 8] |= (uint8_t)(1u << (i % 8));
+                if (act[i] && ref_cmp(a[i], !strcmp(fam, "VCMPS") ? ref_scalar(q->rs2, dt) : b[i], q->in.cond)) bytes[i / 8] |= (uint8_t)(1u << (i % 8));
             memcpy(ub + q->rd + (uint64_t)r * (lanes / 8), bytes, lanes / 8);
             continue;
         }
@@ -407,6 +409,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             else if (!strcmp(fam, "VREC")) v = 1.0 / x;
             else if (!strcmp(fam, "VRELU")) v = x > 0 ? x : 0.0;
             else if (!strcmp(fam, "VLRELU")) v = x >= 0 ? x : ref_fit(x * y, dt);
+            else if (!strcmp(fam, "VAXPY")) v = ref_to_f32(ref_to_f32(x * y, 1) + acc[i], 1); /* then dt */
             else if (!strcmp(fam, "VDUP")) v = ref_scalar(q->rs1, dt);
             else v = x; /* VCOPY */
             if (isnan(v) && isf) v = NAN;

@@ -255,7 +255,7 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         }
         q.rs2 = cfg;
     } else if (!strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") || !strcmp(fam, "VMINS") ||
-               !strcmp(fam, "VLRELU")) {
+               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") || !strcmp(fam, "VCMPS")) {
         q.rd = rd;
         q.rs1 = rs1;
         q.rs2 = rnd(e);
@@ -266,6 +266,7 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
             q.rs2 = (rnd(e) << 32) | u;
         }
         q.rs3 = cfg;
+        q.in.cond = (uint8_t)rndn(e, 6);
     } else if (!strcmp(fam, "VADD") || !strcmp(fam, "VSUB") || !strcmp(fam, "VMUL") || !strcmp(fam, "VMAX") ||
                !strcmp(fam, "VMIN") || !strcmp(fam, "VDIV") || !strcmp(fam, "VAND") || !strcmp(fam, "VOR") ||
                !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL")) {

@@ -120,7 +120,8 @@ def _span(repeat, blk, rep, nblk=8):
 
 
 def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1, blk=(1, 1, 1), rep=(8, 8, 8),
-              scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None):
+              scalar=None, extra=None, dst_dtype=None, args_override=None, dst_bytes=None, src_bytes=None,
+              reads_dst=False):
     b.uses_vector = True
     elem = (dst_dtype or dst.dtype).sizeof()
     if count is not None:
@@ -153,8 +154,10 @@ def _emit_vec(b, pyname, mnem, dst, srcs, count=None, mask=None, repeat_times=1,
     attrs = {"mnem": mnem, "pipe": "v", "layout": "VEC", "cfg": cfg, "mask": m}
     if extra:
         attrs.update(extra)
-    op = ir.Op("vec", None, args, attrs,
-               reads=[s.access(nb[i + 1]) for i, s in enumerate(srcs)], writes=[dst.access(nb[0])])
+    reads = [s.access(nb[i + 1]) for i, s in enumerate(srcs)]
+    if reads_dst:
+        reads.append(dst.access(nb[0]))
+    op = ir.Op("vec", None, args, attrs, reads=reads, writes=[dst.access(nb[0])])
     b.emit(op)
     return op
 
@@ -252,7 +255,7 @@ def _unary(name, base, allowed=None):
     return op
 
 
-def _scalar_op(name, base):
+def _scalar_op(name, base, reads_dst=False):
     @intrinsic
     def op(dst, src, scalar, *rest, _b, **kwargs):
         b = _b
@@ -266,8 +269,8 @@ def _scalar_op(name, base):
         scalar = _scalar_for(b, dst.dtype, scalar)
         count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
-            return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar)
-        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar,
+            return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar, reads_dst=reads_dst)
+        _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar, reads_dst=reads_dst,
                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name
     return op
@@ -305,6 +308,9 @@ muls = _scalar_op("muls", "vmuls")
 maxs = _scalar_op("maxs", "vmaxs")
 mins = _scalar_op("mins", "vmins")
 leaky_relu = _scalar_op("leaky_relu", "vlrelu")
+# Ascend C Axpy = vaxpy: dst[i] = src[i] * scalar + dst[i], dst read (cannmirror/asc-devkit
+# impl/basic_api/dav_c220/kernel_operator_vec_ternary_scalar_impl.h); f16 and f32 with dst of src's type
+axpy = _scalar_op("axpy", "vaxpy", reads_dst=True)
 
 
 def _unsupported(name, why):
@@ -518,6 +524,31 @@ def compare(dst, src0, src1, cmp_mode, *rest, _b, **kwargs):
                    blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
                    rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride),
                    args_override=[b.operand(dst.addr), b.operand(src0.addr), b.operand(src1.addr)])
+    _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
+
+
+@intrinsic
+def compare_scalar(dst, src0, src1_scalar, cmp_mode, *rest, _b, **kwargs):
+    # Ascend C CompareScalar = vcmpvs (cannmirror/asc-devkit impl/basic_api/dav_c220/
+    # kernel_operator_vec_cmp_impl.h): the bit mask of src0[i] <cmp_mode> scalar, written as asc.compare writes it
+    b = _b
+    for t in (dst, src0):
+        _need_local(b, "compare_scalar", t)
+    if isinstance(src1_scalar, LocalTensor):
+        raise b.error("asc.compare_scalar: the scalar operand must be a number (use asc.compare for two tensors)")
+    mnem = _suffix(b, "compare_scalar", "vcmps", src0.dtype)
+    scalar = _scalar_for(b, src0.dtype, src1_scalar)
+    count, mask, rt, p = _split_form(b, "compare_scalar", rest, kwargs, UnaryRepeatParams)
+    extra = {"cond": CMP_ISA[cmp_mode]}
+    lanes = 256 // src0.dtype.sizeof()
+    args = [b.operand(dst.addr), b.operand(src0.addr), b.operand(scalar)]
+    if count is not None:
+        nbd = -(-count // 8) if is_static(count) else None
+        op = _emit_vec(b, "compare_scalar", mnem, src0, [src0], count=count, extra=extra, args_override=args)
+        return _cmp_fix(op, dst, nbd)
+    op = _emit_vec(b, "compare_scalar", mnem, src0, [src0], mask=mask, repeat_times=rt, extra=extra,
+                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
+                   args_override=args)
     _cmp_fix(op, dst, rt * lanes // 8 if is_static(rt) else None)
 
 
@@ -1044,11 +1075,9 @@ _REJECT = {
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
     "fused vector-and-convert instructions (add/sub/mul with a cast, fused_mul_add_relu) are not in the asc ISA":
         ("add_relu_cast", "sub_relu_cast", "mul_cast", "fused_mul_add_relu"),
-    "the vaxpy instruction (dst += src * scalar, in place) is not in the asc ISA": ("axpy",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
-    "vector compare with a scalar operand (vcmps) is not in the asc ISA": ("compare_scalar",),
     "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
         ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
     "the vgatherb instruction is not in the asc ISA": ("gatherb",),
