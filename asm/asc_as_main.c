@@ -80,8 +80,10 @@ static bool write_output(const AscAsm *as, const AscImage *img, const char *path
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    /* blocked from here to the end: a signal between a temporary's creation and its entry in
+     * the set would leave it behind (the write is one small image, so Ctrl-C waits little) */
+    sigprocmask(SIG_BLOCK, &block, NULL);
     bool ok = asc_image_write_to(img, path, s, wd);
-    sigprocmask(SIG_BLOCK, &block, NULL); /* the commit, and the set's end, whole */
     ok = ok && asc_out_commit(s, wd);
     outputs = NULL;
     asc_out_free(s);

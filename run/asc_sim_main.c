@@ -232,7 +232,12 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     catch_signals(out);
     if (!outputs_distinct(o, d)) goto out;
     if (!asc_config_load(&cfg, o->config, target, o->sets, o->nsets, d)) goto out;
-    if (o->trace && !(tr = asc_trace_open_to(o->trace, NULL, &desc.observer, out, d))) goto out;
+    /* creating a temporary and entering it in `out` happen with the signals blocked: between the
+     * two, on_signal would not know the file (tests/cli/test_safe_outputs.sh kills at random) */
+    guard(SIG_BLOCK);
+    if (o->trace) tr = asc_trace_open_to(o->trace, NULL, &desc.observer, out, d);
+    guard(SIG_UNBLOCK);
+    if (o->trace && !tr) goto out;
     if (!(ex = asc_explain_new(NULL, &desc.observer))) { /* the recorder, chained before the trace */
         rc = 2;
         goto out;
@@ -252,7 +257,10 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     /* races are errors: the numbers may be right here and wrong on hardware */
     bool racy = (o->check_races || (o->sanitize & ASC_SAN_RACECHECK)) && asc_sim_races_diag(sim, d) > 0;
     if (o->sanitize && asc_sim_san_diag(sim, d) > 0) racy = true; /* sanitizer errors: no outputs, exit 1 */
-    if (!racy && !asc_sim_write_outputs_to(sim, o->args, o->nargs, out, d)) goto out;
+    guard(SIG_BLOCK);
+    bool written = racy || asc_sim_write_outputs_to(sim, o->args, o->nargs, out, d);
+    guard(SIG_UNBLOCK);
+    if (!written) goto out;
     bool traced = !tr || asc_trace_close(tr, true, d); /* closed either way: not again at `out` */
     tr = NULL;
     if (!traced) goto out;
