@@ -180,16 +180,9 @@ static void write_json(FILE *f)
 /* Through an exclusive temporary beside path, renamed into place (asc/outfile.h). */
 static int emit(const char *path, void (*fn)(FILE *))
 {
-    AscOutSet *out = asc_out_new(NULL);
-    FILE *f = out ? asc_out_open(out, path, NULL) : NULL;
-    if (f) fn(f);
-    if (!f || !asc_out_close(out, f, NULL) || !asc_out_commit(out, NULL)) {
-        fprintf(stderr, "asc-gen-isa: cannot write '%s'\n", path);
-        asc_out_free(out);
-        return 1;
-    }
-    asc_out_free(out);
-    return 0;
+    if (asc_out_emit(path, fn, NULL)) return 0;
+    fprintf(stderr, "asc-gen-isa: cannot write '%s'\n", path);
+    return 1;
 }
 
 int main(int argc, char **argv)

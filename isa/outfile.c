@@ -230,6 +230,17 @@ bool asc_out_close(AscOutSet *s, FILE *f, AscDiags *d)
     return e && close_ent(e, d);
 }
 
+bool asc_out_emit(const char *path, void (*fn)(FILE *f), AscDiags *d)
+{
+    AscOutSet *s = asc_out_new(NULL);
+    FILE *f = s ? asc_out_open(s, path, d) : NULL;
+    if (!s && d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+    if (f) fn(f);
+    bool ok = f && asc_out_close(s, f, d) && asc_out_commit(s, d);
+    asc_out_free(s);
+    return ok;
+}
+
 bool asc_out_write(AscOutSet *s, const char *path, const void *buf, size_t len, AscDiags *d)
 {
     AscOutSet *own = s ? NULL : asc_out_new(NULL);

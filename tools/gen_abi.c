@@ -272,14 +272,7 @@ int main(int argc, char **argv)
     }
     const char *path = argv[2];
     /* an exclusive temporary beside path, renamed into place (asc/outfile.h) */
-    AscOutSet *out = asc_out_new(NULL);
-    FILE *f = out ? asc_out_open(out, path, NULL) : NULL;
-    if (f) write_json(f);
-    if (!f || !asc_out_close(out, f, NULL) || !asc_out_commit(out, NULL)) {
-        fprintf(stderr, "asc-gen-abi: cannot write '%s'\n", path);
-        asc_out_free(out);
-        return 1;
-    }
-    asc_out_free(out);
-    return 0;
+    if (asc_out_emit(path, write_json, NULL)) return 0;
+    fprintf(stderr, "asc-gen-abi: cannot write '%s'\n", path);
+    return 1;
 }

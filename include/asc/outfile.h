@@ -50,6 +50,9 @@ bool asc_out_close(AscOutSet *s, FILE *f, AscDiags *d);
 /* A whole buffer as the file `path`: open, write, close.  With s NULL, a
  * set of its own is committed at once. */
 bool asc_out_write(AscOutSet *s, const char *path, const void *buf, size_t len, AscDiags *d);
+/* The file `path` as written by fn, through a set of its own committed at once (the
+ * generators' outputs).  false + diagnostics in d (when d) on any failure; nothing replaced. */
+bool asc_out_emit(const char *path, void (*fn)(FILE *f), AscDiags *d);
 
 /* A staged directory: returns a new private directory beside `dir` to write
  * into; commit moves each file of it into `dir` (created if missing) and
