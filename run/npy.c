@@ -673,8 +673,8 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOut
     asc_free(asc_sim_alloc(sim), buf);
     if (!f) return false;
     bool closed = asc_out_close(out, f, d); /* reports a failed write */
-    if (!ok && closed) asc_out_abort(out);  /* out of memory above: the run writes nothing */
-    return ok && closed;
+    return ok && closed; /* false: the set's owner commits nothing (aborting its whole set here could
+                            close streams another writer still holds) */
 }
 
 /* Index of the kernel argument `name`, UINT32_MAX if none. */

@@ -20,8 +20,8 @@
  *   profile     name, hash (FNV-1a 64 of every resolved key=value line in
  *               table order) and the keys that differ from the built-in
  *               profile of that name (every --set that changed a value)
- * Every string in the JSON is written by cJSON (escapes for `"`, `\`,
- * control characters). */
+ * Every string in the JSON is written by asc_json_quote (asc/json.h: cJSON
+ * escapes, invalid UTF-8 as U+FFFD). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "asc/json.h"
 #include "asc/outfile.h"
 #include "asc/run.h"
 #include "textbuf.h"
@@ -130,15 +131,13 @@ static void bound_sentence(const AscSim *sim, const AscExplain *x, char *out, si
     else asc_explain_bound(x, out, size);
 }
 
-/* A JSON string (quoted, escaped) through cJSON. */
+/* A JSON string through the one string writer (asc/json.h: escaped, invalid UTF-8 as U+FFFD). */
 static void jstr(TextBuf *b, const char *text)
 {
-    cJSON *j = cJSON_CreateString(text);
-    char *t = j ? cJSON_PrintUnformatted(j) : NULL;
-    if (!t) b->oom = true;
-    else tb_put(b, "%s", t);
-    cJSON_free(t);
-    cJSON_Delete(j);
+    char *q = asc_json_quote(text ? text : "", b->a);
+    if (!q) b->oom = true;
+    else tb_put(b, "%s", q);
+    asc_free(b->a, q);
 }
 
 /* The profile of the run: name, hash of the resolved keys, and the keys

@@ -126,9 +126,11 @@ def broadcast_to(x, shape):
     if x.shape == shape and x.is_contiguous():
         return x
     try:
-        np.broadcast_shapes(x.shape, shape)
+        ok = np.broadcast_shapes(x.shape, shape) == shape   # as np.broadcast_to: the result must be `shape`
     except ValueError:
-        raise ShapeError(f"broadcast_to: {_desc(x)} does not broadcast to {list(shape)}") from None
+        ok = False
+    if not ok:
+        raise ShapeError(f"broadcast_to: {_desc(x)} does not broadcast to {list(shape)}")
     it = x.dtype.itemsize
     idx = _index_table(x, shape)
     out = _out(shape, x.dtype, x)

@@ -314,6 +314,9 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             v = next(vals)
             if kind == "gm":
                 a, orig = _to_numpy(v)
+                if a is None:
+                    raise LaunchError(f"argument '{name}': a gm argument takes a numpy array (or a CPU torch "
+                                      f"tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
                 addr = C.c_uint64()
