@@ -99,7 +99,7 @@ ASC_EXEC_FN(DMAPAD)
         }
         if (!asc_exec_gm_read(ctx, g, p + lpad, data)) return false;
         /* the fill element: the pad value, or the burst's first element */
-        uint8_t fill[8];
+        uint8_t fill[8] = {0}; /* a burst shorter than an element fills from its one byte, then zeros */
         uint64_t fs = esize ? esize : 1;
         if (use_val) {
             uint64_t v64 = val;

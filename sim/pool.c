@@ -21,7 +21,6 @@
  * worker is running, the main thread runs the newest queued job itself. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "sim_internal.h"
 

@@ -737,6 +737,8 @@ bool asc_sim_flag_rule(AscSim *sim, AscFlagRule kind, const uint8_t a[3], const 
         if (a[k] >= (k < 2 ? ASC_PIPE_COUNT : ASC_MAX_EVENTS) || b[k] >= (k < 2 ? ASC_PIPE_COUNT : ASC_MAX_EVENTS))
             return false;
     if ((kind == ASC_FLAG_RULE_MOVE_WAIT || kind == ASC_FLAG_RULE_JOIN_WAIT) && a[1] != b[1]) return false;
+    /* the scalar unit's wait_flag reads its flag directly (scalar.c): no wait rule applies there */
+    if ((kind == ASC_FLAG_RULE_MOVE_WAIT || kind == ASC_FLAG_RULE_JOIN_WAIT) && a[1] == ASC_PIPE_S) return false;
     sim->rules[sim->nrules].kind = (uint8_t)kind;
     memcpy(sim->rules[sim->nrules].a, a, 3);
     memcpy(sim->rules[sim->nrules].b, b, 3);

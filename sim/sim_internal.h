@@ -217,7 +217,7 @@ typedef struct AscCore {
 
 /* pool.c: host worker threads for exec jobs (NULL pool = inline). */
 typedef struct AscPool AscPool;
-uint32_t asc_pool_host_threads(uint32_t want); /* want, or the host's online CPUs when 0 */
+uint32_t asc_pool_host_threads(uint32_t want); /* want, or $ASC_THREADS, else 1, when 0 */
 bool asc_pool_new(AscSim *sim, uint32_t threads); /* false: out of memory */
 void asc_pool_free(AscSim *sim);
 void asc_pool_join(AscCore *c);

@@ -62,11 +62,12 @@ char *asc_config_peaks_text(const AscConfig *cfg, const AscAlloc *alloc)
         n += (size_t)tera(buf, cap, n, p.vec_flop_per_cycle[i], p.vector_cores, p.clock_mhz);
         n += (size_t)snprintf(buf + n, cap - n, " TFLOP/s chip\n");
     }
-    int64_t hbm_mbs = p.hbm_bytes_per_cycle * p.clock_mhz; /* MB/s */
+    /* rounded as a whole, then split, so a carry reaches the integer part (1.9996 -> 2.000) */
+    int64_t hbm_gbs = (p.hbm_bytes_per_cycle * p.clock_mhz + 500) / 1000; /* MB/s -> GB/s, rounded */
     n += (size_t)snprintf(buf + n, cap - n, "  HBM                 %6" PRId64 " B/cycle chip, %" PRId64 ".%03" PRId64
-                          " TB/s\n", p.hbm_bytes_per_cycle, hbm_mbs / 1000000, (hbm_mbs % 1000000 + 500) / 1000);
-    int64_t core_mbs = p.gm_bytes_per_cycle * p.clock_mhz;
+                          " TB/s\n", p.hbm_bytes_per_cycle, hbm_gbs / 1000, hbm_gbs % 1000);
+    int64_t core_dgbs = (p.gm_bytes_per_cycle * p.clock_mhz + 50) / 100; /* MB/s -> tenths of GB/s */
     snprintf(buf + n, cap - n, "  GM per core pipe    %6" PRId64 " B/cycle, %" PRId64 ".%01" PRId64 " GB/s\n",
-             p.gm_bytes_per_cycle, core_mbs / 1000, (core_mbs % 1000 + 50) / 100);
+             p.gm_bytes_per_cycle, core_dgbs / 10, core_dgbs % 10);
     return buf;
 }
