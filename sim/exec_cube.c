@@ -229,7 +229,6 @@ static void mm_job(const AscExecJob *j)
         else mm_unpack_f32(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         mm_f64(A, B, j->out, mf, m, n, k, j->flag);
     }
-    free(j->scratch);
 }
 
 ASC_EXEC_FN(MMAD)
@@ -271,8 +270,10 @@ ASC_EXEC_FN(MMAD)
     uint32_t mp = (m + MM_R - 1) / MM_R * MM_R;
     size_t el = dt0 == ASC_DT_S8 ? 4 : 8;
     size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
-    void *scratch = malloc((na + nb) * el);
-    if (!scratch) return asc_exec_fault(ctx, "out of host memory for the mmad operands (%zu bytes)", (na + nb) * el);
+    if ((na + nb) * el > ctx->mm_scratch_bytes) /* cannot happen: the operands lie in L0A / L0B */
+        return asc_exec_fault(ctx, "internal: mmad operands (%zu bytes) exceed the scratch (%zu)", (na + nb) * el,
+                              ctx->mm_scratch_bytes);
+    void *scratch = ctx->mm_scratch;
     /* the arithmetic reads L0A and L0B and writes L0C only: it may run on a
      * host worker thread (sim/pool.c) while the engine goes on */
     AscExecJob job = {

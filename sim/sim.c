@@ -106,6 +106,10 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     if (cube && (!buf_alloc(sim, c, ASC_BUF_L1) || !buf_alloc(sim, c, ASC_BUF_L0A) || !buf_alloc(sim, c, ASC_BUF_L0B) ||
                  !buf_alloc(sim, c, ASC_BUF_L0C)))
         return false;
+    if (cube) { /* mmad scratch: A and B unpacked to at most 8-byte elements from >= 2-byte ones (s8: 4 from 1) */
+        c->ctx.mm_scratch_bytes = 4 * ((size_t)c->ctx.mem[ASC_BUF_L0A].size + c->ctx.mem[ASC_BUF_L0B].size);
+        if (!(c->ctx.mm_scratch = asc_malloc(&sim->alloc, c->ctx.mm_scratch_bytes))) return false;
+    }
     for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
         AscPipeUnit *p = &c->pipes[i];
         p->id = (uint8_t)i;
@@ -331,6 +335,7 @@ void asc_sim_free(AscSim *sim)
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&a, c->ctx.mem[b].data);
+        asc_free(&a, c->ctx.mm_scratch);
         for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) asc_free(&a, c->pipes[p].queue);
         asc_free(&a, c->pcs);
         asc_race_core_free(sim, c);

@@ -115,6 +115,10 @@ typedef struct AscExecCtx {
     void (*on_buf)(void *ud, AscBuf buf);
     bool (*defer)(void *ud, const AscExecJob *job);
     void *pool_ud;
+    /* mmad's unpacked operands (exec_cube.c), allocated once with the cube buffers (sim.c):
+     * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
+    void *mm_scratch;
+    size_t mm_scratch_bytes;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

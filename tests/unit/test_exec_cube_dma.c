@@ -47,6 +47,10 @@ static void env_init(Env *e)
         e->buf[t[i].b] = calloc((size_t)t[i].size, 1);
         e->ctx.mem[t[i].b] = (AscMem){e->buf[t[i].b], (uint32_t)t[i].size, (uint32_t)t[i].align};
     }
+    /* mmad's scratch, as sim.c gives a cube core (sim_exec.h) */
+    e->ctx.mm_scratch_bytes = 4 * ((size_t)e->ctx.mem[ASC_BUF_L0A].size + e->ctx.mem[ASC_BUF_L0B].size);
+    e->ctx.mm_scratch = malloc(e->ctx.mm_scratch_bytes);
+    ck_assert(e->ctx.mm_scratch != NULL);
     e->ctx.cfg = &e->cfg;
     e->ctx.gm = asc_gm_new(NULL, (uint64_t)c->v[ASC_KEY_GM_BYTES]);
     ck_assert(e->ctx.gm != NULL);
@@ -56,6 +60,7 @@ static void env_init(Env *e)
 static void env_free(Env *e)
 {
     for (int i = 0; i < ASC_BUF_COUNT; i++) free(e->buf[i]);
+    free(e->ctx.mm_scratch);
     asc_gm_free(e->ctx.gm);
 }
 
