@@ -163,24 +163,28 @@ def test_unsupported_is_value_error():
         ew.relu(np.zeros(4, np.float32), target="nosuch")
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug: a static DataCopyParams with block_len 0 (an ISA "
-                   "no-op, docs/semantics.md §4) is emitted without its config operand, and the "
-                   "assembler rejects the generated code ('expected ,'); _common.store_tail works "
-                   "around it with `if full > 0`")
-def test_bug_data_copy_len0():
+def test_data_copy_len0_is_noop():
+    # A static DataCopyParams with block_len 0 is an ISA no-op (docs/semantics.md §4); it used to be
+    # emitted without its config operand, and the assembler rejected the generated code.
     import asc.runtime.config as config
 
     config.set_platform(config.Backend.Model)
     x = np.ones(8, np.float32)
-    _len0_kernel[1](x, np.zeros(8, np.float32))
+    z = np.zeros(8, np.float32)
+    _len0_kernel[1](x, z)
+    np.testing.assert_array_equal(z, np.full(8, 5.0, np.float32))
 
 
 @asc.jit
 def _len0_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress):
     xg = asc.GlobalTensor()
     xg.set_global_buffer(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
     t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 8)
+    asc.duplicate(t, 5.0, 8)
     asc.data_copy(t, xg, asc.DataCopyParams(1, 0, 0, 0))
+    asc.data_copy(zg, t, 8)
 
 
 # ---- layernorm / rmsnorm ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ Invariant: one Builder per compilation; everything it creates is discarded with 
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from . import ir, targets
@@ -126,6 +127,14 @@ def operand(x, loc=None):
     raise CompileError(f"expected a scalar, got {type(x).__name__}", loc)
 
 
+_CHECKED = ("vec", "dma", "load2d", "mmad", "fix")
+
+
+@functools.lru_cache(maxsize=None)
+def _rule(target: str, mnem: str):
+    return targets.check_op(target, mnem)
+
+
 class Builder:
     def __init__(self, fn: ir.Function, target: dict):
         self.fn = fn
@@ -153,6 +162,14 @@ class Builder:
     def emit(self, op: ir.Op) -> ir.Op:
         if op.loc is None:
             op.loc = self.loc
+        mnem = op.attrs.get("mnem") if op.attrs else None
+        if mnem and op.name in _CHECKED and getattr(self.fn, "target", None):
+            # libasc's legality rules for an instruction no core kind of the profile may run (the
+            # assembler checks the rest per kernel part): an error at this line, not an internal
+            # compiler error when the generated code is assembled
+            rule = _rule(self.fn.target, mnem)
+            if rule:
+                raise CompileError(rule, op.loc)
         self.blocks[-1].ops.append(op)
         return op
 

@@ -153,6 +153,12 @@ def _fmt_cfg(layout, cfg):
         if vals == defaults and k != "repeat":
             continue
         parts.append(f"{k}=" + ",".join(str(v) for v in vals))
+    if not parts and cfg:
+        # every field at its default (e.g. a DataCopyParams with block_len 0, an ISA no-op): the
+        # assembler still wants the operand, so spell out the first field
+        k, vals = next(iter(cfg.items()))
+        defaults = [d for (_, _, d) in slots[k]]
+        parts.append(f"{k}=" + ",".join(str(v) for v in list(vals) + defaults[len(vals):]))
     return ", ".join(parts)
 
 

@@ -95,7 +95,9 @@ def check_op(target: str, mnemonic: str, pipe: str = "s") -> str | None:
     cfg = C.cast(config(target), C.c_void_p)
     buf = C.create_string_buffer(512)
     texts = []
-    for kind in L.ASC_CORE_KINDS.values():
+    # the core kinds the profile has: AIC and AIV on a split profile, one coupled kind otherwise
+    kinds = [k for n, k in L.ASC_CORE_KINDS.items() if (n == "coupled") != bool(load(target)["split"])]
+    for kind in kinds:
         n = lib.asc_target_check_op(cfg, kind, mnemonic.encode(), abi.PIPES[pipe], 0, 0, 0, buf, len(buf))
         if n < 0:
             raise ValueError(f"libasc knows no instruction '{mnemonic}'")
