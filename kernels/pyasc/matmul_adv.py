@@ -61,8 +61,8 @@ def tiling_for(m, n, k, cores, dtype=host.DataType.DT_FLOAT16, trans_a=False, tr
     return tiling
 
 
-def run(m, n, k, cores=1, trans_a=False, trans_b=False, seed=0, **kw):
-    """(a, b, c, launch result, tiling) of one float16 run (numpy has no bfloat16 arrays to pass)."""
+def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, **kw):
+    """(a, b, c, tiling, launch result) of one float16 run (numpy has no bfloat16 arrays to pass)."""
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
     a = (rng.random((m, k)) - 0.5).astype(np.float16)
@@ -72,14 +72,14 @@ def run(m, n, k, cores=1, trans_a=False, trans_b=False, seed=0, **kw):
     c = np.zeros((m, n), np.float32)
     tiling = tiling_for(m, n, k, cores, trans_a=trans_a, trans_b=trans_b)
     res = matmul_adv[tiling.used_core_num](ga, gb, c, tiling, trans_a, trans_b, **kw)
-    return a, b, c, res, tiling
+    return a, b, c, tiling, res
 
 
 if __name__ == "__main__":
     args = [int(x) for x in sys.argv[1:]]
     m, n, k = args[:3] if len(args) >= 3 else (256, 256, 256)
     cores = args[3] if len(args) > 3 else 4
-    a, b, c, res, tiling = run(m, n, k, cores)
+    a, b, c, tiling, res = run(m, n, k, cores)
     err = np.abs(c - a.astype(np.float64) @ b.astype(np.float64)).max()
     assert err < 1e-3, err
     print(tiling)

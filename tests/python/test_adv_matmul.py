@@ -30,7 +30,7 @@ def _ref(a, b):
     (64, 48, 80, 24, True, True),
 ])
 def test_adv_matmul(m, n, k, cores, ta, tb):
-    a, b, c, res, tiling = matmul_adv.run(m, n, k, cores, trans_a=ta, trans_b=tb)
+    a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=ta, trans_b=tb)
     assert np.abs(c - _ref(a, b)).max() < 1e-3, tiling
 
 
