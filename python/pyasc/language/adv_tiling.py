@@ -54,3 +54,21 @@ class TCubeTiling:
         if t.share_l1_size > capacity("L1"):
             bad.append("L1")
         return bad
+
+
+class _TInt(int):
+    """A tiling field: an int with real pyasc's `.ceildiv` (tiling.m.ceildiv(tiling.single_core_m))."""
+
+    def ceildiv(self, other):
+        if isinstance(other, int):
+            return _TInt(-(-int(self) // int(other)))
+        return NotImplemented
+
+
+def _setattr(self, name, value):
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = _TInt(value)
+    object.__setattr__(self, name, value)
+
+
+TCubeTiling.__setattr__ = _setattr

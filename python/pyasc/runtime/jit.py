@@ -26,6 +26,7 @@ from ..compiler.frontend import deps_valid
 from ..compiler.errors import CompileError, KernelFault, LaunchError
 from ..language import dtype as dt
 from ..language.tensor import ConstExpr, GlobalAddress
+from ..language.adv_tiling import TCubeTiling
 from . import config
 
 COMPILER_VERSION = "pyasc-0.1"
@@ -139,6 +140,10 @@ class JITFunction:
                 if not isinstance(v, (int, float, bool, str, tuple, list, dt.DataType)):
                     raise LaunchError(f"argument '{p.name}' is ConstExpr and must be a Python constant, "
                                       f"got {type(v).__name__}")
+                specs.append(driver.ArgSpec(p.name, "const", value=v))
+                continue
+            if isinstance(v, TCubeTiling):
+                # the host's matmul tiling: a compile-time constant (each tiling its own kernel)
                 specs.append(driver.ArgSpec(p.name, "const", value=v))
                 continue
             arr = _as_array(v)

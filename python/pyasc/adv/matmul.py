@@ -1,0 +1,431 @@
+"""asc.adv.Matmul: real pyasc's matmul object (hicann/pyasc python/asc/language/adv/matmul.py and
+types.py; Ascend C impl/adv_api/detail/matmul in cannmirror/asc-devkit), lowered here to the cube
+data path of the existing compiler: GM -> L1 (ND -> NZ copies) -> L0A/L0B (load_data) -> mmad into
+L0C -> fixpipe to GM.  Nothing here computes data: every element goes through the ISA.
+
+Scheme (docs/pyasc.md "asc.adv.Matmul"): the host's TCubeTiling is a compile-time constant of the
+kernel (each tiling compiles its own kernel).  The single-core output (single_core_m x
+single_core_n, or what set_tail / set_single_shape give, possibly run-time values) is walked in
+base_m x base_n tiles, M first (iterate_order 0) or N first; each tile accumulates over base_k
+steps with the L1 tiles and the L0A/L0B tiles double-buffered (slots 0/1, hand-offs by
+set_flag/wait_flag MTE2->MTE1->M, frees MTE1->MTE2 and M->MTE1), one L0C tile read out by the FIX
+pipe after the last step.  Each tile is self-contained in its flags, so a tile that a run-time
+tail leaves empty is skipped by a run-time `if`.  mmad runs on the tile padded to the 16-row
+fractal with the exact K (the cube ignores K padding), fixpipe writes the exact rows and columns.
+The Matmul owns L1, L0A, L0B and L0C of its core from address 0.
+
+Limits (rejected at the kernel line with the reason): a mix kernel's AIV-side client (real
+pyasc's message queue to the AIC) is not implemented, so a Matmul runs on the AIC of a cube-only
+kernel or inside `if asc.ascend_is_aic():`; inputs f16 or bf16; bias, quantisation, HF32, sparse,
+batch and the asynchronous interfaces are rejected.  K must be known at compile time.
+"""
+from __future__ import annotations
+
+from ..compiler import ir
+from ..compiler.builder import RVal, is_static
+from ..compiler.errors import CompileError
+from ..language import dtype as dt
+from ..language import ops as _ops
+from ..language.adv_tiling import TCubeTiling
+from ..language.enums import CubeFormat, HardEvent, TPosition
+from ..language.tensor import GlobalTensor, LocalTensor
+from ..language.types import DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams
+
+__all__ = ["Matmul", "MatmulType", "MatmulConfig", "MatmulBatchParams", "MatmulFuncParams", "MatmulQuantParams",
+           "MatmulShapeParams", "QuantConfig", "MatmulApiStaticTiling", "get_basic_config",
+           "get_ib_share_norm_config", "get_matmul_api_tiling", "get_mdl_config", "get_mm_config",
+           "get_normal_config", "get_special_basic_config", "get_special_mdl_config", "register_matmul"]
+
+
+def _rejected(name, why):
+    def f(*a, **k):
+        raise RuntimeError(f"asc.adv.{name} is not supported: {why}")
+    f.__name__ = name
+    f.__asc_rejected__ = why
+    return f
+
+
+class MatmulType:
+    """MatmulType(position, format, dtype, is_trans=False, layout=..., ...) of A, B, C or bias."""
+
+    def __init__(self, position=TPosition.GM, format=CubeFormat.ND, dtype=None, is_trans=False,  # noqa: A002
+                 layout=None, ibshare=False, *, _b=None):
+        self.position, self.format, self.dtype, self.is_trans = TPosition(position), format, dtype, bool(is_trans)
+        self.layout, self.ibshare = layout, ibshare
+    _asc_builder = True
+
+
+class _Params:
+    _fields: tuple = ()
+
+    def __init__(self, *args, _b=None, **kw):
+        for f, v in zip(self._fields, args):
+            setattr(self, f, v)
+        for k, v in kw.items():
+            setattr(self, k, v)
+    _asc_builder = True
+
+
+class MatmulShapeParams(_Params):
+    _fields = ("single_core_m", "single_core_n", "single_core_k", "basic_m", "basic_n", "basic_k")
+
+
+class MatmulQuantParams(_Params):
+    _fields = ("is_per_tensor", "has_anti_quant_offset")
+
+
+class MatmulBatchParams(_Params):
+    _fields = ("is_n_batch", "batch_mode", "is_bias_batch", "bmm_mode")
+
+
+class MatmulFuncParams(_Params):
+    _fields = ("intrinsics_limit", "en_vec_nd2nz", "enable_double_cache", "enable_l1_cache_ub", "iterate_order",
+               "schedule_type", "enable_reuse", "enable_ub_reuse", "is_partial_output", "is_a2b2_shared",
+               "is_enable_channel_split", "enable_kdim_reorder_load")
+
+
+class QuantConfig(_Params):
+    _fields = ("mode",)
+
+
+class MatmulConfig(_Params):
+    """The template configuration (Ascend C MatmulConfig).  Our lowering is the same for every
+    template: the tiling decides the blocks, the config is recorded only."""
+    _fields = ("do_norm", "do_basic_block", "do_multi_data_load", "basic_m", "basic_n", "basic_k",
+               "intrinsics_check", "is_n_batch", "en_vec_nd2nz", "do_special_basic_block", "do_mte2_preload",
+               "single_core_m", "single_core_n", "single_core_k", "step_m", "step_n", "base_mn", "single_core_mn",
+               "enable_ub_reuse", "enable_l1_cache_ub", "intra_block_part_sum", "iterate_order", "schedule_type",
+               "enable_reuse", "enable_double_cache", "is_bias_batch", "enable_static_pad_zeros",
+               "is_partial_output", "enable_mix_dual_master", "is_a2b2_shared", "is_enable_channel_split",
+               "enable_kdim_reorder_load", "is_co1_shared", "shared_co1_buffer_size", "batch_mode")
+
+
+def _config(kind):
+    def f(*args, _b=None, **kw):
+        c = MatmulConfig(**kw)
+        c.kind = kind
+        c.args = args
+        return c
+    f.__name__ = f"get_{kind}_config"
+    f._asc_builder = True
+    f.__doc__ = f"Real pyasc get_{kind}_config: a MatmulConfig of the {kind} template."
+    return f
+
+
+get_normal_config = _config("normal")
+get_mdl_config = _config("mdl")
+get_basic_config = _config("basic")
+get_special_basic_config = _config("special_basic")
+get_special_mdl_config = _config("special_mdl")
+get_ib_share_norm_config = _config("ib_share_norm")
+get_mm_config = _config("mm")
+
+get_matmul_api_tiling = _rejected("get_matmul_api_tiling", "compile-time constant tilings (MatmulApiStaticTiling) "
+                                  "are not modelled: pass the host's TCubeTiling, which is a compile-time "
+                                  "constant of the kernel here anyway")
+
+
+class MatmulApiStaticTiling:
+    __asc_rejected__ = get_matmul_api_tiling.__asc_rejected__
+
+    def __init__(self, *a, **k):
+        raise RuntimeError(f"asc.adv.MatmulApiStaticTiling is not supported: {self.__asc_rejected__}")
+
+
+def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
+    """REGIST_MATMUL_OBJ: bind the tiling (and the workspace) to the Matmul object(s)."""
+    objs = [matmul] + [m for m in more if isinstance(m, Matmul)]
+    for m in objs:
+        m.init(tiling)
+        m.workspace = workspace
+
+
+register_matmul._asc_builder = True
+
+_UNSUP = {
+    "set_quant_scalar": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
+    "set_quant_vector": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
+    "set_hf32": "the cube's HF32 mode is not modelled",
+    "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
+    "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
+    "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
+    "iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "iterate_n_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "get_batch_tensor_c": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "set_batch_num": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "wait_iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "async_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
+    "wait_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
+    "wait_iterate_all": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
+    "set_workspace": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
+    "get_offset_c": "reserved in real pyasc (no behaviour documented)",
+}
+_INPUTS = ("float16", "bfloat16")
+
+
+def _when(b, cond_lo, cond_hi, emit):
+    """emit() when cond_lo < cond_hi; a run-time `if` when either is a run-time value."""
+    if is_static(cond_lo) and is_static(cond_hi):
+        if cond_lo < cond_hi:
+            emit()
+        return
+    op = ir.If(name="if", cond=("lt", b.reg(cond_lo), b.reg(cond_hi)), loc=b.loc)
+    b.push(op.then)
+    emit()
+    b.pop()
+    b.emit(op)
+
+
+def _min(b, x, y):
+    if is_static(x) and is_static(y):
+        return min(x, y)
+    return b.binop("min", x, y)
+
+
+def _max0(b, x):
+    return max(0, x) if is_static(x) else b.binop("max", x, 0)
+
+
+def _up(x, a):
+    return -(-x // a) * a
+
+
+class Matmul:
+    """C = A x B on the cube (see the module text).  Created in a kernel as
+    asc.adv.Matmul(a=MatmulType, b=MatmulType, c=MatmulType[, bias, matmul_config])."""
+    _asc_builder = True
+
+    def __init__(self, a=None, b=None, c=None, bias=None, matmul_config=None, matmul_policy=0, *, _b=None):
+        self.b = _b
+        self.a_type, self.b_type, self.c_type, self.bias_type = a, b, c, bias
+        self.config = matmul_config
+        self.tiling = None
+        self.workspace = None
+        self.ta = self.tb = None
+        self.trans_a = bool(a.is_trans) if a is not None else False
+        self.trans_b = bool(b.is_trans) if b is not None else False
+        self.tail = None
+        self.org = None
+        self.count = 0
+        for t, what in ((a, "a"), (b, "b")):
+            if t is not None and t.dtype is not None and t.dtype.name not in _INPUTS:
+                raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16 or "
+                                   f"bfloat16 inputs (mmad.f16f32 / mmad.bf16f32)", _b.loc if _b else None)
+
+    # ---- setup ----------------------------------------------------------------------------
+    def init(self, tiling, pipe=None, *a, **k):
+        if not isinstance(tiling, TCubeTiling):
+            raise CompileError("asc.adv.Matmul needs the host's asc.adv.TCubeTiling (a kernel argument)", self.b.loc)
+        self.tiling = tiling
+
+    def set_tensor_a(self, gm, is_trans_a=False, *a, **k):
+        self._need_global(gm, "set_tensor_a")
+        self.ta, self.trans_a = gm, bool(is_trans_a)
+
+    def set_tensor_b(self, gm, is_trans_b=False, *a, **k):
+        self._need_global(gm, "set_tensor_b")
+        self.tb, self.trans_b = gm, bool(is_trans_b)
+
+    def set_bias(self, gm, *a, **k):
+        raise CompileError("asc.adv.Matmul.set_bias: the bias add is not implemented yet (the cube path here has "
+                           "no bias table, and the L0C initialisation from a broadcast row is not lowered)", self.b.loc)
+
+    def disable_bias(self, *a, **k):
+        pass
+
+    def set_tail(self, tail_m=-1, tail_n=-1, tail_k=-1):
+        self.tail = (tail_m, tail_n, tail_k)
+
+    def set_single_shape(self, single_m, single_n, single_k):
+        self.tail = (single_m, single_n, single_k)
+
+    def set_org_shape(self, org_m, org_n, org_ka, org_kb=None, org_kc=None):
+        self.org = (org_m, org_n, org_ka, org_ka if org_kb is None else org_kb)
+
+    def end(self):
+        pass
+
+    def _need_global(self, gm, what):
+        if not isinstance(gm, GlobalTensor):
+            raise CompileError(f"asc.adv.Matmul.{what}: A and B come from GM here (a GlobalTensor); "
+                               f"got {type(gm).__name__}", self.b.loc)
+
+    # ---- compute --------------------------------------------------------------------------
+    def iterate_all(self, c_gm, en_atomic=0, en_sequential_write=False, wait_iterate_all=False,
+                    fake_msg=False):
+        b = self.b
+        if not isinstance(c_gm, GlobalTensor):
+            raise CompileError("asc.adv.Matmul.iterate_all writes C to a GlobalTensor (the C position VECIN/"
+                               "VECCALC of a mix kernel's AIV is not implemented)", b.loc)
+        if en_atomic:
+            raise CompileError("asc.adv.Matmul.iterate_all: en_atomic (an atomic-add fixpipe) is not lowered", b.loc)
+        self._prepare()
+        for ti in self._tiles():
+            self._tile(ti, c_gm)
+
+    def _prepare(self):
+        b = self.b
+        if b.fn.kernel_kind != "aic":
+            raise CompileError("asc.adv.Matmul computes on the AIC: put it in a cube-only kernel "
+                               "(matmul_cube_only=True, KernelType.AIC_ONLY) or under `if asc.ascend_is_aic():`; "
+                               "the AIV-side client of a mix kernel (real pyasc's message queue to the AIC) "
+                               "is not implemented", b.loc)
+        if self.tiling is None:
+            raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", b.loc)
+        if self.ta is None or self.tb is None:
+            raise CompileError("asc.adv.Matmul: set_tensor_a and set_tensor_b come before iterate", b.loc)
+        t = self.tiling
+        m, n, ka, kb = self.org or (t.m, t.n, t.k_a, t.k_b)
+        sm, sn, sk = int(t.single_core_m), int(t.single_core_n), int(t.single_core_k)
+        tm, tn, tk = sm, sn, sk
+        if self.tail is not None:
+            vals = [v if not (is_static(v) and v <= 0) else d for v, d in zip(self.tail, (sm, sn, sk))]
+            tm, tn, tk = vals
+            if is_static(tm):
+                sm = int(tm)
+            if is_static(tn):
+                sn = int(tn)
+        if not is_static(tk):
+            raise CompileError("asc.adv.Matmul: K (the tail or single-core K) must be a compile-time value", b.loc)
+        sk = int(tk)
+        self.dims = (int(m), int(n), int(ka), int(kb))
+        self.single = (sm, sn, sk)
+        self.tails = (tm, tn)
+        self.base = (int(t.base_m), int(t.base_n), int(t.base_k))
+        es = self.ta.dtype.sizeof()
+        bm, bn, bk = self.base
+        if bk % 16 or bm % 16 or bn % 16:
+            raise CompileError(f"asc.adv.Matmul: base block {bm} x {bn} x {bk} must be multiples of 16", b.loc)
+        cap = b.target_capacity
+        need = {"L1": 2 * (bm * bk + bk * bn) * es, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es,
+                "L0C": bm * bn * 4}
+        for buf, nb in need.items():
+            if nb > cap(buf):
+                raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
+                                   f"{buf}, {b.fn.target} has {cap(buf)} B", b.loc)
+        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0}
+        self.es = es
+
+    def _tiles(self):
+        sm, sn, _ = self.single
+        bm, bn, _ = self.base
+        mt, nt = -(-sm // bm), -(-sn // bn)
+        if int(self.tiling.iterate_order) == 1:          # N first
+            return [(mi, ni) for mi in range(mt) for ni in range(nt)]
+        return [(mi, ni) for ni in range(nt) for mi in range(mt)]      # M first (Ascend C ORDER_M)
+
+    def _tile(self, ti, c_gm):
+        b = self.b
+        mi, ni = ti
+        bm, bn, bk = self.base
+        sm, sn, sk = self.single
+        tm, tn = self.tails
+        # a run-time tail may leave this tile short or empty: its copies move max(0, ...) rows and
+        # columns (0 bursts are no-ops), the cube runs on the static padded size, and only the
+        # fixpipe of a non-empty tile writes (a run-time `if` around it alone keeps branches short)
+        m_eff = _max0(b, _min(b, bm, tm - mi * bm))
+        n_eff = _max0(b, _min(b, bn, tn - ni * bn))
+        mp = min(bm, _up(sm - mi * bm, 16))
+        np_ = min(bn, _up(sn - ni * bn, 16))
+        self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
+
+    def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm):
+        b = self.b
+        bm, bn, bk = self.base
+        _, _, sk = self.single
+        M, N, KA, KB = self.dims
+        es = self.es
+        h = self.ta.dtype
+        kt = -(-sk // bk)
+        a1s = [LocalTensor(h, TPosition.A1, self.addr["A1"] + s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
+        b1s = [LocalTensor(h, TPosition.B1, self.addr["B1"] + s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
+        a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
+        b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
+        c1 = LocalTensor(dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        for kk in range(kt):
+            s = kk % 2
+            k0 = kk * bk
+            k_eff = min(bk, sk - k0)
+            kp = _up(k_eff, 16)
+            if kk >= 2:
+                waitf(HardEvent.MTE1_MTE2, s, _b=b)
+            # A block rows [mi*bm, +m_eff) x K [k0, +k_eff) -> L1 NZ (mp rows per 16-column block)
+            if not self.trans_a:
+                self._nd2nz(a1s[s], self.ta[mi * bm * KA + k0:], m_eff, k_eff, k_eff, KA, bm)
+            else:       # A stored K x M: the block K [k0, +k_eff) x M [mi*bm, +m_eff), NZ with kp rows
+                self._nd2nz(a1s[s], self.ta[k0 * M + mi * bm:], k_eff, m_eff, mp, M, kp)
+            if not self.trans_b:
+                self._nd2nz(b1s[s], self.tb[k0 * N + ni * bn:], k_eff, n_eff, np_, N, kp)
+            else:       # B stored N x K
+                self._nd2nz(b1s[s], self.tb[ni * bn * KB + k0:], n_eff, k_eff, k_eff, KB, bn)
+            setf(HardEvent.MTE2_MTE1, s, _b=b)
+            waitf(HardEvent.MTE2_MTE1, s, _b=b)
+            if kk >= 2:
+                waitf(HardEvent.M_MTE1, s, _b=b)
+            kf, nf = kp // 16, np_ // 16
+            for i in range(mp // 16):       # L0A (ZZ): fractal row i holds kf fractals
+                if not self.trans_a:
+                    p = LoadData2DParams(i, kf, bm // 16, 0, 0, False)
+                else:
+                    p = LoadData2DParams(i * (kp // 16), kf, 1, 0, 0, True)
+                _ops.load_data.__wrapped__(a2s[s][i * kf * 256:], a1s[s], p, _b=b)
+            for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
+                if not self.trans_b:
+                    p = LoadData2DParams(j, nf, kp // 16, 0, 0, True)
+                else:
+                    p = LoadData2DParams(j * (bn // 16), nf, 1, 0, 0, False)
+                _ops.load_data.__wrapped__(b2s[s][j * nf * 256:], b1s[s], p, _b=b)
+            if kk + 2 < kt:
+                setf(HardEvent.MTE1_MTE2, s, _b=b)
+            setf(HardEvent.MTE1_M, s, _b=b)
+            waitf(HardEvent.MTE1_M, s, _b=b)
+            _ops.mmad.__wrapped__(c1, a2s[s], b2s[s], MmadParams(mp, np_, k_eff, cmatrix_init_val=(kk == 0)), _b=b)
+            if kk + 2 < kt:
+                setf(HardEvent.M_MTE1, s, _b=b)
+        # the tile's last loads and products are done before the next tile reuses slots 0/1
+        setf(HardEvent.MTE1_MTE2, 2, _b=b)
+        waitf(HardEvent.MTE1_MTE2, 2, _b=b)
+        setf(HardEvent.M_MTE1, 2, _b=b)
+        waitf(HardEvent.M_MTE1, 2, _b=b)
+        setf(HardEvent.M_FIX, 0, _b=b)
+        waitf(HardEvent.M_FIX, 0, _b=b)
+        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
+            c_gm[mi * bm * N + ni * bn:], c1, FixpipeParamsV220(n_eff, m_eff, mp, N), _b=b)))
+        setf(HardEvent.FIX_M, 0, _b=b)
+        waitf(HardEvent.FIX_M, 0, _b=b)
+        self.count += 1
+
+    def _nd2nz(self, dst, src, rows, cols, cols_pad, stride, rows_pad):
+        """GM ND block (rows x cols, row stride `stride` elements) -> L1 NZ: 16-column blocks of
+        rows_pad rows each.  rows and cols may be run-time counts (at most rows_pad, cols_pad)."""
+        b = self.b
+        es = self.es
+        c0 = 32 // es
+        if (stride * es) % 32 == 0:
+            for j in range(-(-cols_pad // c0)):
+                _when(b, j * c0, cols, lambda j=j: _ops.data_copy.__wrapped__(
+                    dst[j * rows_pad * c0:], src[j * c0:], DataCopyParams(rows, 1, stride * es // 32 - 1, 0), _b=b))
+            return
+        # a row stride that is not a whole number of 32-byte blocks: one copy per row (the last
+        # block of a row reads up to 31 bytes past the row, into K padding the cube ignores)
+        cb = -(-int(cols) // c0) if is_static(cols) else b.binop("sra", b.binop("add", cols, c0 - 1), 4 if c0 == 16 else 3)
+        for r in range(rows_pad):
+            _when(b, r, rows, lambda r=r: _ops.data_copy.__wrapped__(
+                dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
+
+    def iterate(self, en_partial_sum=False, *a, **k):
+        raise CompileError("asc.adv.Matmul.iterate: the per-tile iteration with get_tensor_c is not implemented "
+                           "yet; use iterate_all", self.b.loc)
+
+    def get_tensor_c(self, *a, **k):
+        raise CompileError("asc.adv.Matmul.get_tensor_c: the per-tile iteration is not implemented yet; use "
+                           "iterate_all", self.b.loc)
+
+
+for _n, _why in _UNSUP.items():
+    def _m(self, *a, _why=_why, _n=_n, **k):
+        raise CompileError(f"asc.adv.Matmul.{_n} is not supported: {_why}", self.b.loc if self.b else None)
+    _m.__name__ = _n
+    _m.__asc_rejected__ = _why
+    setattr(Matmul, _n, _m)
