@@ -255,10 +255,13 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         }
         q.rs2 = cfg;
     } else if (!strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") || !strcmp(fam, "VMINS") ||
-               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") || !strcmp(fam, "VCMPS")) {
+               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") || !strcmp(fam, "VCMPS") || !strcmp(fam, "VSHL") ||
+               !strcmp(fam, "VSHR")) {
         q.rd = rd;
         q.rs1 = rs1;
         q.rs2 = rnd(e);
+        if (!strcmp(fam, "VSHL") || !strcmp(fam, "VSHR")) /* mostly in range, sometimes the width or beyond */
+            q.rs2 = rndn(e, 8) ? rndn(e, 8 * size + 1) : rnd(e);
         if (asc_dtype_is_float(dt)) {
             float f = (float)((double)(int)rndn(e, 20000) / 131.0 - 70);
             uint32_t u;

@@ -323,7 +323,7 @@ def _unsupported(name, why):
     return op
 
 
-for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst", "shift_left", "shift_right",
+for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst",
            "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
            "block_reduce_max", "block_reduce_min", "printf", "dump_tensor"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
