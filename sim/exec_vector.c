@@ -557,6 +557,27 @@ static void vsem_VCONV(const VRepeat *v)
     }
 }
 
+/* vshl / vshr: the amount is the scalar as the element type holds it, read
+ * unsigned; an amount >= the width shifts every bit out (vshr of a signed
+ * type then gives the sign fill). */
+static uint32_t shift_amount(const VRepeat *v)
+{
+    return v->size == 2 ? (uint16_t)v->si : (uint32_t)v->si;
+}
+
+static void vsem_VSHL(const VRepeat *v)
+{
+    uint32_t n = shift_amount(v), w = 8 * v->size;
+    INT_LANES(v, 0, n >= w ? 0 : (int64_t)((uint64_t)x << n))
+}
+
+static void vsem_VSHR(const VRepeat *v)
+{
+    uint32_t n = shift_amount(v), w = 8 * v->size;
+    bool sgn = v->dt == ASC_DT_S16 || v->dt == ASC_DT_S32;
+    INT_LANES(v, 0, sgn ? (x >> (n >= w ? w - 1 : n)) : (n >= w ? 0 : (int64_t)((uint64_t)x >> n)))
+}
+
 #undef FLOAT_LANES
 #undef INT_LANES
 #undef BINARY

@@ -158,6 +158,9 @@ ASC_EXEC_FN(STUB);
 #include "asc_vfam.def"
 #undef ASC_VFAM
 ASC_EXEC_FN(VTRANSPOSE);
+/* the gathers (exec_vgather.c) */
+ASC_EXEC_FN(VGATHER);
+ASC_EXEC_FN(VGATHERB);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

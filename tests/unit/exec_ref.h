@@ -302,7 +302,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
                   !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL");
     bool with_scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
                        !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") ||
-                       !strcmp(fam, "VCMPS");
+                       !strcmp(fam, "VCMPS") || !strcmp(fam, "VSHL") || !strcmp(fam, "VSHR");
     uint64_t cfg = binary || with_scalar ? q->rs3 : q->rs2;
     unsigned blk[3], rep[3];
     for (int k = 0; k < 3; k++) {
@@ -411,6 +411,14 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             else if (!strcmp(fam, "VLRELU")) v = x >= 0 ? x : ref_fit(x * y, dt);
             else if (!strcmp(fam, "VAXPY")) v = ref_to_f32(ref_to_f32(x * y, 1) + acc[i], 1); /* then dt */
             else if (!strcmp(fam, "VDUP")) v = ref_scalar(q->rs1, dt);
+            else if (!strcmp(fam, "VSHL") || !strcmp(fam, "VSHR")) {
+                /* the amount: the scalar's low element-width bits, unsigned; >= width: all bits out */
+                unsigned w = 8 * size, n = (unsigned)(size == 2 ? (q->rs2 & 0xffff) : (q->rs2 & 0xffffffffu));
+                double p2 = ldexp(1.0, (int)(n < w ? n : w));
+                if (!strcmp(fam, "VSHL")) v = n >= w ? 0 : fmod(x * p2, ldexp(1.0, (int)w)); /* wrapped below */
+                else v = floor(x / p2); /* signed: arithmetic (floor); unsigned x >= 0: logical */
+                if (!strcmp(fam, "VSHR") && n >= w) v = x < 0 ? -1 : 0;
+            }
             else v = x; /* VCOPY */
             if (isnan(v) && isf) v = NAN;
             out[i] = isf ? v : ref_wrap(v, dt);

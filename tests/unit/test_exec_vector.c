@@ -255,10 +255,13 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         }
         q.rs2 = cfg;
     } else if (!strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") || !strcmp(fam, "VMINS") ||
-               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") || !strcmp(fam, "VCMPS")) {
+               !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") || !strcmp(fam, "VCMPS") || !strcmp(fam, "VSHL") ||
+               !strcmp(fam, "VSHR")) {
         q.rd = rd;
         q.rs1 = rs1;
         q.rs2 = rnd(e);
+        if (!strcmp(fam, "VSHL") || !strcmp(fam, "VSHR")) /* mostly in range, sometimes the width or beyond */
+            q.rs2 = rndn(e, 8) ? rndn(e, 8 * size + 1) : rnd(e);
         if (asc_dtype_is_float(dt)) {
             float f = (float)((double)(int)rndn(e, 20000) / 131.0 - 70);
             uint32_t u;
@@ -304,7 +307,9 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
 static bool is_vector(AscOp op)
 {
     const AscInsnInfo *ii = &asc_insn_info[op];
-    return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0;
+    /* the gathers have their own test (test_exec_vgather.c) */
+    return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
+           strcmp(ii->fam, "VGATHERB") != 0;
 }
 
 START_TEST(every_op_random)

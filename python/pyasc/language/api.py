@@ -10,6 +10,8 @@ from .enums import (AtomicDtype, AtomicOp, CMPMODE, SELMODE, CubeFormat, HardEve
                     RoundMode, TPosition)
 from .ops import *  # noqa: F401,F403
 from .ops import intrinsic
+from .vec_gather import *  # noqa: F401,F403  (gather, gatherb: vgather/vgatherb)
+from .vec_shift import *  # noqa: F401,F403  (shift_left, shift_right: vshl/vshr)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401

@@ -323,8 +323,8 @@ def _unsupported(name, why):
     return op
 
 
-for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst", "shift_left", "shift_right", "gather",
-           "scatter", "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
+for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst",
+           "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
            "block_reduce_max", "block_reduce_min", "printf", "dump_tensor"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
 
@@ -1080,7 +1080,6 @@ _REJECT = {
         ("check_local_memory_ia",),
     "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
         ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
-    "the vgatherb instruction is not in the asc ISA": ("gatherb",),
     "the CMPMASK register transfer to and from UB is not modelled (vsel reads its mask from UB here)":
         ("get_cmp_mask", "set_cmp_mask"),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
