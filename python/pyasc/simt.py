@@ -89,6 +89,7 @@ class SimtKernel:
         self._kernels = {}
         self.last_result = None
         self.last_source = None         # the generated asc-language kernel of the last map launch
+        self.tile = self.cores = None   # the last map launch's tile (elements) and vector cores
 
     def __repr__(self):
         return f"<pyasc per-element kernel {self.fn.__module__}.{self.fn.__name__}>"
@@ -227,7 +228,7 @@ class SimtKernel:
             argv.append(float(v) if dt.kind == "f" else int(v))
         res = jf[ncores](*argv, **launch)
         self.last_result = res
-        self.tile = tile
+        self.tile, self.cores = tile, ncores
         return res
 
     # ---- GEMM and row softmax, by the kernel library ----------------------------------------

@@ -270,7 +270,7 @@ class _Analyser:
         self.plan.stores.append(Store(name, value, self.p.loc(s)))
 
     def _check_index(self, node, arr, where):
-        v = self._value(node) if not isinstance(node, ast.Tuple) else None
+        v = self._index_of(node)
         if v == ("index", "global"):
             return
         if v == ("index", "local"):
@@ -281,8 +281,16 @@ class _Analyser:
                  f"address, which the asc vector ISA cannot express (its loads and stores move whole "
                  f"contiguous tiles)", where)
 
+    def _index_of(self, node):
+        """The index marker an index expression is, or None (anything else: a computed index)."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), tuple):
+            return self.env[node.id]
+        if _simt_call(node, self.mods) in ("get_global_id", "get_local_id"):
+            return self._value(node)
+        return None
+
     def _check_shared_index(self, node, arr, where):
-        v = self._value(node)
+        v = self._index_of(node)
         if v in (("index", "local"), ("index", "global")):
             return
         self.err(f"{arr}[{ast.unparse(node)}] reads another element's slot of pyasc.shared memory: a "
