@@ -22,3 +22,8 @@ from .host import (AscendError, AscendTensor, empty, from_numpy, full, ones, ran
                    memory_allocator, register_op, utils, profiler)
 from .host import ops, streams as stream  # noqa: E402,F401
 _host.export(globals())
+
+# per-element (SIMT-style) kernels: pyasc.jit also takes them (pyasc/simt.py, docs/pyasc.md
+# "Per-element (SIMT) kernels"); the style's names exist for them (calling one outside is an error)
+from .simt import jit, SimtKernel, MARKERS as _SIMT_MARKERS  # noqa: E402,F401,F811
+globals().update({_k: _v for _k, _v in _SIMT_MARKERS.items() if _k not in globals()})

@@ -52,6 +52,7 @@ LAYERS = {
     "pyasc.compiler.targets": ("pyasc._libasc", "pyasc.abi"),
     "pyasc.compiler.abi": ("pyasc.abi",),
     "pyasc.compiler.events": (),
+    "pyasc.compiler.simt": CORE,
     "pyasc._libasc": ("pyasc.abi",),
     "pyasc.abi": (),
 }
