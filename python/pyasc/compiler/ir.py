@@ -137,6 +137,7 @@ class Function:
     kernel_kind: str = "aiv"
     target: str = "ascend910b"
     buffers: list = field(default_factory=list)  # placement requests (passes.BufferReq)
+    fixed: list = field(default_factory=list)    # (buf, lo, hi, loc) of tensors the kernel placed itself
     events: list = field(default_factory=list)   # event Syms to allocate
     manual_events: set = field(default_factory=set)  # (src, dst, id) used by the kernel itself
     options: dict = field(default_factory=dict)

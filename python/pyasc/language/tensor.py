@@ -181,6 +181,9 @@ class LocalTensor:
             if end > cap:
                 raise CompileError(f"LocalTensor [{addr}, {end}) exceeds {self.buf} "
                                    f"({cap} bytes usable on {b.fn.target})", b.loc)
+            if end > addr:
+                # placed buffers (TQue, TBuf, LocalTensorAuto) are kept clear of it
+                b.fn.fixed.append((self.buf, addr, end, b.loc))
 
     @classmethod
     def _make(cls, b, dtype, pos, addr, size, root):

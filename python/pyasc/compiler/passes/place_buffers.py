@@ -3,7 +3,8 @@ against the target's capacity, and skewed by 256 B so the two sources of a binar
 in different UB bank groups (group = address bits [8:5]).
 
 Input IR: IR whose buffer operands are unresolved `buf` Syms (fn.buffers: the requests).
-Output IR: the same IR, every request given addresses and every `buf` Sym resolved.
+Output IR: the same IR, every request given addresses and every `buf` Sym resolved; no placed
+buffer overlaps a tensor the kernel placed itself at a static address (fn.fixed).
 """
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ def place_buffers(fn: ir.Function, target: dict, avoid_bank_conflicts: bool = Tr
                     pad = (want - start) % group_period
                     start += pad
                     break
+        # keep clear of the tensors the kernel placed at fixed addresses (LocalTensor(dtype, pos,
+        # addr, size), LocalMemAllocator): move past each one the slots would overlap
+        moved = True
+        while moved:
+            moved = False
+            for fb, lo, hi, _ in fn.fixed:
+                if fb == req.buf and start < hi and lo < start + req.num * slot:
+                    start = -(-hi // al) * al
+                    moved = True
         req.addrs = [start + i * slot for i in range(req.num)]
         cursor[req.buf] = start + req.num * slot
         cap = _capacity(target, req.buf)
