@@ -204,6 +204,24 @@ static bool parse(int argc, char **argv, Opts *o, AscDiags *d)
     return true;
 }
 
+
+/* What the kernel printed (printf, DumpTensor; asc_sim_print_get): one line per record,
+ * "[core N] file:line: text", in program order per core; on stderr with --json. */
+static void print_device_log(const AscSim *sim, const AscImage *img, FILE *f)
+{
+    uint64_t dropped;
+    uint32_t n = asc_sim_prints(sim, &dropped), core, pc;
+    const char *text;
+    for (uint32_t i = 0; i < n && asc_sim_print_get(sim, i, &core, &pc, &text); i++) {
+        const AscLineEntry *e = asc_image_line_at(img, pc);
+        if (e && e->file < img->nfiles)
+            fprintf(f, "[core %u] %s:%u: %s\n", core, img->files[e->file], e->line, text);
+        else
+            fprintf(f, "[core %u] pc 0x%04x: %s\n", core, pc, text);
+    }
+    if (dropped) fprintf(f, "asc-sim: %llu device print record(s) did not fit in the print log\n", (unsigned long long)dropped);
+}
+
 static int cmd_run(Opts *o, AscDiags *d, bool explain)
 {
     if (!o->bin) {
@@ -246,6 +264,7 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     if (tr) asc_trace_bind(tr, sim);
     if (!asc_sim_bind_args(sim, o->args, o->nargs, d)) goto out;
     AscSimStatus st = asc_sim_run(sim, o->max_cycles);
+    print_device_log(sim, &img, o->json ? stderr : stdout);
     if (st != ASC_SIM_DONE) {
         static char msg[1 << 14]; /* a deadlock names every blocked unit */
         asc_sim_status_format(sim, st, o->max_cycles, msg, sizeof msg);

@@ -380,6 +380,23 @@ bool asc_sim_note_get(const AscSim *sim, uint32_t i, uint64_t out[6])
 
 uint64_t asc_sim_notes(const AscSim *sim) { return sim->note_total; }
 
+/* ---- device print log (records written by exec_print.c) -------------------- */
+uint32_t asc_sim_prints(const AscSim *sim, uint64_t *dropped)
+{
+    if (dropped) *dropped = sim->prints_dropped;
+    return sim->nprints;
+}
+
+bool asc_sim_print_get(const AscSim *sim, uint32_t i, uint32_t *core, uint32_t *pc, const char **text)
+{
+    if (i >= sim->nprints) return false;
+    const AscPrintRec *r = &sim->prints[i];
+    *core = r->core;
+    *pc = r->pc;
+    *text = sim->print_text + r->off;
+    return true;
+}
+
 /* ---- GM and arguments ------------------------------------------------------ */
 
 /* Arguments are placed one after another from ASC_GM_ARG_BASE, each

@@ -153,6 +153,8 @@ ASC_EXEC_FN(MMAD);
 /* scalar loads and stores of UB, run by the scalar unit (exec_scalar_ub.c) */
 ASC_EXEC_FN(LDUB);
 ASC_EXEC_FN(STUB);
+/* the device print channel, run by the scalar unit (exec_print.c) */
+ASC_EXEC_FN(PRINT);
 /* the vector families of sim/asc_vfam.def, and vtranspose */
 #define ASC_VFAM(fam, shape, dtypes, flops) ASC_EXEC_FN(fam);
 #include "asc_vfam.def"

@@ -170,6 +170,12 @@ typedef enum AscScalarState {
 
 typedef AscSimPcStats AscPcStats;
 
+/* One record of the device print log (exec_print.c): text at print_text + off, NUL-terminated. */
+typedef struct AscPrintRec {
+    uint32_t core, pc, off, len;
+} AscPrintRec;
+#define ASC_PRINT_MAX_ARGS 8
+
 typedef struct AscCore {
     AscExecCtx ctx;          /* first member: exec functions get &core->ctx */
     AscSim *sim;
@@ -196,6 +202,8 @@ typedef struct AscCore {
     AscPipeUnit pipes[ASC_PIPE_COUNT];
     AscFlag flags[ASC_PIPE_COUNT][ASC_PIPE_COUNT][ASC_MAX_EVENTS];
     uint32_t xcnt[ASC_XCORE_IDS];
+    uint64_t pargs[ASC_PRINT_MAX_ARGS]; /* pending print arguments (prt.arg, exec_print.c) */
+    uint8_t npargs;
     /* accounting */
     uint64_t bytes[ASC_BUF_COUNT][ASC_BUF_COUNT]; /* [src][dst] */
     uint64_t cube_flops, vec_flops, vec_bytes;
@@ -290,6 +298,11 @@ struct AscSim {
     uint32_t nnotes;
     uint64_t note_total;
     uint64_t notes[ASC_SIM_MAX_NOTES][6]; /* core, pc, kind, count, a, b */
+    /* device print log (exec_print.c, asc_sim_print_get): records in execution order */
+    uint32_t nprints, print_used;   /* records kept; bytes of print_text used */
+    uint64_t prints_dropped;        /* records that did not fit */
+    AscPrintRec prints[ASC_SIM_MAX_PRINTS];
+    char print_text[ASC_SIM_PRINT_BYTES];
 
     /* sanitizers (san.c) */
     uint8_t san;                    /* AscSanCheck bits */

@@ -266,6 +266,20 @@ uint64_t asc_sim_races_diag(const AscSim *sim, AscDiags *d);
 bool asc_sim_note_get(const AscSim *sim, uint32_t i, uint64_t out[6]);
 uint64_t asc_sim_notes(const AscSim *sim);
 
+/* ---- device print log ------------------------------------------------------------ */
+/* What the kernel printed (printf, DumpTensor: prt.arg/printf/dump.ub, sim/exec_print.c):
+ * records in execution order, i.e. program order on each core.  The run keeps up to
+ * ASC_SIM_MAX_PRINTS records and ASC_SIM_PRINT_BYTES of text; asc_sim_prints returns the
+ * number kept and sets *dropped to those that did not fit.  asc_sim_print_get sets core, pc
+ * and the NUL-terminated text (owned by the sim, valid until it is freed) of record i and
+ * returns false when i is not a kept record.  A DumpTensor prints at most
+ * ASC_SIM_DUMP_MAX_BYTES of data (DumpTensor.md: 30 KB per call). */
+#define ASC_SIM_MAX_PRINTS 4096
+#define ASC_SIM_PRINT_BYTES (1u << 20)
+#define ASC_SIM_DUMP_MAX_BYTES (30u * 1024)
+uint32_t asc_sim_prints(const AscSim *sim, uint64_t *dropped);
+bool asc_sim_print_get(const AscSim *sim, uint32_t i, uint32_t *core, uint32_t *pc, const char **text);
+
 /* ---- sanitizers (desc.sanitize) ---------------------------------------------- *
  * After CUDA's compute-sanitizer; docs/timing.md §Sanitizers has the rules.  Every GM
  * argument placed with asc_sim_gm_place is its own allocation (named after the kernel

@@ -325,7 +325,7 @@ def _unsupported(name, why):
 
 for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst",
            "gather_mask", "pair_reduce_sum", "repeat_reduce_sum", "block_reduce_sum",
-           "block_reduce_max", "block_reduce_min", "printf", "dump_tensor"):
+           "block_reduce_max", "block_reduce_min"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
 
 
@@ -1078,8 +1078,6 @@ _REJECT = {
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
-    "the device-side dump and profiling channels (checkpoints, metrics, time stamps) are not modelled":
-        ("dump_acc_chk_point", "metrics_prof_start", "metrics_prof_stop", "print_time_stamp"),
     "the CMPMASK register transfer to and from UB is not modelled (vsel reads its mask from UB here)":
         ("get_cmp_mask", "set_cmp_mask"),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
@@ -1105,7 +1103,6 @@ _REJECT = {
         ("set_pad_value",),
     "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
     "the trap instruction is not in the asc ISA": ("trap",),
-    "the device print channel (printf/DumpTensor workspace) is not modelled": ("printf", "dump_tensor"),
 }
 for _why, _names in _REJECT.items():
     for _n in _names:
@@ -1205,3 +1202,10 @@ for _cls, _ms in ((ListTensorDesc, ("get_data_ptr", "get_desc", "get_size", "ini
             raise RuntimeError(_Desc.__asc_rejected__)
         _f.__asc_rejected__ = _Desc.__asc_rejected__
         setattr(_cls, _m, _f)
+
+
+# ---- the device print channel (language/debug.py) ------------------------------------------
+from . import debug as _debug  # noqa: E402
+for _n in ("printf", "dump_tensor", "dump_acc_chk_point", "print_time_stamp", "metrics_prof_start",
+           "metrics_prof_stop"):
+    globals()[_n] = intrinsic(getattr(_debug, _n))

@@ -76,6 +76,7 @@ class LaunchResult:
         self._mhz = mhz
         self.report_json = report_json
         self.warnings = []    # 'file:line:col: warning: ...': copies the card truncates or pads
+        self.prints = []      # (core, 'file:line', text): what asc.printf / asc.dump_tensor printed
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes as C
 import struct
+import sys
 import warnings
 
 import numpy as np
@@ -117,6 +118,31 @@ def _notes_of(lib, sim, img):
         out.append(f"{where}warning: {text} (first on core {core}{times})")
         i += 1
     return out
+
+
+def _prints_of(lib, sim, img):
+    """What the kernel printed (asc.printf, asc.dump_tensor; sim asc_sim_print_get): a list of
+    (core, 'file:line', text) in program order per core, and the number of records the print log
+    could not keep.  pyasc writes them to stdout as '[core N] file:line: text', as asc-sim does."""
+    out = []
+    dropped = C.c_uint64(0)
+    n = lib.asc_sim_prints(sim, C.byref(dropped))
+    core, pc, text = C.c_uint32(), C.c_uint32(), C.c_char_p()
+    for i in range(n):
+        if not lib.asc_sim_print_get(sim, i, C.byref(core), C.byref(pc), C.byref(text)):
+            break
+        w = img.line_at(pc.value)
+        where = f"{w[0]}:{w[1]}" if w else f"pc {pc.value:#06x}"
+        out.append((core.value, where, text.value.decode(errors="replace")))
+    return out, dropped.value
+
+
+def _show_prints(prints, dropped):
+    for core, where, text in prints:
+        sys.stdout.write(f"[core {core}] {where}: {text}\n")
+    if dropped:
+        sys.stdout.write(f"pyasc: {dropped} device print record(s) did not fit in the print log\n")
+    sys.stdout.flush()
 
 
 class Image:
@@ -332,6 +358,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
         st = _run_sliced(lib, sim, cfg, max_cycles, d)
+        prints, dropped = _prints_of(lib, sim, img)
+        _show_prints(prints, dropped)
         if st == L.ASC_SIM_FAULT:
             f = lib.asc_sim_fault(sim).contents
             buf = C.create_string_buffer(8192)
@@ -376,6 +404,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         mhz = targets.load(c.target)["clock_mhz"]
         res = LaunchResult(c.name, cycles, mhz, report, trace, lib.asc_sim_insns(sim), rjson)
         res.warnings = notes
+        res.prints = prints   # (core, 'file:line', text) of asc.printf / asc.dump_tensor
         return res
     finally:
         if tr:
