@@ -22,3 +22,5 @@ from .host import (AscendError, AscendTensor, empty, from_numpy, full, ones, ran
                    memory_allocator, register_op, utils, profiler)
 from .host import ops, streams as stream  # noqa: E402,F401
 _host.export(globals())
+# numpy scripts -> asc bundles (pyasc/script/, docs/pyasc.md "numpy scripts"): asc's format, not Huawei's OM
+from .script import load_bundle, save_as_om  # noqa: E402,F401
