@@ -103,7 +103,8 @@ def _compile_script(args):
         print(f"pyasc: {e}" if not isinstance(e, ScriptError) else str(e), file=sys.stderr)
         return 1
     kinds = [s["kind"] for s in b["steps"]]
-    print(f"{out}: {len(kinds)} steps ({kinds.count('fused')} fused), GM plan {b['gm_plan']['bytes']} bytes, -O{opt}")
+    fused = sum(1 for s in b['steps'] if s['kind'] == 'fused' and len(s['nodes']) > 1)
+    print(f"{out}: {len(kinds)} steps ({fused} fused chains), GM plan {b['gm_plan']['bytes']} bytes, -O{opt}")
     return 0
 
 
