@@ -163,3 +163,20 @@ def run_chain(prog, inputs, target=None, cores=None, tile=TILE, **launch):
         fused_kernel[ncores](flat[0], flat[1], flat[2], out.reshape(-1), ws, n, per, tuple(prog), len(xs),
                              tile, **launch)
     return out
+
+
+def run(n=5003, **kw):
+    """relu((x + y) * 0.5) - y as one fused chain of float32 (a length with a tail) on 3 cores;
+    returns (x, y, z, LaunchResult)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    prog = (("add", 2, 0, 1), ("muls", 2, 2, 0.5), ("relu", 2, 2, None), ("sub", 2, 2, 1))
+    z = run_chain(prog, [x, y], cores=3, **kw)
+    return x, y, z, fused_kernel.last_result
+
+
+if __name__ == "__main__":
+    a, b, z, res = run()
+    assert np.array_equal(z, np.maximum((a + b) * np.float32(0.5), 0) - b)
+    print("fused OK:", res)
