@@ -27,3 +27,5 @@ _host.export(globals())
 # "Per-element (SIMT) kernels"); the style's names exist for them (calling one outside is an error)
 from .simt import jit, SimtKernel, MARKERS as _SIMT_MARKERS  # noqa: E402,F401,F811
 globals().update({_k: _v for _k, _v in _SIMT_MARKERS.items() if _k not in globals()})
+# numpy scripts -> asc bundles (pyasc/script/, docs/pyasc.md "numpy scripts"): asc's format, not Huawei's OM
+from .script import load_bundle, save_as_om  # noqa: E402,F401

@@ -1,4 +1,6 @@
 """The pyasc command line: `pyasc compile kernel.py [-k NAME] -o kernel.bin [--target NAME] [-O0..3]`,
+`pyasc compile script.py -o out.om [--opt-level=O2] [--enable-memory-opt] [--dynamic-dims=...]
+[--custom-op-config=ops.json]` for numpy scripts (python/pyasc/script), `pyasc run out.om`,
 and `pyasc sweep ...`, which is asc-sweep (pyasc.sweep.cli, docs/sweep.md).
 
 Users: people and scripts (`python3 -m pyasc`, python/bin/pyasc).  The binary it writes is the
@@ -67,6 +69,86 @@ def _specs(jf, given):
     return out
 
 
+def _level(v):
+    t = v[1:] if v[:1] in ("O", "o") else v
+    if t not in ("0", "1", "2", "3"):
+        raise argparse.ArgumentTypeError(f"optimisation level must be 0, 1, 2, 3 (or O0..O3), got '{v}'")
+    return int(t)
+
+
+def _is_script(args):
+    """A numpy script: the output is a .om bundle, or the file has no @jit kernel."""
+    if (args.output or "").endswith(".om"):
+        return True
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            src = f.read()
+    except OSError:
+        return False
+    import re
+    return not re.search(r"^\s*@\s*(asc|pyasc)\.jit", src, re.M)
+
+
+def _compile_script(args):
+    from .script import ScriptError, compile_script
+    from .script.compile import parse_dims
+    opt = 2 if args.opt is None else args.opt
+    out = args.output or os.path.splitext(os.path.basename(args.file))[0] + ".om"
+    try:
+        if args.dynamic_dims:
+            parse_dims(args.dynamic_dims)
+        b = compile_script(args.file, out, opt, args.target or "ascend910b", args.memory_opt, args.dynamic_dims,
+                           args.custom_op_config)
+    except (ScriptError, ValueError, OSError) as e:
+        print(f"pyasc: {e}" if not isinstance(e, ScriptError) else str(e), file=sys.stderr)
+        return 1
+    kinds = [s["kind"] for s in b["steps"]]
+    fused = sum(1 for s in b['steps'] if s['kind'] == 'fused' and len(s['nodes']) > 1)
+    print(f"{out}: {len(kinds)} steps ({fused} fused chains), GM plan {b['gm_plan']['bytes']} bytes, -O{opt}")
+    return 0
+
+
+def _run(args):
+    import json as _json
+    import numpy as np
+    from .script import BundleError, format_report, load_bundle
+    try:
+        b = load_bundle(args.bundle)
+        if args.shape:
+            b.set_input_shape([int(x) for x in args.shape.split(",")])
+        given = {}
+        for a in args.input:
+            if "=" not in a:
+                raise BundleError(f"-i expects NAME=FILE.npy, got '{a}'")
+            k, v = a.split("=", 1)
+            given[k] = v
+        outs, rep = b.run(given)
+    except (BundleError, ValueError, OSError) as e:
+        print(f"pyasc: error: {e}", file=sys.stderr)
+        return 1
+    sys.stdout.write(format_report(rep))
+    if args.check:
+        ref = b.reference(given)
+        for k, v in outs.items():
+            r = ref.get(k)
+            if r is None:
+                print(f"check {k}: no numpy reference (custom op)")
+                continue
+            err = float(np.max(np.abs(v.astype(np.float64) - r.astype(np.float64)))) if v.size else 0.0
+            ok = np.allclose(v, r, rtol=1e-3, atol=1e-3)
+            print(f"check {k}: max abs difference {err:.3g} from numpy ({'ok' if ok else 'MISMATCH'})")
+            if not ok:
+                return 1
+    if args.save_dir:
+        os.makedirs(args.save_dir, exist_ok=True)
+        for k, v in outs.items():
+            np.save(os.path.join(args.save_dir, k + ".npy"), v)
+    if args.report_json:
+        with open(args.report_json, "w", encoding="utf-8") as f:
+            _json.dump(rep, f, indent=1, sort_keys=True)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["sweep"]:   # `pyasc sweep ...` is asc-sweep (pyasc.sweep.cli)
@@ -81,12 +163,34 @@ def main(argv=None) -> int:
     c.add_argument("-o", "--output", help="output binary (default: KERNEL.bin)")
     c.add_argument("-S", "--asm", action="store_true", help="write assembly text instead of a binary")
     c.add_argument("--target", default=None, help="target profile (ascend910b, ascend910, teach)")
-    c.add_argument("-O", dest="opt", type=int, choices=[0, 1, 2, 3], default=3, help="optimisation level")
+    c.add_argument("-O", "--opt-level", dest="opt", type=_level, default=None, metavar="N",
+                   help="optimisation level 0..3 (-O2 and --opt-level=O2 are the same; default 3 for kernels, "
+                        "2 for numpy scripts; docs/pyasc.md)")
+    c.add_argument("--enable-memory-opt", "--enable-memory-reuse", dest="memory_opt", action="store_true",
+                   help="numpy scripts: reuse GM buffers whose last reader ran")
+    c.add_argument("--dynamic-dims", default=None, metavar="LO-HI,...",
+                   help="numpy scripts: the inputs of that rank take any shape in these ranges")
+    c.add_argument("--custom-op-config", default=None, metavar="ops.json",
+                   help="numpy scripts: numpy names mapped to your own kernels")
     c.add_argument("-a", "--arg", action="append", default=[], metavar="NAME=TYPE|VALUE",
                    help="argument type (f32, f16, int, float...) or ConstExpr value")
     c.add_argument("--dump-ir", action="store_true", help="print the IR to stderr")
+    r = sub.add_parser("run", help="run a bundle written by `pyasc compile script.py -o out.om`")
+    r.add_argument("bundle")
+    r.add_argument("-i", "--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="an input by its name in the script (others are generated, seeded)")
+    r.add_argument("--shape", default=None, help="bind --dynamic-dims: e.g. 2,224,240 (set_input_shape)")
+    r.add_argument("--save-dir", default=None, help="write each output as NAME.npy here")
+    r.add_argument("--check", action="store_true", help="compare the outputs with numpy's evaluation of the graph")
+    r.add_argument("--report-json", default=None, help="write the per-operator report as JSON")
     sub.add_parser("sweep", help="run a design sweep or plot its results (asc-sweep; docs/sweep.md)", add_help=False)
     args = ap.parse_args(argv)
+    if args.cmd == "run":
+        return _run(args)
+    if _is_script(args):
+        return _compile_script(args)
+    if args.opt is None:
+        args.opt = 3
     from .compiler.errors import CompileError
     from .runtime.jit import JITFunction
     try:

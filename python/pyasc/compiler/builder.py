@@ -228,7 +228,8 @@ class Builder:
             return a
         # strength reduction on powers of two (sra and the and-mask equal div/rem for a dividend >= 0;
         # passes.lower expands div/rem by 2**k of other dividends into the signed sequence)
-        if isinstance(b, int) and b > 0 and b & (b - 1) == 0:
+        # (-O2 and up: docs/pyasc.md "Optimisation levels"; -O0/-O1 keep the mul/div/rem)
+        if isinstance(b, int) and b > 0 and b & (b - 1) == 0 and self.fn.options.get("opt_level", 3) >= 2:
             if name == "div" and pos:
                 name, b = "sra", b.bit_length() - 1
             elif name == "rem" and pos:

@@ -91,7 +91,7 @@ class _Front:
         self.func, self.b, self.fe, self.parsed = func, b, fe, parsed
 
 
-def _lower(front, target, options):
+def _lower(front, target, options, mix=False):
     func = front.func
     ir_text = ir.dump(func)
     passes.const_fold(func)
@@ -99,7 +99,9 @@ def _lower(front, target, options):
     passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
     if options.get("insert_sync") or any(getattr(r, "auto", False) for r in func.buffers):
         passes.insert_sync(func, target)
-    passes.lower(func)
+    if options.get("opt_level", 3) == 0 and not mix:
+        passes.serialise(func)
+    passes.lower(func, options.get("opt_level", 3) >= 1)
     if options.get("opt_level", 3) >= 1:
         passes.dce(func)
     return ir_text, ir.dump(func)
@@ -197,8 +199,8 @@ def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):
         passes.mix_one_aiv(aiv.func)
     _check_core_kind(aic.func, "aic", True)
     _check_core_kind(aiv.func, "aiv", True)
-    t1, l1 = _lower(aic, target, options)
-    t2, l2 = _lower(aiv, target, options)
+    t1, l1 = _lower(aic, target, options, True)
+    t2, l2 = _lower(aiv, target, options, True)
     asm = codegen.emit_asm_mix(aic.func, aiv.func)
     deps = aic.fe.deps()
     for k, v in aiv.fe.deps().items():

@@ -37,7 +37,7 @@ class Platform(Enum):
 # SoC -> our target profile
 _PLATFORM_TARGET = dict({p.value: "ascend910b" for p in Platform}, Ascend910="ascend910")
 
-_state = {"backend": Backend.Model, "platform": "Ascend910B1", "target": "ascend910b"}
+_state = {"backend": Backend.Model, "platform": "Ascend910B1", "target": "ascend910b", "opt_level": 3}
 
 
 def set_platform(backend=Backend.Model, soc_version=None, device_id=None, check=True):
@@ -64,3 +64,27 @@ def get_target() -> str:
 def npu_on_model() -> bool:
     """ASC_BACKEND=model (case-insensitive; also sim): Backend.NPU launches run on the simulator."""
     return os.environ.get("ASC_BACKEND", "").strip().lower() in ("model", "sim")
+
+
+def get_opt_level() -> int:
+    """The optimisation level of kernels whose @asc.jit gives none (3 unless opt_level() is active)."""
+    return _state.get("opt_level", 3)
+
+
+class opt_level:
+    """`with config.opt_level(0): kernel[n](...)`: kernels without their own opt_level option
+    compile at this level inside the block (the numpy-script runner and bench use it)."""
+
+    def __init__(self, level):
+        if level not in (0, 1, 2, 3):
+            raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {level!r}")
+        self.level = level
+
+    def __enter__(self):
+        self.old = _state.get("opt_level", 3)
+        _state["opt_level"] = self.level
+        return self
+
+    def __exit__(self, *exc):
+        _state["opt_level"] = self.old
+        return False

@@ -176,7 +176,7 @@ class JITFunction:
     def _options(self):
         o = dict(self.options)
         o.setdefault("target", config.get_target())
-        o.setdefault("opt_level", 3)
+        o.setdefault("opt_level", config.get_opt_level())   # 3 unless config.opt_level(n) says
         if o.get("auto_sync") is False:
             pass
         return o

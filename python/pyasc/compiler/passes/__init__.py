@@ -11,7 +11,8 @@
                   the producer, wait before the consumer, loop-carried pairs pre-set (insert_sync.py).
 5. lower          machine form: literals into registers, run-time config registers packed with
                   scalar ops, vector mask / counter mode set only when it changes within a block.
-6. dce            scalar ops whose results nobody reads.
+6. dce            scalar ops whose results nobody reads (-O1 and up).
+-O0 adds serialise (serialise.py) before lower: a full barrier after every pipe instruction.
 Before them, the AIV program of a MIX_AIC_1_1 kernel goes through mix_one_aiv (mix.py).
 Every pass takes and returns the Function; none of them changes what the kernel computes.
 Each module states its input and output IR at its top.  Passes import only the IR core
@@ -24,5 +25,6 @@ from .insert_sync import insert_sync
 from .lower import lower
 from .mix import mix_one_aiv
 from .place_buffers import place_buffers
+from .serialise import serialise
 
-__all__ = ["mix_one_aiv", "const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce"]
+__all__ = ["mix_one_aiv", "const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce", "serialise"]

@@ -24,6 +24,8 @@ def _pack(lay, fields, loc):
 
 
 class _Lower:
+    minimise = True
+
     def __init__(self, fn):
         self.fn = fn
         # vector mask state exists only on cores with the vector pipe: the ISA table says on which
@@ -96,6 +98,10 @@ class _Lower:
                 out.append(op)
                 continue
             if op.name in ("vec", "dma", "load2d", "mmad", "fix"):
+                if not self.minimise:        # -O0: no state carried from the previous op
+                    cache.clear()
+                    if op.name == "vec":
+                        mask[:] = ["?", "?", "?"]
                 m = op.attrs.get("mask")
                 if m is not None:
                     if m[0] == "count":
@@ -214,7 +220,10 @@ def _log2(c) -> int:
     return c.bit_length() - 1 if isinstance(c, int) and c > 0 and c & (c - 1) == 0 else -1
 
 
-def lower(fn: ir.Function) -> ir.Function:
+def lower(fn: ir.Function, minimise: bool = True) -> ir.Function:
+    """minimise=False (-O0): every vector/DMA op sets its mask state and loads its literals
+    afresh (no state or literal register carried between ops)."""
     lw = _Lower(fn)
+    lw.minimise = minimise
     lw.block(fn.body, top=True)
     return fn
