@@ -145,6 +145,13 @@ static void write_json(FILE *f)
         json_str(f, fm->name);
         fprintf(f, ": {\"syntax\": ");
         json_str(f, fm->syntax);
+        /* a branch format's reach in bytes (the compiler picks a long form past it) */
+        for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)i); k++) {
+            if (fm->fields[k].kind != ASC_FK_OFF) continue;
+            int64_t lo, hi, step;
+            asc_field_range(&fm->fields[k], &lo, &hi, &step);
+            fprintf(f, ", \"off\": [%lld, %lld]", (long long)lo, (long long)hi);
+        }
         fprintf(f, "}%s\n", i + 1 < ASC_FMT_COUNT ? "," : "");
     }
     fprintf(f, "  },\n  \"instructions\": [\n");

@@ -280,7 +280,53 @@ def _rodata(fn: ir.Function) -> list:
     return out
 
 
+# A conditional branch's inverse (the short branch that skips the long `j` of its relaxed form).
+_NEG = {"beq": "bne", "bne": "beq", "blt": "bge", "bge": "blt", "bltu": "bgeu", "bgeu": "bltu"}
+_LI_WORDS = 4       # `li` expands to at most 4 words, a named-config form to that `li` + 1 (docs/assembly.md §5, §6)
+
+
+def _words_max(ins: _Ins) -> int:
+    """An upper bound of the words a line assembles to (0 for a label)."""
+    if ins.label:
+        return 0
+    if ins.op == "li":
+        return _LI_WORDS
+    if any(isinstance(o, tuple) and o and o[0] == "cfg" for o in ins.ops):
+        return _LI_WORDS + 1
+    return 1
+
+
+def relax_branches(lin: _Lin) -> None:
+    """A conditional branch whose target may lie past its format's reach (isa.json formats.BR.off,
+    from isa/asc_fmt.def) becomes its inverse over a `j` (24-bit reach): `blt a, b, L` ->
+    `bge a, b, Lskip; j L; Lskip:`.  Distances are bounded from above (_words_max), so a branch
+    that stays short is certainly in range; a kernel whose branches all fit assembles as before.
+    Repeated to a fixed point, as each relaxed branch lengthens the code around it."""
+    lo, hi = isa.table()["formats"]["BR"]["off"]
+    while True:
+        pos, at = [], 0
+        for ins in lin.code:
+            pos.append(at)
+            at += 4 * _words_max(ins)
+        where = {ins.label: pos[i] for i, ins in enumerate(lin.code) if ins.label}
+        far = []
+        for i, ins in enumerate(lin.code):
+            # every line between a branch and its target takes at most its bound, so the bounds'
+            # difference bounds the real offset (same sign, at least as far)
+            if ins.op in _NEG and isinstance(ins.ops[2], str) and ins.ops[2] in where \
+                    and not lo <= where[ins.ops[2]] - pos[i] <= hi:
+                far.append(i)
+        if not far:
+            return
+        for i in reversed(far):
+            ins = lin.code[i]
+            skip = lin.label("near")
+            lin.code[i:i + 1] = [_Ins(_NEG[ins.op], ins.ops[:2] + [skip], ins.loc),
+                                 _Ins("j", [ins.ops[2]], ins.loc), _Ins(None, (), None, skip)]
+
+
 def _body(lin: _Lin, regs: dict) -> list:
+    relax_branches(lin)
     out = []
     cur = None
 

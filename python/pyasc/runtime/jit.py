@@ -77,12 +77,22 @@ class LaunchResult:
         self.report_json = report_json
         self.warnings = []    # 'file:line:col: warning: ...': copies the card truncates or pads
         self.prints = []      # (core, 'file:line', text): what asc.printf / asc.dump_tensor printed
+        # cube utilisation (percent of the launch's cube peak, run/report.c "roofline") and the
+        # report's sentence on what bounds the run, read from the C report, never recomputed;
+        # None when the kernel ran no cube work
+        self.cube_utilisation = self.bound = None
+        if report_json:
+            r = json.loads(report_json)
+            if r.get("flops", {}).get("cube"):
+                self.cube_utilisation = float(r["roofline"]["cube"]["pct"])
+            self.bound = r.get("bound")
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""
+        u = f", cube {self.cube_utilisation:.1f}%" if self.cube_utilisation is not None else ""
         # microseconds to 3 decimals rounded down, in integers, exactly as asc-sim prints them
         ns = int(self.cycles * 1000 // self._mhz) if self._mhz else 0
-        return f"LaunchResult({self.kernel}: {self.cycles} cycles, {ns // 1000}.{ns % 1000:03d} us{t})"
+        return f"LaunchResult({self.kernel}: {self.cycles} cycles, {ns // 1000}.{ns % 1000:03d} us{u}{t})"
 
 
 class JITFunction:
