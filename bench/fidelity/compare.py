@@ -10,6 +10,13 @@ Kernels (each row's `kernel` column):
   matmul   kernels/asm/matmul_tiled.s with its M, N, K .equ lines rewritten to the row's shape
            (C[M,N] f32 = A[M,K] f16 x B[K,N] f16, 128x128 tiles over --blocks cube cores).
            bf16 rows run the f16 kernel: the cube model times b16 types alike (cube.k0_b16).
+  rmsnorm  kernels/pyasc/norm.py rmsnorm over R rows of W elements (shape 'R=.. W=..'), one row
+           per core at a time, single-buffered (the pyasc library kernel as written); bf16 rows
+           run float16 (same bytes per element; the vector model times 2-byte types alike).
+  sum_all  kernels/pyasc/reduce.py reduce_all(op="sum") over N elements (shape 'N=..'): both of
+           its launches (per-core partials, then one core) are added.  A mean is this sum and
+           one scalar multiply, which the simulated time leaves out.
+pyasc rows use build/libasc.so (ASC_LIB) and the repository's python/ (PYTHONPATH), set here.
 Inputs are zeros: timing does not depend on values.  The error is (simulated - published) /
 published; a positive error means the simulator is slower than the chip.
 
@@ -59,9 +66,10 @@ class Sim:
             if not os.access(exe, os.X_OK):
                 sys.exit(f"compare.py: {exe} not found; build first (see the docstring)")
         self.target = a.target
+        self.build = a.build
         self.tmp = tmp
 
-    def matmul(self, shape, blocks):
+    def matmul(self, shape, blocks, dtype):
         m, n, k = shape["M"], shape["N"], shape["K"]
         for name, v in (("M", m), ("N", n), ("K", k)):
             if v % 128:
@@ -88,10 +96,58 @@ class Sim:
             os.remove(p)
         return json.loads(out)["microseconds"]
 
+    def _pyasc(self):
+        """Import pyasc and the repository's pyasc kernels against this build's libasc."""
+        lib = os.path.join(ROOT, self.build, "libasc.so")
+        if not os.access(lib, os.R_OK):
+            sys.exit(f"compare.py: {lib} not found; build first (see the docstring)")
+        os.environ["ASC_LIB"] = lib
+        for d in (os.path.join(ROOT, "python"), os.path.join(ROOT, "kernels", "pyasc")):
+            if d not in sys.path:
+                sys.path.insert(0, d)
+        import norm      # noqa: E402  (kernels/pyasc)
+        import reduce    # noqa: E402
+        return norm, reduce
+
+    def rmsnorm(self, shape, blocks, dtype):
+        norm, _ = self._pyasc()
+        r, w = shape["R"], shape["W"]
+        dt = np.float32 if dtype == "f32" else np.float16
+        x = np.zeros((r, w), dt)
+        norm.rmsnorm(x, np.ones(w, dt), target=self.target, cores=blocks)
+        return norm.norm_kernel.last_result.microseconds
+
+    def sum_all(self, shape, blocks, dtype):
+        _, red = self._pyasc()
+        dt = np.float32 if dtype == "f32" else np.float16
+        real = red.reduce_kernel
+        results = []
+
+        class Recorder:          # reduce_all launches reduce_kernel twice; keep both results
+            def __getitem__(self, grid):
+                launch = real[grid]
+
+                def call(*args, **kw):
+                    out = launch(*args, **kw)
+                    results.append(real.last_result)
+                    return out
+                return call
+        red.reduce_kernel = Recorder()
+        try:
+            red.reduce_all(np.zeros(shape["N"], dt), "sum", target=self.target, cores=blocks)
+        finally:
+            red.reduce_kernel = real
+        return sum(res.microseconds for res in results)
+
     @staticmethod
     def gflop(kernel, shape):
+        """Work of a row in GFLOP (matmul) or G elements (vector kernels), for --max-gflop."""
         if kernel == "matmul":
             return 2.0 * shape["M"] * shape["N"] * shape["K"] / 1e9
+        if kernel == "rmsnorm":
+            return shape["R"] * shape["W"] / 1e9
+        if kernel == "sum_all":
+            return shape["N"] / 1e9
         raise ValueError(f"kernel {kernel!r}: no simulated kernel for it")
 
 
@@ -123,7 +179,7 @@ def main():
             if a.max_gflop is not None and gf > a.max_gflop:
                 table.append((r, pub, None, None))
                 continue
-            us = getattr(sim, r["kernel"])(shape, blocks)
+            us = getattr(sim, r["kernel"])(shape, blocks, r["dtype"])
             err = (us - pub) / pub
             errs.append(abs(err))
             table.append((r, pub, us, err))

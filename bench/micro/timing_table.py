@@ -2,7 +2,7 @@
 """timing_table.py -- the table of every profile key of docs/timing.md
 ("Sources and microbenchmarks"): value in each built-in profile (from
 `asc-sim config`), its source (the parenthesised source in
-sim/asc_config.def, else "assumption" with the reason below) and the
+target/asc_config.def, else "assumption" with the reason below) and the
 microbenchmark of bench/micro/micro.py that measures it (run here on
 ascend910b to get the names, so the column cannot drift).
 
@@ -31,21 +31,21 @@ ASSUMED = {
     "l0ab_align": "one 512 B fractal (16x16 f16); the cube reads whole fractals",
     "l0c_align": "one 16x16 f32 row block granule; not stated",
     "ub_bank_layers": "192 KB UB / 64 KB per layer; the bank guide gives groups, not layers",
-    "queue_depth": "instruction queue depths are unpublished (ascend_facts.md GAPs)",
+    "queue_depth": "instruction queue depths are unpublished (ascend_facts.md GAPs): the Ascend C guides say only that each pipe has an in-order queue, and neither they nor the msOpProf sources give its depth",
     "launch_cycles": "no public per-launch start-up figure on the device side; 500 cycles (~0.27 us) is a guess below the few-us host launch cost",
     "lat.scalar": "one cycle per scalar instruction: the scalar unit is an in-order core; no per-instruction table is public",
-    "lat.branch": "taken-branch penalty of a short in-order pipeline; unpublished",
-    "lat.scalar_load": "a DCache miss to L2; unpublished, order of magnitude from L2 latency",
-    "lat.scalar_store": "write-buffered store; unpublished",
-    "lat.sync": "one cycle per flag/barrier instruction on its pipe; unpublished",
-    "lat.mmad": "cube pipeline fill; unpublished",
-    "dma.setup_cycles": "per-instruction MTE start-up; unpublished",
-    "dma.burst_cycles": "per-burst overhead; unpublished",
-    "dma.local_bytes_per_cycle": "UB<->L1 path width; unpublished",
-    "dma.local_latency": "unpublished",
-    "dma.l1_to_l0_latency": "unpublished",
-    "dma.fix_bytes_per_cycle": "fixpipe output width; unpublished",
-    "dma.fix_latency": "unpublished",
+    "lat.branch": "taken-branch penalty of a short in-order pipeline; the guides describe the scalar unit as in-order issue and publish no cycle table for it",
+    "lat.scalar_load": "a DCache miss to L2, order of magnitude from L2 latency; no public document gives the scalar unit's load latency (msprof reports only scalar-time ratios)",
+    "lat.scalar_store": "write-buffered store; no public document gives the scalar unit's store cost",
+    "lat.sync": "one cycle per flag/barrier instruction on its pipe; the guides define the ordering of SetFlag/WaitFlag/PipeBarrier, not their cycles",
+    "lat.mmad": "cube pipeline fill; the guides give the cube's steady rate (16x16x16 per cycle) and no start-up latency",
+    "dma.setup_cycles": "per-instruction MTE start-up; the guides give DataCopy's alignment effect (~70%) but no per-instruction cycle count",
+    "dma.burst_cycles": "per-burst overhead; as dma.setup_cycles, no per-burst cycle count is published",
+    "dma.local_bytes_per_cycle": "UB<->L1 path width; not among the per-core rates quoted from the SoC ini (3P-INI: ddr, l2 read/write, l1_to_l0, ub_to_l2)",
+    "dma.local_latency": "no public source gives on-chip path latencies; the ini quotes (3P-INI) give rates only",
+    "dma.l1_to_l0_latency": "as dma.local_latency: rates are quoted (l1_to_l0_a_rate), latencies are not",
+    "dma.fix_bytes_per_cycle": "fixpipe output width; not among the per-core rates quoted from the SoC ini (3P-INI)",
+    "dma.fix_latency": "as dma.local_latency: no public fixpipe latency",
     "xcore_max_pending": None,
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
@@ -81,7 +81,7 @@ def main():
     ap.add_argument("--build", default="build")
     a = ap.parse_args()
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    src = def_sources(os.path.join(top, "sim", "asc_config.def"))
+    src = def_sources(os.path.join(top, "target", "asc_config.def"))
     simbin = os.path.join(a.build, "sim", "asc-sim")
     cfg = {p: json.loads(subprocess.run([simbin, "config", "--target", p], check=True, capture_output=True,
                                         text=True).stdout) for p in PROFILES}
