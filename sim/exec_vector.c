@@ -12,7 +12,8 @@
  * Other operand shapes: BITS (vcmp dst, vsel cmpmask: lanes/8 bytes per
  * repeat at base + r*lanes/8), ELEM (reduction dst: one element at
  * base + r*rep*size, rep counted in elements) and CONTIG8 (vbrcb src: 8
- * elements at base + 8*r*size).
+ * elements at base + 8*r*size) and GROUP (vcg* / vcpadd dst: `group`
+ * contiguous elements at base + r*rep*group*size).
  *
  * Invariants:
  *  - All checks (reserved config bits, operand start alignment, the whole
@@ -36,12 +37,12 @@ typedef enum VFam {
 } VFam;
 
 /* Operand shapes (the SHAPE column of asc_vfam.def). */
-typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_CMPS, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV } VShape;
+typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_CMPS, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV, VS_GROUP } VShape;
 
 /* Element types a family accepts (the DTYPES column). */
 typedef enum VDtypes { VD_F, VD_I, VD_FI, VD_ANY } VDtypes;
 
-typedef enum VKind { VK_LANES, VK_BITS, VK_ELEM, VK_CONTIG8 } VKind;
+typedef enum VKind { VK_LANES, VK_BITS, VK_ELEM, VK_CONTIG8, VK_GROUP } VKind;
 
 enum { OP_DST = 0, OP_SRC0 = 1, OP_SRC1 = 2, OP_MASK = 3, OP_COUNT = 4 };
 
@@ -51,7 +52,8 @@ typedef struct VOperand {
     const char *name;  /* for fault messages */
     uint64_t base;     /* byte offset into UB */
     uint32_t size;     /* element bytes */
-    uint64_t blk_bytes, rep_bytes; /* LANES: blk*32, rep*32; ELEM: rep*size */
+    uint64_t blk_bytes, rep_bytes; /* LANES: blk*32, rep*32; ELEM: rep*size; GROUP: rep*group*size */
+    uint32_t group;    /* GROUP: elements per repeat */
 } VOperand;
 
 typedef struct VPlan {
@@ -182,6 +184,7 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     case VK_BITS: hi = R * (p->lanes / 8); any = true; break;
     case VK_ELEM: hi = (R - 1) * o->rep_bytes + o->size; any = true; break;
     case VK_CONTIG8: hi = R * 8 * o->size; any = true; break;
+    case VK_GROUP: hi = (R - 1) * o->rep_bytes + (uint64_t)o->group * o->size; any = true; break;
     }
     const AscMem *ubm = &ctx->mem[ASC_BUF_UB];
     if (o->base > UINT64_MAX / 2)
@@ -286,6 +289,11 @@ static void bank_operand(AscBankRepeat *br, const VPlan *p, const VOperand *o, u
     case VK_CONTIG8: {
         uint64_t lo = o->base + (uint64_t)r * 8 * o->size;
         bank_add_span(br, o->write, lo, lo + 8 * o->size);
+        break;
+    }
+    case VK_GROUP: {
+        uint64_t lo = o->base + r * o->rep_bytes;
+        bank_add_span(br, o->write, lo, lo + (uint64_t)o->group * o->size);
         break;
     }
     }
@@ -516,6 +524,48 @@ static void vsem_VCADD(const VRepeat *v) { reduce(v, VR_ADD); }
 static void vsem_VCMAX(const VRepeat *v) { reduce(v, VR_MAX); }
 static void vsem_VCMIN(const VRepeat *v) { reduce(v, VR_MIN); }
 
+/* vcgadd / vcgmax / vcgmin: element k of the dst group = the reduction of
+ * the active lanes of source block k, by the pairwise tree of reduce()
+ * (Ascend C BlockReduceSum documents the binary tree and that an f16 partial
+ * sum above 65504 is kept as 65504).  vcpadd: element j = src[2j] + src[2j+1]
+ * over the active lanes of the pair.  A block (pair) with no active lane
+ * leaves its element as the driver loaded it from dst (PairReduceSum's
+ * documented rule on dav_c220; assumed for the block reductions too). */
+static float group_add(AscDtype dt, float p, float q)
+{
+    float r = p + q;
+    if (dt == ASC_DT_F16) {
+        if (isfinite(p) && isfinite(q) && fabsf(r) > 65504.0f) r = copysignf(65504.0f, r);
+        r = asc_f16_to_f32(asc_f32_to_f16(r));
+    }
+    return r;
+}
+
+static void group_reduce(const VRepeat *v, uint32_t width, VReduce how)
+{
+    for (uint32_t k = 0; k < v->lanes / width; k++) {
+        float x[64];
+        uint32_t n = 0;
+        for (uint32_t i = k * width; i < (k + 1) * width; i++)
+            if (lane_on(v->m, i)) x[n++] = load_f(v->a, v->dt, i);
+        if (n == 0) continue;
+        while (n > 1) {
+            uint32_t h = n / 2;
+            for (uint32_t j = 0; j < h; j++)
+                x[j] = how == VR_ADD ? group_add(v->dt, x[2 * j], x[2 * j + 1])
+                       : how == VR_MAX ? fmax_asc(x[2 * j], x[2 * j + 1]) : fmin_asc(x[2 * j], x[2 * j + 1]);
+            if (n & 1) x[h] = x[n - 1];
+            n = n - h;
+        }
+        store_f(v->d, v->dt, k, x[0]);
+    }
+}
+
+static void vsem_VCGADD(const VRepeat *v) { group_reduce(v, 32 / v->size, VR_ADD); }
+static void vsem_VCGMAX(const VRepeat *v) { group_reduce(v, 32 / v->size, VR_MAX); }
+static void vsem_VCGMIN(const VRepeat *v) { group_reduce(v, 32 / v->size, VR_MIN); }
+static void vsem_VCPADD(const VRepeat *v) { group_reduce(v, 2, VR_ADD); }
+
 static void vsem_VCOPY(const VRepeat *v) { memcpy(v->d->u8, v->a->u8, 256); }
 
 /* block j of the dst repeat = 32/size copies of src element j (the driver
@@ -689,6 +739,13 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_other(src0, "src", false, VK_CONTIG8, q->rs1, size, 8 * size);
         break;
+    case VS_GROUP: {
+        uint32_t group = fam == VF_VCPADD ? p.lanes / 2 : 8;
+        set_other(dst, "dst", true, VK_GROUP, q->rd, size, ((cfg >> 24) & 0xff) * group * size);
+        dst->group = group;
+        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        break;
+    }
     case VS_CONV:
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
@@ -705,11 +762,42 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
+    bool whole = (cfg >> 48) & 1;
+    if (whole && shape != VS_CMP && shape != VS_CMPS)
+        return asc_exec_fault(ctx, "config bit 48 (whole) is for vcmp/vcmps only, not vector family %s", fi->name);
 
     /* repeats and masks */
     uint64_t lane_mask[2] = {p.lanes >= 64 ? ~0ull : ((1ull << p.lanes) - 1), p.lanes > 64 ? ~0ull : 0};
     bool counter = (q->ctrl >> ASC_CTRL_COUNTER_BIT) & 1;
-    if (shape == VS_BRCB) { /* vbrcb ignores the mask and counter mode */
+    if (whole) {
+        /* Ascend C Compare / CompareScalar on dav_c220 (cannmirror/asc-devkit impl/basic_api/
+         * dav_c220/kernel_operator_vec_cmp_impl.h): vcmpv / vcmpvs take no mask (VcmpvImpl
+         * discards it) and the count form runs count * sizeof / 256 whole repeats (CompareCompute),
+         * so a tail shorter than a repeat is not compared and its bits are left as they were. */
+        memcpy(p.full, lane_mask, sizeof p.full);
+        memcpy(p.last, lane_mask, sizeof p.last);
+        if (counter) {
+            uint64_t count = q->mask0;
+            if (count > UINT32_MAX)
+                return asc_exec_fault(ctx, "counter-mode element count %llu (mask0) exceeds 2^32 - 1",
+                                      (unsigned long long)count);
+            p.repeats = (uint32_t)(count / p.lanes);
+            if (count % p.lanes) {
+                st->note = ASC_NOTE_CMPCOUNT;
+                st->note_a = count;
+                st->note_b = (uint64_t)p.repeats * p.lanes;
+            }
+        } else {
+            p.repeats = (uint32_t)(cfg >> 56);
+            uint32_t asked = (uint32_t)__builtin_popcountll(q->mask0 & lane_mask[0]) +
+                             (uint32_t)__builtin_popcountll(q->mask1 & lane_mask[1]);
+            if (asked != p.lanes && p.repeats) {
+                st->note = ASC_NOTE_CMPMASK;
+                st->note_a = asked;
+                st->note_b = p.lanes;
+            }
+        }
+    } else if (shape == VS_BRCB) { /* vbrcb ignores the mask and counter mode */
         p.repeats = (uint32_t)(cfg >> 56);
         memcpy(p.full, lane_mask, sizeof p.full);
         memcpy(p.last, lane_mask, sizeof p.last);
@@ -779,18 +867,22 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
                 memcpy(into[k]->u8, ub + o->base + (uint64_t)r * 8 * o->size, 8 * o->size);
                 st->bytes += 8 * o->size;
                 break;
-            case VK_ELEM: break; /* only destinations */
+            case VK_ELEM:
+            case VK_GROUP: break; /* only destinations */
             }
         }
         if (fi->flops) st->flops += active;
 
         v.m = m;
+        if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
+            memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
         fi->sem(&v);
 
         switch ((VKind)dst->kind) {
         case VK_LANES: scatter_lanes(ub, dst, r, m, p.lanes, &d); break;
         case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p.lanes / 8), d.u8, p.lanes / 8); break;
         case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
+        case VK_GROUP: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)dst->group * dst->size); break;
         case VK_CONTIG8: break; /* only sources */
         }
     }

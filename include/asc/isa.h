@@ -111,6 +111,8 @@ typedef enum AscNoteKind {
     ASC_NOTE_NONE = 0,
     ASC_NOTE_TRUNC = 1, /* a DataCopy burst of a bytes moved only b (rounded down to 32 B) */
     ASC_NOTE_PAD = 2,   /* a DataCopyPad burst of a bytes took b bytes of UB (dummy bytes written) */
+    ASC_NOTE_CMPMASK = 3,  /* a whole-repeat vcmp/vcmps ignored a mask of a active lanes: compared all b */
+    ASC_NOTE_CMPCOUNT = 4, /* a whole-repeat vcmp/vcmps in counter mode compared b of a elements */
     ASC_NOTE_COUNT
 } AscNoteKind;
 

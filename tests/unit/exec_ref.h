@@ -323,6 +323,14 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
         return;
     }
     RefMask m = ref_mask(q, lanes, repeat);
+    if ((cfg >> 48) & 1) { /* vcmp/vcmps `whole`: Ascend C Compare on dav_c220 -- no mask, whole repeats */
+        if (m.counter) {
+            m.repeats = (unsigned)(q->mask0 / lanes);
+            m.count = (uint64_t)m.repeats * lanes;
+        } else {
+            m.m0 = m.m1 = ~0ull;
+        }
+    }
     for (unsigned r = 0; r < m.repeats; r++) {
         double a[128], b[128], out[128], acc[128];
         uint8_t raw_a[128][4], raw_b[128][4];
@@ -364,6 +372,41 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             uint64_t d = q->rd + (uint64_t)r * rep[0] * size;
             ref_store(ub + d, dt, res);
             ref_log(rlog, d, dt);
+            continue;
+        }
+        if (!strcmp(fam, "VCGADD") || !strcmp(fam, "VCGMAX") || !strcmp(fam, "VCGMIN") || !strcmp(fam, "VCPADD")) {
+            /* one output per 32 B block (vcg*) or per lane pair (vcpadd), a pairwise tree over the
+             * active lanes of the group; a group with nothing active is not written; f16 sums
+             * above 65504 in magnitude are kept at 65504 (Ascend C BlockReduceSum's rule) */
+            bool pair = !strcmp(fam, "VCPADD");
+            unsigned width = pair ? 2 : 32 / size, ngroup = lanes / width;
+            for (unsigned g = 0; g < ngroup; g++) {
+                double v[64];
+                unsigned n = 0;
+                for (unsigned i = g * width; i < (g + 1) * width; i++)
+                    if (act[i]) v[n++] = a[i];
+                if (n == 0) continue;
+                while (n > 1) {
+                    unsigned k = 0;
+                    for (unsigned j = 0; j + 1 < n; j += 2) {
+                        double x = v[j], y = v[j + 1], t;
+                        if (!strcmp(fam, "VCGMAX")) t = ref_max(x, y);
+                        else if (!strcmp(fam, "VCGMIN")) t = ref_min(x, y);
+                        else {
+                            t = x + y;
+                            if (dt == ASC_DT_F16 && isfinite(x) && isfinite(y) && fabs(t) > 65504.0)
+                                t = t > 0 ? 65504.0 : -65504.0;
+                            t = ref_fit(t, dt);
+                        }
+                        v[k++] = t;
+                    }
+                    if (n % 2) v[k++] = v[n - 1];
+                    n = k;
+                }
+                uint64_t d = q->rd + (uint64_t)r * rep[0] * ngroup * size + (uint64_t)g * size;
+                ref_store(ub + d, dt, v[0]);
+                ref_log(rlog, d, dt);
+            }
             continue;
         }
         if (!strcmp(fam, "VCMP") || !strcmp(fam, "VCMPS")) {

@@ -201,6 +201,8 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
     unsigned ddt = !strcmp(fam, "VCONV") ? ii->dt1 : dt, dsize = asc_dtype_size(ddt);
     unsigned lanes = 256 / (size > dsize ? size : dsize);
     bool reduce = !strcmp(fam, "VCADD") || !strcmp(fam, "VCMAX") || !strcmp(fam, "VCMIN");
+    bool group = !strcmp(fam, "VCGADD") || !strcmp(fam, "VCGMAX") || !strcmp(fam, "VCGMIN") || !strcmp(fam, "VCPADD");
+    unsigned gbytes = !strcmp(fam, "VCPADD") ? 128 : 8 * size; /* dst bytes of one repeat's group */
     AscIssued q;
     memset(&q, 0, sizeof q);
     q.in.op = (uint16_t)op;
@@ -214,7 +216,8 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         if (reduce) rep[0] = rndn(e, 3);
         uint64_t s0 = span_lanes(R, lanes, size, blk[1], rep[1]);
         uint64_t s1 = span_lanes(R, lanes, size, blk[2], rep[2]);
-        uint64_t sd = reduce ? (uint64_t)(R - 1) * rep[0] * size + size : span_lanes(R, lanes, dsize, blk[0], rep[0]);
+        uint64_t sd = reduce ? (uint64_t)(R - 1) * rep[0] * size + size
+                      : group ? (uint64_t)R * (rep[0] + 1) * gbytes : span_lanes(R, lanes, dsize, blk[0], rep[0]);
         if (s0 + 4096 < REGION && s1 + 4096 < REGION && sd + 4096 < REGION) break;
         ck_assert(tries < 1000);
     }
@@ -240,6 +243,7 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         q.mask1 = rnd(e);
         break;
     }
+    if ((!strcmp(fam, "VCMP") || !strcmp(fam, "VCMPS")) && rndn(e, 2)) cfg |= 1ull << 48; /* whole */
     if (!strcmp(fam, "VBRCB")) { /* src is 8*R contiguous elements */
         rs1 = REGION + rndn(e, 64) * 32;
     }
@@ -300,6 +304,7 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
     bool approx = !strcmp(fam, "VEXP") || !strcmp(fam, "VLN") || !strcmp(fam, "VRSQRT");
     compare(e, what, approx);
     unsigned want_rep = q.ctrl && strcmp(fam, "VBRCB") ? (unsigned)((q.mask0 + lanes - 1) / lanes) : R;
+    if (q.ctrl && (cfg >> 48) & 1) want_rep = (unsigned)(q.mask0 / lanes); /* vcmp whole: whole repeats */
     ck_assert_msg(st.repeats == want_rep, "%s: repeats %u, want %u", what, st.repeats, want_rep);
     ck_assert(st.beats >= st.repeats * (uint32_t)e->cfg.v[ASC_KEY_VEC_BASE_BEATS]);
 }
@@ -447,6 +452,123 @@ START_TEST(cmp_then_sel)
     ck_assert_uint_eq(e.ub[0x4000 + 8], 0x3f); /* lanes 64..69 of repeat 1 */
     ck_assert_uint_eq(e.ub[0x4000 + 9], 0);
     ck_assert_uint_eq(e.ub[0x4000 + 16], 0xee); /* untouched beyond 2 repeats */
+    env_free(&e);
+}
+END_TEST
+
+/* vcmp/vcmps with the `whole` config bit (Ascend C Compare on dav_c220): the mask is ignored
+ * and counter mode runs count / lanes whole repeats, each difference noted. */
+START_TEST(cmp_whole)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    for (unsigned i = 0; i < 256; i++) {
+        float x = (float)i, y = 100.0f;
+        memcpy(e.ub + i * 4, &x, 4);
+        memcpy(e.ub + 0x1000 + i * 4, &y, 4);
+    }
+    AscIssued q;
+    memset(&q, 0, sizeof q);
+    q.in.op = ASC_OP_VCMP_F32;
+    q.in.cond = ASC_COND_LT;
+    q.rd = 0x4000;
+    q.rs2 = 0x1000;
+    unsigned blk[3] = {1, 1, 1}, rep[3] = {8, 8, 8};
+    q.rs3 = vcfg(2, blk, rep) | 1ull << 48;
+    q.mask0 = 0xff; /* 8 of 64 lanes asked: all 64 compared */
+    memset(e.ub + 0x4000, 0xee, 32);
+    AscExecStats st;
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.note, ASC_NOTE_CMPMASK);
+    ck_assert_uint_eq(st.note_a, 8);
+    ck_assert_uint_eq(st.note_b, 64);
+    for (unsigned k = 0; k < 16; k++) ck_assert_uint_eq(e.ub[0x4000 + k], k < 12 ? 0xff : k == 12 ? 0x0f : 0);
+    ck_assert_uint_eq(e.ub[0x4000 + 16], 0xee);
+    q.mask0 = ~0ull; /* a full mask: nothing to note */
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.note, 0);
+    /* counter mode, 150 elements = 2 whole repeats of 64 and 22 not compared */
+    memset(e.ub + 0x4000, 0xee, 32);
+    q.ctrl = 1ull << ASC_CTRL_COUNTER_BIT;
+    q.mask0 = 150;
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.repeats, 2);
+    ck_assert_uint_eq(st.note, ASC_NOTE_CMPCOUNT);
+    ck_assert_uint_eq(st.note_a, 150);
+    ck_assert_uint_eq(st.note_b, 128);
+    ck_assert_uint_eq(e.ub[0x4000 + 15], 0);
+    ck_assert_uint_eq(e.ub[0x4000 + 16], 0xee); /* the tail's bits are left as they were */
+    /* fewer elements than a repeat: nothing is compared */
+    q.mask0 = 63;
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.note, ASC_NOTE_CMPCOUNT);
+    ck_assert_uint_eq(st.note_b, 0);
+    ck_assert_uint_eq(e.ub[0x4000 + 16], 0xee);
+    /* vcmps the same way */
+    q.in.op = ASC_OP_VCMPS_F32;
+    float s = 10.0f;
+    uint32_t sb;
+    memcpy(&sb, &s, 4);
+    q.rs2 = sb;
+    q.mask0 = 64;
+    memset(e.ub + 0x4000, 0xee, 32);
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.note, 0);
+    ck_assert_uint_eq(e.ub[0x4000], 0xff);
+    ck_assert_uint_eq(e.ub[0x4000 + 1], 0x03);
+    ck_assert_uint_eq(e.ub[0x4000 + 8], 0xee);
+    /* any other family with the bit faults */
+    q.in.op = ASC_OP_VADD_F32;
+    q.ctrl = 0;
+    q.rs2 = 0x1000;
+    q.rd = 0x8000;
+    ck_assert(!run(&e, &q, &st));
+    ck_assert_msg(strstr(e.ctx.fault, "whole") != NULL, "%s", e.ctx.fault);
+    env_free(&e);
+}
+END_TEST
+
+/* vcgadd / vcpadd worked examples: Ascend C BlockReduceSum's [60000, 60000, -30000, 100] gives
+ * 35584 in f16 (65504 kept after the overflowing first add); a block with no active lane is unchanged. */
+START_TEST(group_reduce_examples)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    const float in[4] = {60000.0f, 60000.0f, -30000.0f, 100.0f};
+    for (unsigned i = 0; i < 128; i++) {
+        uint16_t h = asc_f32_to_f16(i < 4 ? in[i] : (float)i);
+        memcpy(e.ub + i * 2, &h, 2);
+    }
+    memset(e.ub + 0x1000, 0x11, 64);
+    AscIssued q;
+    memset(&q, 0, sizeof q);
+    q.in.op = ASC_OP_VCGADD_F16;
+    q.rd = 0x1000;
+    q.rs1 = 0;
+    unsigned blk[3] = {1, 1, 1}, rep[3] = {1, 8, 8};
+    q.rs2 = vcfg(1, blk, rep);
+    q.mask0 = 0xf | (0x3ull << 32); /* block 0: lanes 0..3; block 2: lanes 32, 33; the rest nothing */
+    AscExecStats st;
+    ck_assert(run(&e, &q, &st));
+    uint16_t out[8];
+    memcpy(out, e.ub + 0x1000, 16);
+    /* in f16: -30000 + 100 = -29904, 65504 - 29904 = 35600, a tie rounded to even: 35584 (the
+     * documentation quotes the exact 35604) */
+    ck_assert_float_eq(asc_f16_to_f32(out[0]), 35584.0f);
+    ck_assert_uint_eq(out[1], 0x1111);
+    ck_assert_float_eq(asc_f16_to_f32(out[2]), 65.0f);
+    for (unsigned k = 3; k < 8; k++) ck_assert_uint_eq(out[k], 0x1111);
+    ck_assert_uint_eq(e.ub[0x1000 + 16], 0x11);
+    /* vcpadd: pair j = lanes 2j + 2j+1; 2 repeats, dst stride 1 = 128 B */
+    q.in.op = ASC_OP_VCPADD_F16;
+    q.rs2 = vcfg(2, blk, (unsigned[3]){1, 0, 0});
+    q.mask0 = ~0ull;
+    q.mask1 = ~0ull;
+    ck_assert(run(&e, &q, &st));
+    memcpy(out, e.ub + 0x1000 + 4, 4);
+    ck_assert_float_eq(asc_f16_to_f32(out[0]), 9.0f); /* 4 + 5 */
+    ck_assert_float_eq(asc_f16_to_f32(out[1]), 13.0f);
+    ck_assert_uint_eq(st.repeats, 2);
     env_free(&e);
 }
 END_TEST
@@ -765,6 +887,8 @@ int main(void)
     tcase_add_test(tc, repeat_255);
     tcase_add_test(tc, f16_corners);
     tcase_add_test(tc, cmp_then_sel);
+    tcase_add_test(tc, cmp_whole);
+    tcase_add_test(tc, group_reduce_examples);
     tcase_add_test(tc, brcb_transpose_reduce);
     tcase_add_test(tc, noops);
     tcase_add_test(tc, bank_examples);

@@ -101,6 +101,10 @@ _NOTE_TEXT = {   # AscNoteKind (include/asc/isa.h) -> what the card did
     1: "data_copy moved {b} of {a} bytes per burst: Ascend C DataCopy rounds count * sizeof down to "
        "32 bytes and drops the rest without an error on the card (use asc.data_copy_pad for the tail)",
     2: "data_copy_pad padded a burst of {a} bytes to {b} bytes in UB (dummy bytes after the data)",
+    3: "compare ignored a mask of {a} of {b} lanes: Ascend C Compare / CompareScalar on dav_c220 takes no "
+       "mask and compares every lane of each repeat",
+    4: "compare compared {b} of {a} elements: Ascend C Compare / CompareScalar with a count runs "
+       "count * sizeof / 256 whole repeats on dav_c220; the tail's bits are left as they were",
 }
 
 
