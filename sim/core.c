@@ -189,6 +189,7 @@ bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t 
                                 xid, asc_sim_core_name(sim, i, name, sizeof name), t->xcnt[xid], maxp);
         }
         t->xcnt[xid]++;
+        if (c->race && c->race->gm) asc_race_gm_deliver(c, t, xid);
         if (t->sstate == ASC_SS_XWAIT && t->swait_xid == xid) asc_wake_scalar(sim, t, cycle + sim->release);
     }
     if (!hits)
@@ -224,6 +225,7 @@ static bool fire_pending(AscSim *sim, AscCore *c, AscPipeUnit *p)
         AscPendingSet s = p->pend[i];
         p->phead = (p->phead + 1) % ASC_PENDING_CAP;
         p->pcount--;
+        if (s.xcore && c->race && c->race->gm) asc_race_gm_xset(c, p->id, i);
         bool ok = s.xcore ? asc_xcore_set(sim, c, s.mode, s.xid, s.cycle, s.pc, p->id)
                           : asc_flag_set(sim, c, p->id, s.dst, s.event, s.cycle, s.pc);
         if (!ok) return false;

@@ -110,6 +110,7 @@ bool asc_race_core_init(AscSim *sim, AscCore *c)
     }
     c->ctx.on_access = on_access;
     c->ctx.access_ud = c;
+    if (sim->san & ASC_SAN_RACECHECK) return asc_race_gm_init(sim, c);
     return true;
 }
 
@@ -117,6 +118,7 @@ void asc_race_core_free(AscSim *sim, AscCore *c)
 {
     AscRaceCore *r = c->race;
     if (!r) return;
+    asc_race_gm_free(sim, c);
     for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&sim->alloc, r->shadow[b]);
     for (unsigned i = 0; i < ASC_PIPE_COUNT; i++) {
         asc_free(&sim->alloc, r->pend[i]);
@@ -133,6 +135,7 @@ void asc_race_core_free(AscSim *sim, AscCore *c)
 void asc_race_issue(AscCore *c, uint8_t pipe, uint32_t i)
 {
     memcpy(c->race->queue[pipe][i], c->race->vc[ASC_PIPE_S], sizeof(AscVClock));
+    if (c->race->gm) asc_race_gm_issue(c, pipe, i);
 }
 
 void asc_race_start(AscCore *c, AscPipeUnit *p, uint32_t i)
@@ -140,6 +143,7 @@ void asc_race_start(AscCore *c, AscPipeUnit *p, uint32_t i)
     uint32_t *vc = c->race->vc[p->id];
     vc_join(vc, c->race->queue[p->id][i]);
     vc[p->id]++;
+    if (c->race->gm) asc_race_gm_start(c, p->id, i);
 }
 
 void asc_race_pend(AscCore *c, AscPipeUnit *p, uint32_t i)
@@ -160,6 +164,7 @@ void asc_race_flag_set(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint32_
 void asc_race_flag_wait(AscCore *c, uint8_t src, uint8_t dst, uint8_t ev)
 {
     vc_join(c->race->vc[dst], c->race->flag[flag_index(src, dst, ev)]);
+    if (c->race->gm) asc_race_gm_flag_wait(c, src, dst);
 }
 
 void asc_race_xset(AscCore *c, uint8_t src, uint8_t xid, uint32_t i)
@@ -170,6 +175,7 @@ void asc_race_xset(AscCore *c, uint8_t src, uint8_t xid, uint32_t i)
 void asc_race_xwait(AscCore *c, uint8_t xid)
 {
     vc_join(c->race->vc[ASC_PIPE_S], c->race->xvc[xid]);
+    if (c->race->gm) asc_race_gm_xwait(c, xid);
 }
 
 void asc_race_drain(AscCore *c)
@@ -181,6 +187,13 @@ void asc_race_drain(AscCore *c)
         if (c->pipes[i].present) vc_join(all, r->vc[i]);
     for (unsigned i = 0; i < ASC_PIPE_COUNT; i++)
         if (i == ASC_PIPE_S || c->pipes[i].present) memcpy(r->vc[i], all, sizeof all);
+    if (r->gm) asc_race_gm_drain(c);
+}
+
+/* A cross-core set of c by unit src (pipe pending index i) takes effect: a release. */
+void asc_race_gm_xset(AscCore *c, uint8_t src, uint32_t i)
+{
+    if (c->race->gm) asc_race_gm_release(c, src, setter_clock(c, src, i));
 }
 
 /* ---- accesses ------------------------------------------------------------------ */
@@ -192,6 +205,7 @@ void asc_race_begin(AscSim *sim, AscCore *c, AscPipeUnit *p)
     r->acc_pc = p->cur.q.pc;
     r->acc_epoch = r->vc[p->id][p->id];
     r->acc_seq = p->cur.seq;
+    r->acc_atomic = (p->cur.q.st_atomic & 7) != 0;
     r->hist[p->id][r->acc_epoch % ASC_RACE_HIST] = (AscRaceHist){.epoch = r->acc_epoch, .seq = r->acc_seq,
                                                                    .start = sim->now, .done = ASC_NEVER};
     sim->race_exec++;
@@ -283,7 +297,11 @@ static void on_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write
     AscCore *c = ud;
     AscRaceCore *rc = c->race;
     uint32_t *sh = buf < ASC_BUF_COUNT ? rc->shadow[buf] : NULL;
-    if (!sh || hi <= lo) return; /* GM is not checked */
+    if (buf == ASC_BUF_GM && rc->gm) {
+        asc_race_gm_access(c, rc->acc_pipe, rc->acc_epoch, rc->acc_pc, rc->acc_atomic && write, lo, hi, write);
+        return;
+    }
+    if (!sh || hi <= lo) return; /* GM: only with --sanitize=racecheck (race_gm.c) */
     AscSim *sim = c->sim;
     uint8_t q = rc->acc_pipe, ns = rc->nslots, qs = rc->pipe_slot[q];
     const uint32_t *vc = rc->vc[q];

@@ -63,6 +63,7 @@ bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata)
         if (!a->init) return false;
         if (rodata) memset(a->init, 1, n);
     }
+    if ((sim->san & ASC_SAN_RACECHECK) && !rodata && !asc_race_gm_alloc(sim, a)) return false;
     sim->nallocs++;
     if (!rodata) sim->nuser_allocs++;
     return true;
@@ -70,7 +71,10 @@ bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata)
 
 void asc_san_free(AscSim *sim)
 {
-    for (uint32_t i = 0; i < sim->nallocs; i++) asc_free(&sim->alloc, sim->allocs[i].init);
+    for (uint32_t i = 0; i < sim->nallocs; i++) {
+        asc_free(&sim->alloc, sim->allocs[i].init);
+        asc_free(&sim->alloc, sim->allocs[i].race);
+    }
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++)
         for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&sim->alloc, sim->cores[i].init[b]);
 }
@@ -129,22 +133,30 @@ static unsigned check_index(unsigned check)
     return i < ASC_SAN_CHECKS ? i : 0;
 }
 
-/* "MTE3 mov_ub_to_out at k.s:12 (core0.veccore0, pc 0x0040, cycle 812)" */
-static void who(const AscSim *sim, const AscCore *c, uint8_t pipe, uint32_t pc, char *buf, size_t size)
+/* "MTE3 `mov_ub_to_out ...` at k.s:12 (core0.veccore0, pipe MTE3, pc 0x0040, cycle 812)";
+ * without the cycle for an earlier access (race_gm.c), whose cycle is not kept. */
+void asc_san_who(const AscSim *sim, const AscCore *c, uint8_t pipe, uint32_t pc, bool cycle, char *buf, size_t size)
 {
-    char name[48], src[300] = "", text[96] = "?";
+    char name[48], src[300] = "", text[96] = "?", cyc[32] = "";
     const AscProg *p = c->prog;
     if (pc >= p->entry && pc < p->entry + p->size && !(pc & 3)) asc_insn_print(&p->insn[(pc - p->entry) / 4], text, sizeof text);
     asc_sim_source(sim, pc, src, sizeof src);
-    snprintf(buf, size, "%s `%s`%s%s (%s, pipe %s, pc 0x%04x, cycle %llu)", asc_pipe_lane(pipe), text,
+    if (cycle) snprintf(cyc, sizeof cyc, ", cycle %llu", (unsigned long long)sim->now);
+    snprintf(buf, size, "%s `%s`%s%s (%s, pipe %s, pc 0x%04x%s)", asc_pipe_lane(pipe), text,
              src[0] ? " at " : "", src, asc_sim_core_name(sim, c->index, name, sizeof name),
-             asc_pipe_name(pipe) ? asc_pipe_name(pipe) : "?", pc, (unsigned long long)sim->now);
+             asc_pipe_name(pipe) ? asc_pipe_name(pipe) : "?", pc, cyc);
 }
 
-/* One occurrence of a finding keyed (check, pc, what); the text is formatted only for the
- * first one. */
-static void report(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, uint8_t pipe, uint32_t pc,
-                   uint32_t what, const char *fmt, ...)
+static void who(const AscSim *sim, const AscCore *c, uint8_t pipe, uint32_t pc, char *buf, size_t size)
+{
+    asc_san_who(sim, c, pipe, pc, true, buf, size);
+}
+
+/* One occurrence of a finding keyed (check, pc, what).  Only the first one of a key that is
+ * listed is formatted: the caller formats into the returned buffer (NULL: counted only), so a
+ * finding repeated a million times costs a million key comparisons, not a million messages. */
+char *asc_san_claim(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, uint8_t pipe, uint32_t pc,
+                    uint32_t what)
 {
     /* an occurrence = one execution of an instruction (a vector op reports block by block) */
     uint64_t ex = sim->san_exec;
@@ -156,7 +168,7 @@ static void report(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, ui
                 s->count++;
                 sim->san_count[check_index(check)]++;
             }
-            return;
+            return NULL;
         }
     }
     if (sim->nsan == ASC_SIM_MAX_SAN) {
@@ -165,7 +177,7 @@ static void report(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, ui
             memcpy(sim->san_over_key, key, sizeof key);
             sim->san_count[check_index(check)]++;
         }
-        return;
+        return NULL;
     }
     sim->san_count[check_index(check)]++;
     uint32_t i = sim->nsan++;
@@ -179,15 +191,21 @@ static void report(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, ui
     s->pc = pc;
     s->count = 1;
     sim->san_what[i] = what;
+    return s->msg;
+}
+
+/* Format a claimed finding's message (cut at ASC_SAN_MSG when a source path is long). */
+void asc_san_put(char *m, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    vsnprintf(m, ASC_SAN_MSG, fmt, ap);
     va_end(ap);
 }
 
 /* ---- memcheck ---------------------------------------------------------------------------- */
 
-/* Why [lo, hi) is outside its allocation, or "" when it is inside. */
+/* Whether [lo, hi) is outside its allocation, and why (not formatted when why is NULL). */
 static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t hi, char *why, size_t size, int *which)
 {
     int i = alloc_of(sim, lo);
@@ -195,12 +213,12 @@ static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t h
     if (i >= 0) {
         const AscGmAlloc *a = &sim->allocs[i];
         if (a->rodata && write) {
-            snprintf(why, size, "%s [0x%llx, 0x%llx) is read-only", a->name, (unsigned long long)a->base,
+            if (why) snprintf(why, size, "%s [0x%llx, 0x%llx) is read-only", a->name, (unsigned long long)a->base,
                      (unsigned long long)(a->base + a->bytes));
             return true;
         }
         if (hi <= a->base + a->bytes) return false;
-        snprintf(why, size, "it starts in %s (%llu B at 0x%llx, %llu B allocated) and runs %llu B past its end",
+        if (why) snprintf(why, size, "it starts in %s (%llu B at 0x%llx, %llu B allocated) and runs %llu B past its end",
                  a->name, (unsigned long long)a->req, (unsigned long long)a->base, (unsigned long long)a->bytes,
                  (unsigned long long)(hi - a->base - a->bytes));
         return true;
@@ -212,19 +230,19 @@ static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t h
         if (a->base + a->bytes <= lo && (below < 0 || a->base > sim->allocs[below].base)) below = (int)j;
         if (a->base >= hi && (above < 0 || a->base < sim->allocs[above].base)) above = (int)j;
     }
+    *which = below >= 0 ? below : above;
+    if (!why) return true;
     int n = snprintf(why, size, "it lies outside every allocation");
     if (below >= 0 && (size_t)n < size) {
         const AscGmAlloc *a = &sim->allocs[below];
         n += snprintf(why + n, size - (size_t)n, ": %llu B past the end of %s (%llu B at 0x%llx, %llu B allocated)",
                       (unsigned long long)(lo - a->base - a->bytes), a->name, (unsigned long long)a->req,
                       (unsigned long long)a->base, (unsigned long long)a->bytes);
-        *which = below;
     } else if (above >= 0 && (size_t)n < size) {
         const AscGmAlloc *a = &sim->allocs[above];
         n += snprintf(why + n, size - (size_t)n, ": %llu B before %s (%llu B at 0x%llx)",
                       (unsigned long long)(a->base - lo), a->name, (unsigned long long)a->req,
                       (unsigned long long)a->base);
-        *which = above;
     }
     return true;
 }
@@ -238,15 +256,20 @@ bool asc_san_gm(void *ud, bool write, uint64_t lo, uint64_t hi)
     if (hi <= lo || (!full && (!write || !sim->nuser_allocs))) return true;
     char why[400];
     int which;
-    if (!mem_violation(sim, write, lo, hi, why, sizeof why, &which)) return true;
+    if (!mem_violation(sim, write, lo, hi, NULL, 0, &which)) return true;
     const char *rw = write ? "write" : "read";
-    if (!full)
+    if (!full) {
+        mem_violation(sim, write, lo, hi, why, sizeof why, &which);
         return asc_exec_fault(&c->ctx, "memcheck: GM %s of %llu B [0x%llx, 0x%llx): %s", rw,
                               (unsigned long long)(hi - lo), (unsigned long long)lo, (unsigned long long)hi, why);
+    }
+    char *m = asc_san_claim(sim, ASC_SAN_MEMCHECK, ASC_SEV_ERROR, c, c->xpipe, c->xpc,
+                            (uint32_t)write | (uint32_t)(which + 1) << 1);
+    if (!m) return true;
+    mem_violation(sim, write, lo, hi, why, sizeof why, &which);
     char at[480];
     who(sim, c, c->xpipe, c->xpc, at, sizeof at);
-    report(sim, ASC_SAN_MEMCHECK, ASC_SEV_ERROR, c, c->xpipe, c->xpc, (uint32_t)write | (uint32_t)(which + 1) << 1,
-           "memcheck: invalid GM %s of %llu B [0x%llx, 0x%llx) by %s: %s", rw, (unsigned long long)(hi - lo),
+    asc_san_put(m, "memcheck: invalid GM %s of %llu B [0x%llx, 0x%llx) by %s: %s", rw, (unsigned long long)(hi - lo),
            (unsigned long long)lo, (unsigned long long)hi, at, why);
     return true;
 }
@@ -261,6 +284,7 @@ static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool w
     uint64_t off = 0;
     const char *name = asc_exec_buf_name(buf);
     char aname[sizeof sim->allocs[0].name + 8] = "";
+    const AscGmAlloc *ga = NULL;
     if (buf == ASC_BUF_GM) {
         int i = alloc_of(sim, lo);
         if (i < 0) return; /* memcheck's business */
@@ -268,7 +292,7 @@ static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool w
         init = a->init;
         off = a->base;
         if (hi > a->base + a->bytes) hi = a->base + a->bytes;
-        snprintf(aname, sizeof aname, " (%s)", a->name);
+        ga = a;
     } else if (buf < ASC_BUF_COUNT) {
         init = c->init[buf];
     }
@@ -286,10 +310,12 @@ static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool w
     uint64_t blo = off + g * ASC_RACE_GRANULE, bhi = off + e * ASC_RACE_GRANULE;
     if (blo < lo) blo = lo;
     if (bhi > hi) bhi = hi;
+    char *m = asc_san_claim(sim, ASC_SAN_INITCHECK, ASC_SEV_ERROR, c, c->xpipe, c->xpc, (uint32_t)buf);
+    if (!m) return;
+    if (ga) snprintf(aname, sizeof aname, " (%s)", ga->name);
     char at[480];
     who(sim, c, c->xpipe, c->xpc, at, sizeof at);
-    report(sim, ASC_SAN_INITCHECK, ASC_SEV_ERROR, c, c->xpipe, c->xpc, (uint32_t)buf,
-           "initcheck: %s reads %s [0x%llx, 0x%llx)%s, never written in this run", at, name,
+    asc_san_put(m, "initcheck: %s reads %s [0x%llx, 0x%llx)%s, never written in this run", at, name,
            (unsigned long long)blo, (unsigned long long)bhi, aname);
 }
 
@@ -343,10 +369,9 @@ void asc_san_issue(AscSim *sim, AscCore *c, uint8_t pipe, const AscInsn *in)
         return;
     }
     if (!c->since_bar[pipe]) {
-        char at[480];
-        who(sim, c, pipe, c->pc, at, sizeof at);
-        report(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, pipe, c->pc, 1,
-               "synccheck: %s waits for nothing: pipe %s was given no instruction since %s", at, asc_pipe_name(pipe),
+        char *m = asc_san_claim(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, pipe, c->pc, 1), at[480];
+        if (m) who(sim, c, pipe, c->pc, at, sizeof at);
+        if (m) asc_san_put(m, "synccheck: %s waits for nothing: pipe %s was given no instruction since %s", at, asc_pipe_name(pipe),
                c->seen_bar[pipe] ? "its last barrier" : "the start");
     }
     c->since_bar[pipe] = 0;
@@ -359,10 +384,9 @@ void asc_san_bar_all(AscSim *sim, AscCore *c)
     uint32_t any = 0;
     for (unsigned p = 1; p < ASC_PIPE_COUNT; p++) any |= c->since_bar[p];
     if (!any) {
-        char at[480];
-        who(sim, c, ASC_PIPE_S, c->pc, at, sizeof at);
-        report(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, ASC_PIPE_S, c->pc, 1,
-               "synccheck: %s waits for nothing: no pipe was given an instruction since %s", at,
+        char *m = asc_san_claim(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, ASC_PIPE_S, c->pc, 1), at[480];
+        if (m) who(sim, c, ASC_PIPE_S, c->pc, at, sizeof at);
+        if (m) asc_san_put(m, "synccheck: %s waits for nothing: no pipe was given an instruction since %s", at,
                c->seen_bar[0] ? "the last barrier" : "the start");
     }
     memset(c->since_bar, 0, sizeof c->since_bar);
@@ -373,10 +397,10 @@ void asc_san_wait(AscSim *sim, AscCore *c, uint8_t pipe, uint32_t pc, const AscI
 {
     if (in->psrc >= ASC_PIPE_COUNT || in->pdst >= ASC_PIPE_COUNT || in->event >= ASC_MAX_EVENTS) return;
     if (c->sets_flag[in->psrc][in->pdst] & (1u << in->event)) return;
-    char at[480];
+    char *m = asc_san_claim(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, pipe, pc, 2), at[480];
+    if (!m) return;
     who(sim, c, pipe, pc, at, sizeof at);
-    report(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, pipe, pc, 2,
-           "synccheck: %s waits for flag %s -> %s id %u, which no set_flag of the program sets", at,
+    asc_san_put(m, "synccheck: %s waits for flag %s -> %s id %u, which no set_flag of the program sets", at,
            asc_pipe_name(in->psrc), asc_pipe_name(in->pdst), in->event);
 }
 
@@ -388,10 +412,11 @@ void asc_san_core_end(AscSim *sim, AscCore *c)
             for (unsigned e = 0; e < ASC_MAX_EVENTS; e++) {
                 const AscFlag *f = &c->flags[s][d][e];
                 if (!f->set) continue;
-                char at[480];
+                char *m = asc_san_claim(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, (uint8_t)s, f->set_pc,
+                                        3 | (d << 8) | (e << 16)), at[480];
+                if (!m) continue;
                 who(sim, c, (uint8_t)s, f->set_pc, at, sizeof at);
-                report(sim, ASC_SAN_SYNCCHECK, ASC_SEV_WARNING, c, (uint8_t)s, f->set_pc, 3 | (d << 8) | (e << 16),
-                       "synccheck: flag %s -> %s id %u set by %s is still set at `end`: no wait_flag consumed it",
+                asc_san_put(m, "synccheck: flag %s -> %s id %u set by %s is still set at `end`: no wait_flag consumed it",
                        asc_pipe_name((AscPipe)s), asc_pipe_name((AscPipe)d), e, at);
             }
 }

@@ -183,6 +183,7 @@ static ASC_EXEC_FN(LOAD)
     if (addr <= asc_gm_size(ctx->gm) - size) { /* else the read below names the GM size */
         if (ctx->on_gm && !ctx->on_gm(ctx->gm_ud, false, addr, addr + size)) return false;
         if (c->sim->san & ASC_SAN_INITCHECK) asc_san_scalar_gm(c, addr, addr + size, false);
+        if (c->race && c->race->gm) asc_race_gm_scalar(c, addr, addr + size, false);
     }
     if (!asc_gm_read(ctx->gm, addr, b, size))
         return xfail(ctx, ASC_FAULT_ACCESS, "scalar GM load [0x%llx, 0x%llx) is outside GM (%llu bytes)",
@@ -209,6 +210,7 @@ static ASC_EXEC_FN(STORE)
     if (addr <= asc_gm_size(ctx->gm) - size) {
         if (ctx->on_gm && !ctx->on_gm(ctx->gm_ud, true, addr, addr + size)) return false;
         if (c->sim->san & ASC_SAN_INITCHECK) asc_san_scalar_gm(c, addr, addr + size, true);
+        if (c->race && c->race->gm) asc_race_gm_scalar(c, addr, addr + size, true);
     }
     for (unsigned i = 0; i < size; i++) b[i] = (uint8_t)(v >> (8 * i));
     if (!asc_gm_write(ctx->gm, addr, b, size))
@@ -407,6 +409,7 @@ static void release_sync_all(AscSim *sim, uint64_t t)
 
 static void sync_all_arrive(AscSim *sim, AscCore *c, uint64_t t)
 {
+    if (c->race && c->race->gm) asc_race_gm_sync_arrive(sim, c);
     stall_on(c, ASC_SS_SYNC_ALL, t);
     c->sync_gen = sim->sync_gen;
     if (++sim->sync_arrived < sim->ncores - sim->finished) return;
@@ -455,6 +458,7 @@ static bool resolve_xwait(AscSim *sim, AscCore *c, uint64_t *t)
 static bool resolve_sync_all(AscSim *sim, AscCore *c, uint64_t *t)
 {
     if (sim->sync_gen == c->sync_gen) return sleep_until(sim, c, ASC_NEVER);
+    if (c->race && c->race->gm) asc_race_gm_sync_leave(sim, c);
     uint64_t stall = *t - c->swait_since;
     c->pipes[ASC_PIPE_S].stats.sync_all_cycles += stall;
     *t = finish_stalled(sim, c, *t, stall, ASC_STALL_SYNC_ALL);
@@ -548,6 +552,7 @@ static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t t
         if (!asc_flag_set(sim, c, ASC_PIPE_S, in->pdst, in->event, at, c->pc)) return false;
         if (c->race) asc_race_flag_set(c, ASC_PIPE_S, in->pdst, in->event, 0);
     } else {
+        if (c->race && c->race->gm) asc_race_gm_xset(c, ASC_PIPE_S, 0);
         if (!asc_xcore_set(sim, c, in->mode, in->xid, at, c->pc, ASC_PIPE_S)) return false;
         if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
     }

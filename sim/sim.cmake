@@ -3,6 +3,6 @@
 # sim/CMakeLists.txt after exec.cmake.  Its tests assemble their kernels, so
 # they are registered in tests/CMakeLists.txt.
 set(d ${CMAKE_CURRENT_SOURCE_DIR})
-asc_add_part(sim SOURCES ${d}/sim.c ${d}/core.c ${d}/scalar.c ${d}/exec_scalar_ub.c ${d}/exec_print.c ${d}/sched.c ${d}/hbm.c ${d}/race.c
+asc_add_part(sim SOURCES ${d}/sim.c ${d}/core.c ${d}/scalar.c ${d}/exec_scalar_ub.c ${d}/exec_print.c ${d}/sched.c ${d}/hbm.c ${d}/race.c ${d}/race_gm.c
   ${d}/san.c ${d}/pool.c
   DEPS exec config loader isa LIBS Threads::Threads)

@@ -99,6 +99,8 @@ typedef struct AscRaceCore {
     uint8_t acc_pipe;
     uint32_t acc_pc, acc_epoch;
     uint64_t acc_seq;
+    uint8_t acc_atomic;               /* the instruction writes GM under st_atomic (racecheck on GM) */
+    struct AscRaceGmCore *gm;         /* racecheck on GM and across cores (race_gm.c); NULL when off */
 } AscRaceCore;
 
 /* ---- sanitizers (san.c) ------------------------------------------------- */
@@ -114,6 +116,7 @@ typedef struct AscGmAlloc {
     char name[ASC_NAME_MAX + 16]; /* "argument 'x'", ".rodata", "gm allocation 3" */
     bool rodata, named;
     uint8_t *init;                /* initcheck: per 32 B granule, 1 = written */
+    uint32_t *race;               /* racecheck: per 32 B granule, ASC_RACE_GM_WORDS (race_gm.c) */
 } AscGmAlloc;
 
 typedef struct AscPipeUnit {
@@ -315,6 +318,7 @@ struct AscSim {
     uint64_t san_last_exec[ASC_SIM_MAX_SAN];
     uint64_t san_exec;              /* instruction executions so far (one occurrence each) */
     uint64_t san_over_key[3];       /* the last unlisted occurrence */
+    uint32_t *race_bar;             /* racecheck on GM: what sync_all passes on (ncores words, race_gm.c) */
     /* what-if flag rules (asc_sim_flag_rule, asc-sim explain): flag a -> flag b */
     uint32_t nrules;
     struct { uint8_t kind, a[3], b[3]; } rules[ASC_SIM_MAX_FLAG_RULES];
@@ -386,6 +390,28 @@ void asc_race_resolve(AscSim *sim, AscCore *c, AscPipeUnit *p, uint64_t done);
 
 void asc_race_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
+/* race_gm.c: racecheck on GM and across cores (only with --sanitize=racecheck) */
+#define ASC_RACE_GM_WORDS 12
+bool asc_race_gm_init(AscSim *sim, AscCore *c);
+void asc_race_gm_free(AscSim *sim, AscCore *c);
+bool asc_race_gm_alloc(AscSim *sim, AscGmAlloc *a);
+void asc_race_gm_issue(AscCore *c, uint8_t pipe, uint32_t i);
+void asc_race_gm_start(AscCore *c, uint8_t pipe, uint32_t i);
+void asc_race_gm_flag_wait(AscCore *c, uint8_t src, uint8_t dst);
+void asc_race_gm_xwait(AscCore *c, uint8_t xid);
+void asc_race_gm_drain(AscCore *c);
+/* A cross-core set of c from unit src (local clock vc) takes effect: one release of c. */
+void asc_race_gm_release(AscCore *c, uint8_t src, const uint32_t *vc);
+/* The release just made by c reaches counter xid of core t. */
+void asc_race_gm_deliver(const AscCore *c, AscCore *t, uint8_t xid);
+void asc_race_gm_sync_arrive(AscSim *sim, AscCore *c);
+void asc_race_gm_sync_leave(AscSim *sim, AscCore *c);
+/* A GM access of the instruction being executed (pipe: race.c's acc_*; S: scalar). */
+void asc_race_gm_access(AscCore *c, uint8_t pipe, uint32_t epoch, uint32_t pc, bool atomic, uint64_t lo,
+                        uint64_t hi, bool write);
+void asc_race_gm_scalar(AscCore *c, uint64_t lo, uint64_t hi, bool write);
+void asc_race_gm_xset(AscCore *c, uint8_t src, uint32_t i); /* race.c: the setter's clock, then release */
+
 /* san.c: the sanitizers' hooks */
 bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata);
 void asc_san_free(AscSim *sim);
@@ -399,6 +425,15 @@ void asc_san_issue(AscSim *sim, AscCore *c, uint8_t pipe, const AscInsn *in);
 void asc_san_bar_all(AscSim *sim, AscCore *c);
 void asc_san_wait(AscSim *sim, AscCore *c, uint8_t pipe, uint32_t pc, const AscInsn *in);
 void asc_san_core_end(AscSim *sim, AscCore *c);
+/* A new finding (check, pc, what): its message buffer (ASC_SAN_MSG bytes) to format, or NULL when
+ * it is one more occurrence of a listed one or beyond the list (counted, not formatted). */
+#define ASC_SAN_MSG sizeof(((AscSimSanIssue *)0)->msg)
+char *asc_san_claim(AscSim *sim, unsigned check, AscSev sev, const AscCore *c, uint8_t pipe, uint32_t pc,
+                    uint32_t what);
+void asc_san_put(char *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "MTE3 `mov_ub_to_out ...` at k.s:12 (core0.veccore0, pipe MTE3, pc 0x0040[, cycle 812])" */
+void asc_san_who(const AscSim *sim, const AscCore *c, uint8_t pipe, uint32_t pc, bool cycle, char *buf,
+                 size_t size);
 
 /* sim.c */
 bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint32_t pc, uint16_t op,

@@ -18,8 +18,8 @@
 
 #include "exec_internal.h"
 
-/* Linear time: the group of an address is a mask when groups is a power of
- * two (910B: 16) and a modulo otherwise, computed once per block; RW counts
+/* Linear time: the group of an address is a mask (config.c requires
+ * ub_bank_groups to be a power of two; 910B: 16), computed once per block; RW counts
  * reads and writes per bank in a small open-addressing table (at most
  * 2 * ASC_BANK_MAX_BLOCKS distinct banks), so each block is looked at a
  * constant number of times.  The result is the same as comparing every
@@ -49,8 +49,7 @@ AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep)
     uint32_t groups = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUPS];
     uint32_t glo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO];
     uint32_t llo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
-    bool pow2 = (groups & (groups - 1)) == 0;
-    uint64_t gmask = groups - 1;
+    uint64_t gmask = groups - 1; /* a power of two (config.c) */
     uint8_t rcount[64], wcount[64]; /* groups <= 64 (config range), counts <= ASC_BANK_MAX_BLOCKS */
     memset(rcount, 0, groups);
     memset(wcount, 0, groups);
@@ -58,14 +57,14 @@ AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep)
     AscBankCost c = {0, 0, 0, 0};
     for (uint32_t i = 0; i < rep->nread; i++) {
         uint64_t x = rep->read[i] >> glo;
-        uint32_t g = (uint32_t)(pow2 ? x & gmask : x % groups);
+        uint32_t g = (uint32_t)(x & gmask);
         rg[i] = (uint8_t)g;
         if (++rcount[g] > c.r) c.r = rcount[g];
     }
     bool both = false; /* some group has reads and writes */
     for (uint32_t i = 0; i < rep->nwrite; i++) {
         uint64_t x = rep->write[i] >> glo;
-        uint32_t g = (uint32_t)(pow2 ? x & gmask : x % groups);
+        uint32_t g = (uint32_t)(x & gmask);
         wg[i] = (uint8_t)g;
         if (++wcount[g] > c.w) c.w = wcount[g];
         if (rcount[g]) both = true;

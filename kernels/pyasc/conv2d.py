@@ -118,7 +118,7 @@ def bias_rows_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.Glob
         r = r0 + t
         src = yoff + r * w
         bv = bl.get_value(r % o)
-        if src + blocks * 8 > total:
+        if blocks * 8 > w:  # no whole block past the row: the next row may be another core's (racecheck)
             full = w // 8
             if full > 0:
                 asc.data_copy(row, yg[src:], asc.DataCopyParams(1, full, 0, 0))

@@ -32,8 +32,8 @@ MAX_N = 8192
 @asc.jit
 def bias_act_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.GlobalAddress, rows: int,
                     per_core: int, yoff: int, w: asc.ConstExpr[int], act: asc.ConstExpr[str]):
-    """y[yoff + r*w + j] = act(y[...] + bias[j]) (float32, in place); core c does rows
-    [c*per_core, min(rows, (c+1)*per_core))."""
+    """y[yoff + r*w + j] = act(y[...] + bias[j]) (float32, in place; y an int32 view, so a
+    row's tail can be read by scalar loads); core c does rows [c*per_core, min(rows, (c+1)*per_core))."""
     c = asc.get_block_idx()
     r0 = c * per_core
     nr = min(per_core, rows - r0)
@@ -53,8 +53,18 @@ def bias_act_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.Globa
     o = asc.LocalTensor(f32, asc.TPosition.VECOUT, 4 * slot, wp)
     blocks = (w + 7) // 8
     asc.data_copy(bl, bg, asc.DataCopyParams(1, blocks, 0, 0))
+    full = w // 8
     for r in range(nr):
-        asc.data_copy(row, yg[r * w:], asc.DataCopyParams(1, blocks, 0, 0))
+        # whole 32 B blocks only inside the row: the next row may be another core's, which it
+        # writes meanwhile (racecheck on GM); the tail through this core's workspace
+        if full > 0:
+            asc.data_copy(row.reinterpret_cast(asc.int32), yg[r * w:], asc.DataCopyParams(1, full, 0, 0))
+        if w > full * 8:
+            for i in range(w - full * 8):
+                wg.set_value(i, yg.get_value(r * w + full * 8 + i))
+            asc.set_flag(asc.HardEvent.S_MTE2, 0)     # the scalar stores before the DMA reads ws
+            asc.wait_flag(asc.HardEvent.S_MTE2, 0)
+            asc.data_copy(row.reinterpret_cast(asc.int32)[full * 8:], wg, asc.DataCopyParams(1, 1, 0, 0))
         asc.set_flag(asc.HardEvent.MTE2_V, 0)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
         if act == "none":
@@ -67,7 +77,7 @@ def bias_act_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.Globa
             ew._f32_compute(act, o, row, t, u, w)
         asc.set_flag(asc.HardEvent.V_MTE3, 0)
         asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-        cm.store_tail(yg[r * w:], o, w, wg, 8)
+        cm.store_tail(yg[r * w:], o.reinterpret_cast(asc.int32), w, wg, 8)
         asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
         asc.set_flag(asc.HardEvent.MTE3_V, 0)
@@ -90,7 +100,7 @@ def linear(a, b, bias, act="none", target=None, cores=None, out=None, out_offset
     mm.matmul(a, b, target=target, cores=cores, out=out, out_offset=out_offset, **launch)
     with cm.on_target(target) as tgt:
         ncores, per = cm.core_split(m, 1, cores, tgt)
-        bias_act_kernel[ncores](out.reshape(-1), bias, cm.workspace(np.float32, ncores), m, per, out_offset, n, act,
+        bias_act_kernel[ncores](out.reshape(-1).view(np.int32), bias, cm.workspace(np.float32, ncores), m, per, out_offset, n, act,
                                 **launch)
     return out
 

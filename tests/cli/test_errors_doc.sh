@@ -42,6 +42,14 @@ printf '.kernel k, aiv\n        bne x1, x0, nowhere\n        end\n' > bad_label.
 printf '.kernel k, aiv\nL:\nL:\n        end\n' > dup_label.s
 printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, len=99999\n        end\n' > bad_field.s
 printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, frob=1\n        end\n' > bad_key.s
+# the assembler's own error files (each line annotated with its diagnostic, tests/asm/err_*.s)
+cp "$src"/tests/asm/err_*.s . && cp -r "$src/tests/asm/inc" . || exit 1
+{ echo '.kernel k, aiv'; for _ in $(seq 60); do echo '        frob'; done; echo '        end'; } > many.s
+# profiles: an unknown key, a future version, a non-power-of-two and an out-of-range value
+echo '{"version": 1, "frob": 1}' > cfg_key.json
+echo '{"version": 99}' > cfg_ver.json
+echo '{"version": 1, "ub_bank_groups": 3}' > cfg_pow.json
+echo '{"version": 1, "ub_bank_groups": 128}' > cfg_rng.json
 # asc-viz trace-format errors
 echo 'not json' > tr_text.json
 echo '{"x": 1}' > tr_noev.json
@@ -55,6 +63,12 @@ fault f_gm '.kernel k, aiv\n.arg x, gm, f16\n        li x1, 0\n        li x2, 0x
 fault f_flag '.kernel k, aiv\n        wait_flag v, mte3, 0\n        end\n' || exit 1
 fault f_xflag '.kernel k, aiv\n        wait_flag_dev 3\n        end\n' || exit 1
 fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
+# sanitizer findings (docs/timing.md, Sanitizers)
+$py -c "
+import numpy as np
+np.save('x100.npy', np.ones(100, dtype=np.float16)); np.save('w.npy', np.zeros(64, dtype=np.float32))" || exit 1
+fault f_bar '.kernel k, aiv\n        bar mte2\n        end\n' || exit 1
+fault f_race '.kernel mx, mix\n.arg ws, gm, f32\n.aic\n        li x2, 7\n        st.w x2, 0(x0)\n        end\n.aiv\n        ld.w x3, 0(x0)\n        end\n' || exit 1
 VADD='vadd.bin --arg x=x.npy --arg y=x.npy --arg n=4096'
 fails=0 rows=0
 while IFS= read -r line; do
@@ -64,7 +78,7 @@ while IFS= read -r line; do
   msg=$(sed -E 's/.*\| `(.*)` \|$/\1/' <<<"$line")
   cmd=${cmd//\$VADD/$VADD}
   rows=$((rows + 1))
-  rm -rf z.npy rep
+  rm -rf z.npy xo.npy rep
   # shellcheck disable=SC2086 # the command is split into words as written
   timeout 20 $cmd > out 2> err < /dev/null
   rc=$?

@@ -37,7 +37,7 @@ expect() { # expect NAME TEXT: the last output contains TEXT
   fi
 }
 clean() { # clean NAME: no sanitizer finding in the last output
-  if grep -qE "memcheck|initcheck|synccheck|race \(" <<<"$out"; then
+  if grep -qE "memcheck|initcheck|synccheck|racecheck|race \(" <<<"$out"; then
     echo "FAIL $1: findings in a clean kernel"
     echo "$out" | grep -E "memcheck|initcheck|synccheck|race" | head -5
     fails=$((fails + 1))
@@ -102,6 +102,26 @@ check sync_wait 1 "$sim" run sw.bin --sanitize=synccheck --arg a=a.npy
 expect sync_wait "waits for flag mte2 -> v id 2, which no set_flag of the program sets"
 check bad_name 1 "$sim" run sc.bin --sanitize=memcheck,bogus --arg a=a.npy
 expect bad_name "asc-sim: --sanitize: unknown check 'bogus' (the checks are memcheck, initcheck, racecheck, synccheck, all)"
+
+# racecheck on GM and across cores (sim/race_gm.c)
+$py -c "import numpy as np; np.save('w.npy', np.zeros(64, np.float32))"
+printf '.kernel mx, mix\n.arg ws, gm, f32\n.aic\n  li x2, 7\n  st.w x2, 0(x0)\n  set_cross_core s, 2, 1\n  end\n.aiv\n  wait_flag_dev 1\n  ld.w x3, 0(x0)\n  end\n' > mxf.s
+printf '.kernel mx, mix\n.arg ws, gm, f32\n.aic\n  li x2, 7\n  st.w x2, 0(x0)\n  end\n.aiv\n  ld.w x3, 0(x0)\n  end\n' > mxn.s
+printf '.kernel ov, aiv\n.arg z, gm, f32\n  li x3, 0\n  mov_ub_to_out x0, x3, nburst=1, len=1\n  end\n' > ov.s
+printf '.kernel dj, aiv\n.arg z, gm, f32\n  mfspr x5, block_idx\n  shli x5, x5, 5\n  add x6, x0, x5\n  li x3, 0\n  mov_ub_to_out x6, x3, nburst=1, len=1\n  end\n' > dj.s
+printf '.kernel at, aiv\n.arg z, gm, f32\n  li x4, 1\n  mtspr st_atomic, x4\n  li x3, 0\n  mov_ub_to_out x0, x3, nburst=1, len=1\n  end\n' > at.s
+for k in mxf mxn ov dj at; do "$as" $k.s -o $k.bin || { echo "FAIL: cannot assemble $k.s"; exit 1; }; done
+check gm_flag 0 "$sim" run mxf.bin --sanitize=racecheck --arg ws=w.npy
+clean gm_flag
+check gm_noflag 1 "$sim" run mxn.bin --sanitize=racecheck --arg ws=w.npy
+expect gm_noflag "racecheck (WAR) on GM: SCALAR \`st.w x2, 0(x0)\` at mxn.s:5 (core0.cubecore0, pipe s, pc 0x0004, cycle 501) writes argument 'ws' [0x40000000, 0x40000004) read by SCALAR \`ld.w x3, 0(x0)\` at mxn.s:8 (core0.veccore0, pipe s, pc 0x000c): no cross-core flag or sync_all orders them"
+check gm_overlap 1 "$sim" run ov.bin --blocks 2 --sanitize=racecheck --arg z=w.npy
+expect gm_overlap "racecheck (WAW) on GM: MTE3 \`mov_ub_to_out x0, x3, x31\` at ov.s:4 (core0.veccore1, pipe mte3"
+expect gm_overlap "writes argument 'z' [0x40000000, 0x40000020) written by MTE3 \`mov_ub_to_out x0, x3, x31\` at ov.s:4 (core0.veccore0, pipe mte3, pc 0x000c)"
+check gm_disjoint 0 "$sim" run dj.bin --blocks 2 --sanitize=racecheck --arg z=w.npy
+clean gm_disjoint
+check gm_atomic 0 "$sim" run at.bin --blocks 4 --sanitize=racecheck --arg z=w.npy
+clean gm_atomic
 
 # the repository's kernels run clean under every check
 for b in 1 4; do

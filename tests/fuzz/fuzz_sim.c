@@ -5,7 +5,8 @@
  * system); when it assembles, one of its
  * kernels (picked by a hash of the input) runs with asc_sim_* on the
  * image's target (teach unless the text says .target) on 1 or 2 blocks,
- * timed or functional (also picked by the hash), with tiny GM tensors
+ * timed or functional (also picked by the hash), half of the runs under
+ * every sanitizer check (--sanitize=all, also by the hash), with tiny GM tensors
  * (16 KiB each, a fixed pattern), int arguments 64 and float arguments 1.0,
  * for at most 100000 cycles.
  *
@@ -89,6 +90,7 @@ typedef struct Outcome {
     bool created;
     AscSimStatus st;
     uint64_t cycles, insns;
+    uint64_t san; /* sanitizer findings, listed or not */
     char fault[8192];
     char *json; /* malloc'd */
 } Outcome;
@@ -105,7 +107,7 @@ static const char *trace_dir(void)
 }
 
 static void run_once(const AscImage *img, const AscConfig *cfg, const char *kernel, uint32_t blocks,
-                     bool functional, bool trace, Outcome *out)
+                     bool functional, uint8_t san, bool trace, Outcome *out)
 {
     memset(out, 0, sizeof *out);
     AscDiags d;
@@ -118,7 +120,8 @@ static void run_once(const AscImage *img, const AscConfig *cfg, const char *kern
         tr = asc_trace_open(path, NULL, &obs.inner, &d);
         FUZZ_CHECK(tr != NULL, "asc_trace_open failed");
     }
-    AscSimDesc sd = {.cfg = cfg, .image = img, .kernel = kernel, .blocks = blocks, .functional = functional};
+    AscSimDesc sd = {.cfg = cfg, .image = img, .kernel = kernel, .blocks = blocks, .functional = functional,
+                     .sanitize = san};
     sd.observer = (AscSimObserver){&obs, on_insn, on_flag, on_counter};
     uint32_t before = d.nerrors;
     AscSim *sim = asc_sim_new(&sd, &d);
@@ -186,6 +189,21 @@ static void run_once(const AscImage *img, const AscConfig *cfg, const char *kern
             }
         }
     }
+    /* sanitizer findings: well-formed, counted at least as often as listed */
+    const AscSimSanIssue *list;
+    uint32_t nlisted;
+    out->san = asc_sim_san_issues(sim, &list, &nlisted);
+    FUZZ_CHECK(san || !nlisted, "sanitizer findings in a run without checks");
+    FUZZ_CHECK(nlisted <= ASC_SIM_MAX_SAN && out->san >= nlisted, "bad sanitizer counts");
+    for (uint32_t i = 0; i < nlisted; i++) {
+        FUZZ_CHECK(memchr(list[i].msg, 0, sizeof list[i].msg) && list[i].msg[0], "a finding without a message");
+        FUZZ_CHECK(list[i].count >= 1 && asc_san_check_name(list[i].check) != NULL, "a finding without a check");
+        FUZZ_CHECK(list[i].core < obs.ncores, "a finding on a core that does not exist");
+    }
+    AscDiags sd_diags;
+    asc_diags_init(&sd_diags, NULL);
+    (void)asc_sim_san_diag(sim, &sd_diags);
+    asc_diags_free(&sd_diags);
     char *text = asc_sim_report_text(sim);
     FUZZ_CHECK(text != NULL, "asc_sim_report_text failed");
     free(text);
@@ -244,15 +262,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *kernel = img.kernels[(h >> 8) % img.nkernels].name;
     uint32_t blocks = 1 + (h & 1);
     bool functional = (h & 6) == 6; /* a quarter of the runs */
+    uint8_t san = (h >> 3) & 1 ? ASC_SAN_ALL : 0; /* half of them */
 
     Outcome a, b;
-    run_once(&img, &cfg, kernel, blocks, functional, false, &a);
+    run_once(&img, &cfg, kernel, blocks, functional, san, false, &a);
     bool trace = a.created && a.insns < TRACE_MAX_INSNS;
-    run_once(&img, &cfg, kernel, blocks, functional, trace, &b);
+    run_once(&img, &cfg, kernel, blocks, functional, san, trace, &b);
     FUZZ_CHECK(a.created == b.created, "two sims of one input disagree on creation");
     if (a.created) {
         FUZZ_CHECK(a.st == b.st && a.cycles == b.cycles && a.insns == b.insns, "two runs of one input disagree");
         FUZZ_CHECK(strcmp(a.fault, b.fault) == 0, "two runs of one input give different fault texts");
+        FUZZ_CHECK(a.san == b.san, "two runs of one input give different sanitizer counts");
         FUZZ_CHECK(strcmp(a.json, b.json) == 0, "two runs of one input give different reports");
     }
     free(a.json);
