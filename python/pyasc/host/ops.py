@@ -20,7 +20,7 @@ Operators and their kernels:
 import numpy as np
 
 from ..compiler.errors import CompileError, KernelFault, LaunchError
-from . import kernels, log, memory, profiler, streams
+from . import fusion, kernels, log, memory, profiler, streams
 from .errors import AscendError, DTypeError, KernelLaunchError, KernelNotFound, ShapeError
 from .tensor import AscendTensor, full
 
@@ -57,10 +57,14 @@ def _wrap(op, e):
     return KernelLaunchError(msg)
 
 
-def launch(op, kernel, inputs, outputs, call):
+def launch(op, kernel, inputs, outputs, call, on_result=None):
     """Queue `call(**launch_options)` on the current stream; `kernel` is the JITFunction whose
-    last_result is the launch's LaunchResult.  Records timing and the profile."""
+    last_result is the launch's LaunchResult.  Records timing and the profile; on_result(res,
+    report dict) is called after the run.  Inputs still pending in a fusion scope are launched
+    first (pyasc.host.fusion)."""
     dev = outputs[0].device if outputs else memory.device()
+    for t in inputs:
+        fusion.materialize(t)
 
     def run(stream, after):
         trace = profiler.trace_path()
@@ -80,6 +84,8 @@ def launch(op, kernel, inputs, outputs, call):
                   kernel.__name__, getattr(kernel, "compile_seconds", 0.0), res.cycles, res.microseconds,
                   rep.get("blocks", 0), start, end)
         profiler.record(op, res, stream.index, start, end, len(cores), trace)
+        if on_result is not None:
+            on_result(res, rep)
         return end
     return streams.current_stream().submit(run, inputs, outputs)
 
@@ -179,7 +185,13 @@ def _operands(op, a, b):
 
 def _binary(op, module, fn, a, b, pre=None):
     kern = kernels.function(op, module, fn)
+    if fusion.current() is not None and op in ("add", "sub", "mul"):
+        r = _fused_scalar(op, a, b)
+        if r is not None:
+            return r
     a, b, shape, dtype = _operands(op, a, b)
+    if fusion.current() is not None and op in ("add", "sub", "mul") and a.size:
+        return fusion.record(op, a, b, out_factory=lambda: _out(shape, dtype, a))
     lib = kernels.library(module)
     out = _out(shape, dtype, a)
     if out.size == 0:
@@ -190,6 +202,24 @@ def _binary(op, module, fn, a, b, pre=None):
         call = lambda **o: pre(kern, a, b, out, **o)
     launch(op, lib.ew_kernel, [a, b], [out], call)
     return out
+
+
+def _fused_scalar(op, a, b):
+    """In a fusion scope, tensor (op) Python number as one scalar instruction (adds/muls); the
+    number is rounded to the tensor's dtype first, as the unfused path's constant tensor is."""
+    num = (int, float, np.integer, np.floating)
+    ta, tb = isinstance(a, AscendTensor), isinstance(b, AscendTensor)
+    if ta == tb or isinstance(a if tb else b, bool) or not isinstance(a if tb else b, num):
+        return None
+    t, s = (a, b) if ta else (b, a)
+    if t.dtype not in (np.dtype(np.float16), np.dtype(np.float32)) or t.size == 0:
+        return None
+    s = float(t.dtype.type(s))
+    if op == "sub":
+        fop, s = ("adds", -s) if ta else ("rsubs", s)
+    else:
+        fop = "adds" if op == "add" else "muls"
+    return fusion.record(fop, t, scalar=s, out_factory=lambda: _out(t.shape, t.dtype, t))
 
 
 def add(a, b):
@@ -221,6 +251,8 @@ def _unary(op, module, fn, x, kernel_attr="ew_kernel", **kw):
     if x.dtype not in (np.dtype(np.float16), np.dtype(np.float32)):
         raise DTypeError(f"pyasc.{op}: the kernel takes float16 and float32; got x ({_desc(x)})")
     x = x.contiguous()
+    if fusion.current() is not None and op in fusion.UNARY and x.size:
+        return fusion.record(op, x, out_factory=lambda: _out(x.shape, x.dtype, x))
     out = _out(x.shape, x.dtype, x)
     if out.size == 0:
         return out

@@ -91,6 +91,7 @@ def record(op, res, stream, start_cycle, end_cycle, cores, trace):
     rep = json.loads(res.report_json) if res.report_json else {}
     r = Record(len(_s.records), op, res.kernel, stream, rep.get("blocks", 0), rep.get("kind", "?"),
                res.cycles, start_cycle, end_cycle, rep.get("clock_mhz") or res._mhz, cores, trace)
+    r.gm_bytes = sum(v for k, v in (rep.get("bytes") or {}).items() if "GM" in k)
     _s.records.append(r)
     return r
 

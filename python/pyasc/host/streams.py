@@ -191,6 +191,8 @@ def synchronize():
 
 
 def wait_for(t):
+    from . import fusion
+    fusion.materialize(t)
     p = getattr(t, "_ready", None)
     if p is not None and not p.done:
         p.stream.synchronize(upto=p)
