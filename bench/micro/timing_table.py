@@ -2,7 +2,7 @@
 """timing_table.py -- the table of every profile key of docs/timing.md
 ("Sources and microbenchmarks"): value in each built-in profile (from
 `asc-sim config`), its source (the parenthesised source in
-sim/asc_config.def, else "assumption" with the reason below) and the
+target/asc_config.def, else "assumption" with the reason below) and the
 microbenchmark of bench/micro/micro.py that measures it (run here on
 ascend910b to get the names, so the column cannot drift).
 
@@ -47,6 +47,7 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; unpublished",
     "dma.fix_latency": "unpublished",
     "xcore_max_pending": None,
+    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished; 1 us is an order of magnitude for a DMA start across a link",
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 
@@ -81,7 +82,7 @@ def main():
     ap.add_argument("--build", default="build")
     a = ap.parse_args()
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    src = def_sources(os.path.join(top, "sim", "asc_config.def"))
+    src = def_sources(os.path.join(top, "target", "asc_config.def"))
     simbin = os.path.join(a.build, "sim", "asc-sim")
     cfg = {p: json.loads(subprocess.run([simbin, "config", "--target", p], check=True, capture_output=True,
                                         text=True).stdout) for p in PROFILES}

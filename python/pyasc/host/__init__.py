@@ -9,7 +9,7 @@ profiler, log (PYASC_DEBUG).
 """
 import functools
 
-from . import errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
+from . import distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
 from .errors import (AscendError, DeviceMemoryError, DTypeError, KernelLaunchError,  # noqa: F401
                      KernelNotFound, ShapeError, StreamError)
 from .memory import memory_allocator  # noqa: F401

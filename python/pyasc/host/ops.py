@@ -83,7 +83,7 @@ def launch(op, kernel, inputs, outputs, call, on_result=None):
         log.debug("  compiled %s in %.3f s; ran %d cycles (%.3f us) on %d blocks, simulated [%d, %d)",
                   kernel.__name__, getattr(kernel, "compile_seconds", 0.0), res.cycles, res.microseconds,
                   rep.get("blocks", 0), start, end)
-        profiler.record(op, res, stream.index, start, end, len(cores), trace)
+        profiler.record(op, res, stream.index, start, end, len(cores), trace, device=dev.rank)
         if on_result is not None:
             on_result(res, rep)
         return end
@@ -91,7 +91,7 @@ def launch(op, kernel, inputs, outputs, call, on_result=None):
 
 
 def _out(shape, dtype, like):
-    return AscendTensor.empty(shape, dtype, like.device.target)
+    return AscendTensor.empty(shape, dtype, device=like.device)
 
 
 def contiguous(x):
@@ -179,7 +179,7 @@ def _operands(op, a, b):
         if isinstance(x, AscendTensor):
             out.append(broadcast_to(x, shape))
         else:
-            out.append(full(shape, x, dtype, t.device.target))
+            out.append(full(shape, x, dtype, device=t.device))
     return out[0], out[1], shape, dtype
 
 
@@ -294,10 +294,10 @@ def softmax(x, dim=-1):
 def _norm(op, fn, x, gamma, beta, eps):
     x = _tensor(op, x)
     w = x.shape[-1] if x.ndim else 0
-    gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, x.device.target)
+    gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, device=x.device)
     args = [gamma]
     if fn == "layernorm":
-        beta = beta if beta is not None else full((w,), 0.0, x.dtype, x.device.target)
+        beta = beta if beta is not None else full((w,), 0.0, x.dtype, device=x.device)
         args.append(beta)
     for v, what in zip(args, ("gamma", "beta")):
         v = _tensor(op, v, what)
