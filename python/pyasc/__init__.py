@@ -21,5 +21,5 @@ from . import host as _host  # noqa: E402
 from .host import (AscendError, AscendTensor, empty, from_numpy, full, ones, randn, zeros,  # noqa: E402,F401
                    memory_allocator, register_op, utils, profiler)
 from .host import ops, streams as stream  # noqa: E402,F401
-from .host import fuse, distributed  # noqa: E402,F401
+from .host import fuse, distributed, autocast  # noqa: E402,F401
 _host.export(globals())

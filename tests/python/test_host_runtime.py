@@ -146,7 +146,6 @@ def test_matmul_on_the_cube_kernel():
 def test_operators_without_kernels_raise_naming_the_kernel():
     x = pyasc.from_numpy(np.ones((4, 8), np.float32))
     for f, what in ((lambda: pyasc.div(x, x), "vdiv"), (lambda: pyasc.ops.erf(x), "erf"),
-                    (lambda: pyasc.ops.conv2d(x, x, stride=1, padding=1), "conv"),
                     (lambda: pyasc.matmul(x, pyasc.ones((8, 2))), "matmul_cube")):
         with pytest.raises(pyasc.host.KernelNotFound) as e:
             f()

@@ -9,16 +9,17 @@ profiler, log (PYASC_DEBUG).
 """
 import functools
 
-from . import distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
+from . import amp, distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
 from .errors import (AscendError, DeviceMemoryError, DTypeError, KernelLaunchError,  # noqa: F401
                      KernelNotFound, ShapeError, StreamError)
 from .memory import memory_allocator  # noqa: F401
 from .tensor import AscendTensor, empty, from_numpy, full, ones, randn, zeros  # noqa: F401
 from .ops import register_op  # noqa: F401
 from .fusion import fuse  # noqa: F401
+from .amp import autocast  # noqa: F401,E402
 
 EAGER = ("add", "sub", "mul", "div", "matmul", "mm", "relu", "sigmoid", "tanh", "gelu", "erf", "softmax",
-         "layernorm", "layer_norm", "rmsnorm", "batch_norm", "conv2d", "max_pool2d", "avg_pool2d")
+         "layernorm", "layer_norm", "rmsnorm", "batch_norm", "conv2d", "max_pool2d", "avg_pool2d", "cast")
 
 
 def dual(kernel_fn, host_fn):

@@ -222,6 +222,7 @@ def _source(g, live, name):
         # the unfused kernels' sequences (elementwise.ew_kernel; ops.sub is axpy(-1, b, a))
         body = {"add": [f"asc.add({d}, {a}, {b}, cnt)"],
                 "mul": [f"asc.mul({d}, {a}, {b}, cnt)"],
+                "max": [f"asc.max({d}, {a}, {b}, cnt)"],
                 "sub": [f"asc.muls({d}, {b}, -1.0, cnt)", f"asc.add({d}, {d}, {a}, cnt)"],
                 "adds": [f"asc.adds({d}, {a}, {s}, cnt)"],
                 "muls": [f"asc.muls({d}, {a}, {s}, cnt)"],

@@ -15,12 +15,13 @@ Operators and their kernels:
   sub -> elementwise.axpy(-1, b, a) (= a - b exactly: -1*b is exact, then one rounded add),
   relu, sigmoid, tanh, gelu -> elementwise.*, softmax (last axis) -> softmax.softmax,
   layernorm, rmsnorm (last axis) -> norm.*, matmul/mm -> matmul_cube.matmul (its one shape);
-  div, erf, conv2d, batch_norm, max_pool2d, avg_pool2d: no kernel yet (KernelNotFound).
+  conv2d, batch_norm, cast, max_pool2d, avg_pool2d -> pyasc.host.nn (its docstring);
+  div, erf: no kernel yet (KernelNotFound).
 """
 import numpy as np
 
 from ..compiler.errors import CompileError, KernelFault, LaunchError
-from . import fusion, kernels, log, memory, profiler, streams
+from . import amp as autocast, fusion, kernels, log, memory, profiler, streams
 from .errors import AscendError, DTypeError, KernelLaunchError, KernelNotFound, ShapeError
 from .tensor import AscendTensor, full
 
@@ -149,6 +150,7 @@ def broadcast_to(x, shape):
 
 def _operands(op, a, b):
     """(a, b, shape, dtype) with both operands device tensors of the result's shape."""
+    a, b = autocast.operand(a), autocast.operand(b)
     ta, tb = isinstance(a, AscendTensor), isinstance(b, AscendTensor)
     if not ta and not tb:
         raise AscendError(f"pyasc.{op}: needs at least one AscendTensor, got {_name(a, 0)} and {_name(b, 1)}")
@@ -185,6 +187,7 @@ def _operands(op, a, b):
 
 def _binary(op, module, fn, a, b, pre=None):
     kern = kernels.function(op, module, fn)
+    a, b = autocast.operand(a), autocast.operand(b)
     if fusion.current() is not None and op in ("add", "sub", "mul"):
         r = _fused_scalar(op, a, b)
         if r is not None:
@@ -246,7 +249,7 @@ def div(a, b):
 
 def _unary(op, module, fn, x, kernel_attr="ew_kernel", **kw):
     kern = kernels.function(op, module, fn)
-    x = _tensor(op, x)
+    x = autocast.operand(_tensor(op, x))
     lib = kernels.library(module)
     if x.dtype not in (np.dtype(np.float16), np.dtype(np.float32)):
         raise DTypeError(f"pyasc.{op}: the kernel takes float16 and float32; got x ({_desc(x)})")
@@ -292,7 +295,8 @@ def softmax(x, dim=-1):
 
 
 def _norm(op, fn, x, gamma, beta, eps):
-    x = _tensor(op, x)
+    x = autocast.operand(_tensor(op, x))
+    gamma, beta = autocast.operand(gamma), autocast.operand(beta)
     w = x.shape[-1] if x.ndim else 0
     gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, device=x.device)
     args = [gamma]
@@ -334,6 +338,7 @@ def matmul(a, b):
     module constants M, K, N (256 each), float16 in, float32 out; other shapes and dtypes have
     no kernel (KernelNotFound)."""
     a, b = _tensor("matmul", a, "a"), _tensor("matmul", b, "b")
+    a, b = autocast.operand(a), autocast.operand(b)
     kern = kernels.function("matmul", "matmul_cube", "matmul")
     lib = kernels.library("matmul_cube")
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
@@ -349,26 +354,13 @@ def matmul(a, b):
     out = _out((lib.M, lib.N), np.float32, a)
     launch("matmul", kern, [a, b], [out],
            lambda **o: kern[lib.M // lib.MT](a._flat(), b._flat(), out._flat(), **o))
-    return out
+    return autocast.result(out)
 
 
 mm = matmul
 
 
-def _missing(op, module, name):
-    def f(*args, **kwargs):
-        kernels.function(op, module, name)
-        raise KernelNotFound(f"pyasc.{op}: kernels/pyasc/{module}.py has {name} but the host runtime does "
-                             f"not bind it yet")
-    f.__name__ = op
-    f.__doc__ = f"{op}: needs kernels/pyasc/{module}.py {name} (not in the kernel library yet)."
-    return f
-
-
-conv2d = _missing("conv2d", "conv", "conv2d")
-batch_norm = _missing("batch_norm", "norm", "batch_norm")
-max_pool2d = _missing("max_pool2d", "pool", "max_pool2d")
-avg_pool2d = _missing("avg_pool2d", "pool", "avg_pool2d")
+from .nn import avg_pool2d, batch_norm, cast, conv2d, max_pool2d  # noqa: E402,F401  (pyasc.host.nn)
 
 
 # ---- custom operators ------------------------------------------------------------------------

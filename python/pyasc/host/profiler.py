@@ -59,6 +59,7 @@ class _State:
     active = False
     records = []
     spans = []
+    kernel_traces = True
     tmp = None
     last = None
 
@@ -66,10 +67,14 @@ class _State:
 _s = _State()
 
 
-def start():
+def start(kernel_traces=True):
+    """Begin profiling.  kernel_traces=False records the operators (table, operator slices of
+    the combined trace) without each launch's instruction-level simulator trace, which for a
+    scalar-heavy kernel is large (conv2d's img2col at 1x64x56x56 writes several GB)."""
     if _s.active:
         return
     _s.active = True
+    _s.kernel_traces = bool(kernel_traces)
     _s.records = []
     _s.spans = []
     _s.tmp = tempfile.mkdtemp(prefix="pyasc-prof-")
@@ -82,7 +87,7 @@ def is_active():
 
 def trace_path():
     """Where the next launch writes its trace while profiling, else None."""
-    if not _s.active:
+    if not _s.active or not _s.kernel_traces:
         return None
     return os.path.join(_s.tmp, f"op{len(_s.records):05d}.json")
 
@@ -165,6 +170,8 @@ def _combine(recs, path, spans=()):
         ev.append({"name": name, "ph": "X", "pid": pid, "tid": lanes[(pid, lane)], "ts": round(start / mhz, 6),
                    "dur": round((end - start) / mhz, 6), "args": args})
     for r in recs:
+        if r.trace is None:
+            continue
         try:
             with open(r.trace, encoding="utf-8") as f:
                 tr = json.load(f)
