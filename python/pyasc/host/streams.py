@@ -22,7 +22,7 @@ simulated time.
 import contextlib
 
 from . import memory
-from .errors import StreamError
+from .errors import AscendError, KernelLaunchError, StreamError
 
 
 class Timeline:
@@ -65,6 +65,7 @@ class Pending:
         self.stream, self.run, self.inputs = stream, run, inputs
         self.done = False
         self.end = 0
+        self.error = None          # the exception the operator raised: its outputs are poisoned
 
 
 class Stream:
@@ -100,15 +101,21 @@ class Stream:
         return p
 
     def _execute(self, p):
-        after = 0
-        for t in p.inputs:
-            q = t._ready
-            if q is not None and not q.done:
-                q.stream.synchronize(upto=q)
-            if q is not None:
-                after = max(after, q.end)
-        p.end = p.run(self, after)
-        p.done = True
+        try:
+            after = 0
+            for t in p.inputs:
+                q = t._ready
+                if q is not None and not q.done:
+                    q.stream.synchronize(upto=q)
+                if q is not None:
+                    check(q)
+                    after = max(after, q.end)
+            p.end = p.run(self, after)
+        except Exception as e:
+            p.error = e
+            raise
+        finally:
+            p.done = True
 
     def synchronize(self, upto=None):
         """Run the queued work (up to and including `upto`); returns the stream's clock (cycles)."""
@@ -202,9 +209,25 @@ def synchronize():
     return max([_default.clock] + [s.clock for s in _all])
 
 
+def check(p):
+    """Raise if the operator of Pending p failed (its outputs hold no result)."""
+    e = getattr(p, "error", None)
+    if e is not None:
+        cls = type(e) if isinstance(e, AscendError) else KernelLaunchError
+        raise cls(f"this tensor has no value: the operator that produces it failed: "
+                  f"{getattr(e, 'message', e)}") from e
+
+
 def wait_for(t):
+    """Run the stream work producing t; raises if that work failed."""
     from . import fusion
     fusion.materialize(t)
     p = getattr(t, "_ready", None)
     if p is not None and not p.done:
-        p.stream.synchronize(upto=p)
+        try:
+            p.stream.synchronize(upto=p)
+        except Exception:
+            if p.error is None:
+                raise
+    if p is not None:
+        check(p)

@@ -137,8 +137,12 @@ class AscendTensor:
 
     def reshape(self, *shape):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
+        if shape.count(-1) > 1 or any(s < -1 for s in shape):
+            raise ShapeError(f"reshape: {shape} may have one -1 and no other negative size")
         if -1 in shape:
             known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            if known == 0 or self.size % known:     # numpy: -1 is undefined next to a 0 size
+                raise ShapeError(f"reshape: cannot reshape {self._shape} ({self.size} elements) to {shape}")
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise ShapeError(f"reshape: cannot reshape {self._shape} ({self.size} elements) to {shape}")
