@@ -7,8 +7,9 @@ Broadcasting and dtypes follow numpy: operand shapes broadcast (numpy rules); an
 shape is not the result's is first materialised on the device at the result's shape by the
 runtime's gather kernel (a device copy, kernels.gather).  A Python scalar takes the tensor's
 dtype (numpy's rule for Python scalars) and is uploaded as a constant tensor of the result's
-shape.  Two tensors of different dtypes would promote (numpy.result_type), which needs a cast
-kernel the library does not have: that is a DTypeError naming both operands.
+shape.  Two tensors of different dtypes would promote (numpy.result_type); the runtime does not
+insert the conversion silently: that is a DTypeError naming both operands and pointing to
+pyasc.cast (kernels/pyasc/cast.py) or pyasc.autocast.
 
 Operators and their kernels:
   add -> elementwise.vadd, mul -> elementwise.vmul,
@@ -165,8 +166,9 @@ def _operands(op, a, b):
                               f"{_name(b, 1)} on {b.device.target}")
         if a.dtype != b.dtype:
             r = np.result_type(a.dtype, b.dtype)
-            raise DTypeError(f"pyasc.{op}: {_name(a, 0)} and {_name(b, 1)} promote to {r.name}, which needs a "
-                             f"cast kernel; the kernel library has none (make both operands {r.name})")
+            raise DTypeError(f"pyasc.{op}: {_name(a, 0)} and {_name(b, 1)} promote to {r.name}; operators do not "
+                             f"convert implicitly: pyasc.cast(t, {r.name}) the other operand (or use "
+                             f"pyasc.autocast)")
         try:
             shape = np.broadcast_shapes(a.shape, b.shape)
         except ValueError:
