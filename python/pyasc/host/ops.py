@@ -16,8 +16,8 @@ Operators and their kernels:
   sub -> elementwise.axpy(-1, b, a) (= a - b exactly: -1*b is exact, then one rounded add),
   relu, sigmoid, tanh, gelu -> elementwise.*, softmax (last axis) -> softmax.softmax,
   layernorm, rmsnorm (last axis) -> norm.*, matmul/mm -> matmul_cube.matmul (its one shape);
-  conv2d, batch_norm, cast, max_pool2d, avg_pool2d -> pyasc.host.nn (its docstring);
-  div, erf: no kernel yet (KernelNotFound).
+  div -> elementwise_ext.vdiv, erf -> elementwise_ext.erf,
+  conv2d, batch_norm, cast, max_pool2d, avg_pool2d -> pyasc.host.nn (its docstring).
 """
 import numpy as np
 
@@ -187,7 +187,7 @@ def _operands(op, a, b):
     return out[0], out[1], shape, dtype
 
 
-def _binary(op, module, fn, a, b, pre=None):
+def _binary(op, module, fn, a, b, pre=None, kernel_attr="ew_kernel"):
     kern = kernels.function(op, module, fn)
     a, b = autocast.operand(a), autocast.operand(b)
     if fusion.current() is not None and op in ("add", "sub", "mul"):
@@ -205,7 +205,7 @@ def _binary(op, module, fn, a, b, pre=None):
         call = lambda **o: kern(a._flat(), b._flat(), out=out._flat(), target=out.device.target, **o)
     else:
         call = lambda **o: pre(kern, a, b, out, **o)
-    launch(op, lib.ew_kernel, [a, b], [out], call)
+    launch(op, getattr(lib, kernel_attr), [a, b], [out], call)
     return out
 
 
@@ -245,8 +245,8 @@ def mul(a, b):
 
 
 def div(a, b):
-    """a / b: needs elementwise.vdiv, which the library does not have yet."""
-    return _binary("div", "elementwise", "vdiv", a, b)
+    """a / b, kernel elementwise_ext.vdiv."""
+    return _binary("div", "elementwise_ext", "vdiv", a, b, kernel_attr="ext_kernel")
 
 
 def _unary(op, module, fn, x, kernel_attr="ew_kernel", **kw):
@@ -284,7 +284,8 @@ def gelu(x):
 
 
 def erf(x):
-    return _unary("erf", "elementwise", "erf", x)
+    """The error function, kernel elementwise_ext.erf (A&S 7.1.26 in float32)."""
+    return _unary("erf", "elementwise_ext", "erf", x, kernel_attr="ext_kernel")
 
 
 def softmax(x, dim=-1):
