@@ -4,8 +4,9 @@ errors (docs/pyasc.md "Host runtime").
 Users: `import pyasc` (pyasc/__init__.py exports these names), tests/python/test_host_*.py.
 Modules: errors (AscendError), memory (the simulated device memory, memory_allocator), tensor
 (AscendTensor, zeros/ones/randn/empty), kernels (finding the kernel library, the gather layout
-kernel), ops (eager operators, register_op), streams (streams, events, simulated time),
-profiler, log (PYASC_DEBUG).
+kernel), ops (eager operators, register_op), nn (conv2d, batch_norm, cast, pooling), fusion
+(pyasc.fuse), amp (pyasc.autocast), distributed (pyasc.distributed: several simulated devices),
+streams (streams, events, simulated time), profiler, log (PYASC_DEBUG).
 """
 import functools
 
