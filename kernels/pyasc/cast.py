@@ -71,9 +71,15 @@ def cast(x, dtype, target=None, cores=None, out=None, **launch):
     return out
 
 
+def run(n=1003, **kw):
+    """f32 -> f16 of n values (a length with a tail) on 3 cores; returns (x, y, LaunchResult)."""
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32) * 1000
+    y = cast(x, np.float16, cores=3, **kw)
+    return x, y, cast_kernel.last_result
+
+
 if __name__ == "__main__":
-    x = np.random.default_rng(0).standard_normal(1003).astype(np.float32) * 1000
-    y = cast(x, np.float16, cores=3)
+    x, y, res = run()
     assert np.array_equal(y, x.astype(np.float16))
     assert np.array_equal(cast(y, np.float32), y.astype(np.float32))
-    print("cast OK:", cast_kernel.last_result)
+    print("cast OK:", res)

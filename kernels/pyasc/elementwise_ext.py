@@ -133,13 +133,21 @@ def erf(x, **kw):
     return _launch("erf", "erf", x, **kw)
 
 
+def run(n=1003, **kw):
+    """vdiv and erf of n float32 (a length with a tail) on 3 cores; returns (a, b, a / b, erf(a),
+    the erf LaunchResult)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n).astype(np.float32) * 2
+    b = rng.uniform(0.5, 2, n).astype(np.float32)
+    q = vdiv(a, b, cores=3, **kw)
+    e = erf(a, cores=3, **kw)
+    return a, b, q, e, ext_kernel.last_result
+
+
 if __name__ == "__main__":
     import math
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal(1003).astype(np.float32) * 2
-    b = rng.uniform(0.5, 2, 1003).astype(np.float32)
-    assert np.array_equal(vdiv(a, b, cores=3), a / b)
-    e = erf(a, cores=3)
+    a, b, q, e, _ = run()
+    assert np.array_equal(q, a / b)
     err = max(abs(float(e[i]) - math.erf(float(a[i]))) for i in range(a.size))
     assert err < 5e-7, err
     print(f"elementwise_ext OK (erf max abs error {err:.1e}):", ext_kernel.last_result)

@@ -70,19 +70,19 @@ class Fusion:
 
     @property
     def stats(self):
-        gm = sum(x["gm_bytes"] for x in self.launches)
+        gm = sum(x["gm_bytes_moved"] or 0 for x in self.launches)
         unf = sum(x["unfused_bytes"] for x in self.launches)
         return {"kernels": len(self.launches), "operators": sum(x["operators"] for x in self.launches),
-                "gm_bytes": gm, "unfused_bytes": unf, "saved_bytes": unf - gm}
+                "gm_bytes_moved": gm, "unfused_bytes": unf, "saved_bytes": unf - gm}
 
     def report(self):
         s = self.stats
         lines = [f"pyasc.fuse: {s['operators']} element-wise operators in {s['kernels']} fused kernel(s)"]
         for i, x in enumerate(self.launches):
             lines.append(f"  kernel {i}: {' '.join(x['ops'])}: {x['elements']} x {x['dtype']}, "
-                         f"{x['inputs']} inputs, {x['outputs']} outputs written, GM bytes {x['gm_bytes']} "
+                         f"{x['inputs']} inputs, {x['outputs']} outputs written, GM bytes {x['gm_bytes_moved']} "
                          f"(simulator report) vs {x['unfused_bytes']} one by one, {x['cycles']} cycles")
-        lines.append(f"  GM bytes: {s['gm_bytes']} fused, {s['unfused_bytes']} unfused, saved "
+        lines.append(f"  GM bytes: {s['gm_bytes_moved']} fused, {s['unfused_bytes']} unfused, saved "
                      f"{s['saved_bytes']}")
         return "\n".join(lines)
 
@@ -293,7 +293,7 @@ def flush(f):
     ins = list(g.inputs)
     entry = {"ops": [n.op for n in g.nodes], "operators": len(g.nodes), "elements": g.size,
              "dtype": g.dtype.name, "inputs": len(ins), "outputs": len(outs),
-             "unfused_bytes": g.unfused_bytes, "gm_bytes": 0, "cycles": 0}
+             "unfused_bytes": g.unfused_bytes, "gm_bytes_moved": None, "cycles": None}
     f.launches.append(entry)
 
     def call(**o):
@@ -303,7 +303,7 @@ def flush(f):
             kern[ncores](*[x._flat() for x in ins], *[t._flat() for t in outs], ws, g.size, per, TILE, **o)
 
     def done(res, rep):
-        entry["gm_bytes"] = gm_bytes(rep)
+        entry["gm_bytes_moved"] = gm_bytes(rep)
         entry["cycles"] = res.cycles
     log.debug("fusion: %d operators (%s) -> one kernel, %d inputs, %d outputs", len(g.nodes),
               " ".join(entry["ops"]), len(ins), len(outs))
