@@ -423,6 +423,8 @@ NOT_TIMED = {
     "event_ids": "legality rule (an id out of range faults), no cost",
     "xcore_max_pending": "legality rule (overflow faults), no cost",
     "max_cycles": "run bound: a run stops at this cycle, no cost",
+    "link.mbytes_per_s": "not a kernel cost: the pyasc.distributed link model (tests/python/test_host_distributed.py measures it back)",
+    "link.latency_ns": "not a kernel cost: the pyasc.distributed link model (tests/python/test_host_distributed.py)",
 }
 
 

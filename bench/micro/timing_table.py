@@ -47,6 +47,7 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; not among the per-core rates quoted from the SoC ini (3P-INI)",
     "dma.fix_latency": "as dma.local_latency: no public fixpipe latency",
     "xcore_max_pending": None,
+    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished; 1 us is an order of magnitude for a DMA start across a link",
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 

@@ -21,6 +21,7 @@ from . import host as _host  # noqa: E402
 from .host import (AscendError, AscendTensor, empty, from_numpy, full, ones, randn, zeros,  # noqa: E402,F401
                    memory_allocator, register_op, utils, profiler)
 from .host import ops, streams as stream  # noqa: E402,F401
+from .host import fuse, distributed, autocast  # noqa: E402,F401
 _host.export(globals())
 
 # per-element (SIMT-style) kernels: pyasc.jit also takes them (pyasc/simt.py, docs/pyasc.md

@@ -4,20 +4,23 @@ errors (docs/pyasc.md "Host runtime").
 Users: `import pyasc` (pyasc/__init__.py exports these names), tests/python/test_host_*.py.
 Modules: errors (AscendError), memory (the simulated device memory, memory_allocator), tensor
 (AscendTensor, zeros/ones/randn/empty), kernels (finding the kernel library, the gather layout
-kernel), ops (eager operators, register_op), streams (streams, events, simulated time),
-profiler, log (PYASC_DEBUG).
+kernel), ops (eager operators, register_op), nn (conv2d, batch_norm, cast, pooling), fusion
+(pyasc.fuse), amp (pyasc.autocast), distributed (pyasc.distributed: several simulated devices),
+streams (streams, events, simulated time), profiler, log (PYASC_DEBUG).
 """
 import functools
 
-from . import errors, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
+from . import amp, distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
 from .errors import (AscendError, DeviceMemoryError, DTypeError, KernelLaunchError,  # noqa: F401
                      KernelNotFound, ShapeError, StreamError)
 from .memory import memory_allocator  # noqa: F401
 from .tensor import AscendTensor, empty, from_numpy, full, ones, randn, zeros  # noqa: F401
 from .ops import register_op  # noqa: F401
+from .fusion import fuse  # noqa: F401
+from .amp import autocast  # noqa: F401,E402
 
 EAGER = ("add", "sub", "mul", "div", "matmul", "mm", "relu", "sigmoid", "tanh", "gelu", "erf", "softmax",
-         "layernorm", "layer_norm", "rmsnorm", "batch_norm", "conv2d", "max_pool2d", "avg_pool2d")
+         "layernorm", "layer_norm", "rmsnorm", "batch_norm", "conv2d", "max_pool2d", "avg_pool2d", "cast")
 
 
 def dual(kernel_fn, host_fn):

@@ -87,8 +87,9 @@ class Allocator:
 class Device:
     """One simulated card: its profile, GM allocator and (pyasc.host.streams) clocks."""
 
-    def __init__(self, target):
+    def __init__(self, target, rank=None):
         self.target = target
+        self.rank = rank           # its rank in a pyasc.distributed process group, else None
         prof = targets.load(target)
         self.profile = prof
         self.allocator = Allocator(prof["gm_bytes"])
@@ -98,7 +99,7 @@ class Device:
         return self.allocator.alloc(self, nbytes)
 
     def __repr__(self):
-        return f"Device({self.target})"
+        return f"Device({self.target})" if self.rank is None else f"Device({self.target}, rank {self.rank})"
 
 
 _devices = {}

@@ -7,20 +7,22 @@ Broadcasting and dtypes follow numpy: operand shapes broadcast (numpy rules); an
 shape is not the result's is first materialised on the device at the result's shape by the
 runtime's gather kernel (a device copy, kernels.gather).  A Python scalar takes the tensor's
 dtype (numpy's rule for Python scalars) and is uploaded as a constant tensor of the result's
-shape.  Two tensors of different dtypes would promote (numpy.result_type), which needs a cast
-kernel the library does not have: that is a DTypeError naming both operands.
+shape.  Two tensors of different dtypes would promote (numpy.result_type); the runtime does not
+insert the conversion silently: that is a DTypeError naming both operands and pointing to
+pyasc.cast (kernels/pyasc/cast.py) or pyasc.autocast.
 
 Operators and their kernels:
   add -> elementwise.vadd, mul -> elementwise.vmul,
   sub -> elementwise.axpy(-1, b, a) (= a - b exactly: -1*b is exact, then one rounded add),
   relu, sigmoid, tanh, gelu -> elementwise.*, softmax (last axis) -> softmax.softmax,
   layernorm, rmsnorm (last axis) -> norm.*, matmul/mm -> matmul_cube.matmul (its one shape);
-  div, erf, conv2d, batch_norm, max_pool2d, avg_pool2d: no kernel yet (KernelNotFound).
+  div -> elementwise_ext.vdiv, erf -> elementwise_ext.erf,
+  conv2d, batch_norm, cast, max_pool2d, avg_pool2d -> pyasc.host.nn (its docstring).
 """
 import numpy as np
 
 from ..compiler.errors import CompileError, KernelFault, LaunchError
-from . import kernels, log, memory, profiler, streams
+from . import amp as autocast, fusion, kernels, log, memory, profiler, streams
 from .errors import AscendError, DTypeError, KernelLaunchError, KernelNotFound, ShapeError
 from .tensor import AscendTensor, full
 
@@ -57,10 +59,14 @@ def _wrap(op, e):
     return KernelLaunchError(msg)
 
 
-def launch(op, kernel, inputs, outputs, call):
+def launch(op, kernel, inputs, outputs, call, on_result=None):
     """Queue `call(**launch_options)` on the current stream; `kernel` is the JITFunction whose
-    last_result is the launch's LaunchResult.  Records timing and the profile."""
+    last_result is the launch's LaunchResult.  Records timing and the profile; on_result(res,
+    report dict) is called after the run.  Inputs still pending in a fusion scope are launched
+    first (pyasc.host.fusion)."""
     dev = outputs[0].device if outputs else memory.device()
+    for t in inputs:
+        fusion.materialize(t)
 
     def run(stream, after):
         trace = profiler.trace_path()
@@ -79,13 +85,15 @@ def launch(op, kernel, inputs, outputs, call):
         log.debug("  compiled %s in %.3f s; ran %d cycles (%.3f us) on %d blocks, simulated [%d, %d)",
                   kernel.__name__, getattr(kernel, "compile_seconds", 0.0), res.cycles, res.microseconds,
                   rep.get("blocks", 0), start, end)
-        profiler.record(op, res, stream.index, start, end, len(cores), trace)
+        profiler.record(op, res, stream.index, start, end, len(cores), trace, device=dev.rank)
+        if on_result is not None:
+            on_result(res, rep)
         return end
     return streams.current_stream().submit(run, inputs, outputs)
 
 
 def _out(shape, dtype, like):
-    return AscendTensor.empty(shape, dtype, like.device.target)
+    return AscendTensor.empty(shape, dtype, device=like.device)
 
 
 def contiguous(x):
@@ -143,6 +151,7 @@ def broadcast_to(x, shape):
 
 def _operands(op, a, b):
     """(a, b, shape, dtype) with both operands device tensors of the result's shape."""
+    a, b = autocast.operand(a), autocast.operand(b)
     ta, tb = isinstance(a, AscendTensor), isinstance(b, AscendTensor)
     if not ta and not tb:
         raise AscendError(f"pyasc.{op}: needs at least one AscendTensor, got {_name(a, 0)} and {_name(b, 1)}")
@@ -157,8 +166,9 @@ def _operands(op, a, b):
                               f"{_name(b, 1)} on {b.device.target}")
         if a.dtype != b.dtype:
             r = np.result_type(a.dtype, b.dtype)
-            raise DTypeError(f"pyasc.{op}: {_name(a, 0)} and {_name(b, 1)} promote to {r.name}, which needs a "
-                             f"cast kernel; the kernel library has none (make both operands {r.name})")
+            raise DTypeError(f"pyasc.{op}: {_name(a, 0)} and {_name(b, 1)} promote to {r.name}; operators do not "
+                             f"convert implicitly: pyasc.cast(t, {r.name}) the other operand (or use "
+                             f"pyasc.autocast)")
         try:
             shape = np.broadcast_shapes(a.shape, b.shape)
         except ValueError:
@@ -173,13 +183,20 @@ def _operands(op, a, b):
         if isinstance(x, AscendTensor):
             out.append(broadcast_to(x, shape))
         else:
-            out.append(full(shape, x, dtype, t.device.target))
+            out.append(full(shape, x, dtype, device=t.device))
     return out[0], out[1], shape, dtype
 
 
-def _binary(op, module, fn, a, b, pre=None):
+def _binary(op, module, fn, a, b, pre=None, kernel_attr="ew_kernel"):
     kern = kernels.function(op, module, fn)
+    a, b = autocast.operand(a), autocast.operand(b)
+    if fusion.current() is not None and op in ("add", "sub", "mul"):
+        r = _fused_scalar(op, a, b)
+        if r is not None:
+            return r
     a, b, shape, dtype = _operands(op, a, b)
+    if fusion.current() is not None and op in ("add", "sub", "mul") and a.size:
+        return fusion.record(op, a, b, out_factory=lambda: _out(shape, dtype, a))
     lib = kernels.library(module)
     out = _out(shape, dtype, a)
     if out.size == 0:
@@ -188,8 +205,26 @@ def _binary(op, module, fn, a, b, pre=None):
         call = lambda **o: kern(a._flat(), b._flat(), out=out._flat(), target=out.device.target, **o)
     else:
         call = lambda **o: pre(kern, a, b, out, **o)
-    launch(op, lib.ew_kernel, [a, b], [out], call)
+    launch(op, getattr(lib, kernel_attr), [a, b], [out], call)
     return out
+
+
+def _fused_scalar(op, a, b):
+    """In a fusion scope, tensor (op) Python number as one scalar instruction (adds/muls); the
+    number is rounded to the tensor's dtype first, as the unfused path's constant tensor is."""
+    num = (int, float, np.integer, np.floating)
+    ta, tb = isinstance(a, AscendTensor), isinstance(b, AscendTensor)
+    if ta == tb or isinstance(a if tb else b, bool) or not isinstance(a if tb else b, num):
+        return None
+    t, s = (a, b) if ta else (b, a)
+    if t.dtype not in (np.dtype(np.float16), np.dtype(np.float32)) or t.size == 0:
+        return None
+    s = float(t.dtype.type(s))
+    if op == "sub":
+        fop, s = ("adds", -s) if ta else ("rsubs", s)
+    else:
+        fop = "adds" if op == "add" else "muls"
+    return fusion.record(fop, t, scalar=s, out_factory=lambda: _out(t.shape, t.dtype, t))
 
 
 def add(a, b):
@@ -210,17 +245,19 @@ def mul(a, b):
 
 
 def div(a, b):
-    """a / b: needs elementwise.vdiv, which the library does not have yet."""
-    return _binary("div", "elementwise", "vdiv", a, b)
+    """a / b, kernel elementwise_ext.vdiv."""
+    return _binary("div", "elementwise_ext", "vdiv", a, b, kernel_attr="ext_kernel")
 
 
 def _unary(op, module, fn, x, kernel_attr="ew_kernel", **kw):
     kern = kernels.function(op, module, fn)
-    x = _tensor(op, x)
+    x = autocast.operand(_tensor(op, x))
     lib = kernels.library(module)
     if x.dtype not in (np.dtype(np.float16), np.dtype(np.float32)):
         raise DTypeError(f"pyasc.{op}: the kernel takes float16 and float32; got x ({_desc(x)})")
     x = x.contiguous()
+    if fusion.current() is not None and op in fusion.UNARY and x.size:
+        return fusion.record(op, x, out_factory=lambda: _out(x.shape, x.dtype, x))
     out = _out(x.shape, x.dtype, x)
     if out.size == 0:
         return out
@@ -247,7 +284,8 @@ def gelu(x):
 
 
 def erf(x):
-    return _unary("erf", "elementwise", "erf", x)
+    """The error function, kernel elementwise_ext.erf (A&S 7.1.26 in float32)."""
+    return _unary("erf", "elementwise_ext", "erf", x, kernel_attr="ext_kernel")
 
 
 def softmax(x, dim=-1):
@@ -260,12 +298,13 @@ def softmax(x, dim=-1):
 
 
 def _norm(op, fn, x, gamma, beta, eps):
-    x = _tensor(op, x)
+    x = autocast.operand(_tensor(op, x))
+    gamma, beta = autocast.operand(gamma), autocast.operand(beta)
     w = x.shape[-1] if x.ndim else 0
-    gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, x.device.target)
+    gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, device=x.device)
     args = [gamma]
     if fn == "layernorm":
-        beta = beta if beta is not None else full((w,), 0.0, x.dtype, x.device.target)
+        beta = beta if beta is not None else full((w,), 0.0, x.dtype, device=x.device)
         args.append(beta)
     for v, what in zip(args, ("gamma", "beta")):
         v = _tensor(op, v, what)
@@ -302,6 +341,7 @@ def matmul(a, b):
     module constants M, K, N (256 each), float16 in, float32 out; other shapes and dtypes have
     no kernel (KernelNotFound)."""
     a, b = _tensor("matmul", a, "a"), _tensor("matmul", b, "b")
+    a, b = autocast.operand(a), autocast.operand(b)
     kern = kernels.function("matmul", "matmul_cube", "matmul")
     lib = kernels.library("matmul_cube")
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
@@ -317,26 +357,13 @@ def matmul(a, b):
     out = _out((lib.M, lib.N), np.float32, a)
     launch("matmul", kern, [a, b], [out],
            lambda **o: kern[lib.M // lib.MT](a._flat(), b._flat(), out._flat(), **o))
-    return out
+    return autocast.result(out)
 
 
 mm = matmul
 
 
-def _missing(op, module, name):
-    def f(*args, **kwargs):
-        kernels.function(op, module, name)
-        raise KernelNotFound(f"pyasc.{op}: kernels/pyasc/{module}.py has {name} but the host runtime does "
-                             f"not bind it yet")
-    f.__name__ = op
-    f.__doc__ = f"{op}: needs kernels/pyasc/{module}.py {name} (not in the kernel library yet)."
-    return f
-
-
-conv2d = _missing("conv2d", "conv", "conv2d")
-batch_norm = _missing("batch_norm", "norm", "batch_norm")
-max_pool2d = _missing("max_pool2d", "pool", "max_pool2d")
-avg_pool2d = _missing("avg_pool2d", "pool", "avg_pool2d")
+from .nn import avg_pool2d, batch_norm, cast, conv2d, max_pool2d  # noqa: E402,F401  (pyasc.host.nn)
 
 
 # ---- custom operators ------------------------------------------------------------------------

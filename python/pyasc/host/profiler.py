@@ -58,6 +58,8 @@ class Profile:
 class _State:
     active = False
     records = []
+    spans = []
+    kernel_traces = True
     tmp = None
     last = None
 
@@ -65,11 +67,16 @@ class _State:
 _s = _State()
 
 
-def start():
+def start(kernel_traces=True):
+    """Begin profiling.  kernel_traces=False records the operators (table, operator slices of
+    the combined trace) without each launch's instruction-level simulator trace, which for a
+    scalar-heavy kernel is large (conv2d's img2col at 1x64x56x56 writes several GB)."""
     if _s.active:
         return
     _s.active = True
+    _s.kernel_traces = bool(kernel_traces)
     _s.records = []
+    _s.spans = []
     _s.tmp = tempfile.mkdtemp(prefix="pyasc-prof-")
     log.debug("profiler started (per-launch traces in %s)", _s.tmp)
 
@@ -80,17 +87,26 @@ def is_active():
 
 def trace_path():
     """Where the next launch writes its trace while profiling, else None."""
-    if not _s.active:
+    if not _s.active or not _s.kernel_traces:
         return None
     return os.path.join(_s.tmp, f"op{len(_s.records):05d}.json")
 
 
-def record(op, res, stream, start_cycle, end_cycle, cores, trace):
+def span(name, device, lane, start_cycle, end_cycle, mhz, args=None):
+    """A slice that is not a launch (a link transfer of pyasc.distributed): on device `device`'s
+    process in the combined trace, thread `lane`."""
+    if _s.active:
+        _s.spans.append((name, device, lane, start_cycle, end_cycle, mhz, dict(args or {})))
+
+
+def record(op, res, stream, start_cycle, end_cycle, cores, trace, device=None):
     if not _s.active:
         return None
     rep = json.loads(res.report_json) if res.report_json else {}
     r = Record(len(_s.records), op, res.kernel, stream, rep.get("blocks", 0), rep.get("kind", "?"),
                res.cycles, start_cycle, end_cycle, rep.get("clock_mhz") or res._mhz, cores, trace)
+    r.device = device
+    r.gm_bytes = sum(v for k, v in (rep.get("bytes") or {}).items() if "GM" in k)
     _s.records.append(r)
     return r
 
@@ -105,7 +121,7 @@ def stop(trace="pyasc_trace.json", print_table=True):
     path = None
     if trace:
         path = os.path.abspath(trace)
-        _combine(recs, path)
+        _combine(recs, path, list(_s.spans))
     shutil.rmtree(_s.tmp, ignore_errors=True)
     p = Profile(recs, path)
     _s.last = p
@@ -114,20 +130,48 @@ def stop(trace="pyasc_trace.json", print_table=True):
     return p
 
 
-def _combine(recs, path):
-    ev = [{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "operators"}},
-          {"name": "process_sort_index", "ph": "M", "pid": 1, "args": {"sort_index": 0}}]
+def _opid(device):
+    """The process of a device's operators: pid 1 for the default device, 2 + rank for rank's."""
+    return 1 if device is None else 2 + device
+
+
+def _combine(recs, path, spans=()):
+    ev = []
+    procs = set()
+
+    def proc(device):
+        pid = _opid(device)
+        if pid not in procs:
+            procs.add(pid)
+            name = "operators" if device is None else f"device {device} (rank {device}) operators"
+            ev.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}})
+            ev.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid - 1}})
+        return pid
+    proc(None)
     streams_seen = set()
     for r in recs:
-        if r.stream not in streams_seen:
-            streams_seen.add(r.stream)
-            ev.append({"name": "thread_name", "ph": "M", "pid": 1, "tid": r.stream,
+        pid = proc(getattr(r, "device", None))
+        if (pid, r.stream) not in streams_seen:
+            streams_seen.add((pid, r.stream))
+            ev.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": r.stream,
                        "args": {"name": f"stream {r.stream}"}})
-        ev.append({"name": r.op, "ph": "X", "pid": 1, "tid": r.stream, "ts": round(r.start / r.mhz, 6),
+        ev.append({"name": r.op, "ph": "X", "pid": pid, "tid": r.stream, "ts": round(r.start / r.mhz, 6),
                    "dur": round(r.cycles / r.mhz, 6),
                    "args": {"kernel": r.kernel, "start_cycle": r.start, "end_cycle": r.end, "cycles": r.cycles,
                             "blocks": r.blocks, "ai_cores": r.cores}})
+    lanes = {}
+    for name, device, lane, start, end, mhz, args in spans:
+        pid = proc(device)
+        if (pid, lane) not in lanes:
+            lanes[(pid, lane)] = 100 + len([k for k in lanes if k[0] == pid])
+            ev.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": lanes[(pid, lane)],
+                       "args": {"name": lane}})
+        args = dict(args, start_cycle=start, end_cycle=end)
+        ev.append({"name": name, "ph": "X", "pid": pid, "tid": lanes[(pid, lane)], "ts": round(start / mhz, 6),
+                   "dur": round((end - start) / mhz, 6), "args": args})
     for r in recs:
+        if r.trace is None:
+            continue
         try:
             with open(r.trace, encoding="utf-8") as f:
                 tr = json.load(f)

@@ -22,11 +22,14 @@ simulated time.
 import contextlib
 
 from . import memory
-from .errors import StreamError
+from .errors import AscendError, KernelLaunchError, StreamError
 
 
 class Timeline:
+    """One device's AI cores (busy-until per core); streams keep one clock per device."""
+
     def __init__(self, dev):
+        self.dev = dev
         p = dev.profile
         self.ai_cores = p["ai_cores"]
         self.aiv_per_core = p["aiv_per_core"] if p["split"] else 1
@@ -40,11 +43,11 @@ class Timeline:
     def place(self, stream, kind, blocks, cycles, after=0):
         n = self.cores_of(kind, blocks)
         order = sorted(range(self.ai_cores), key=lambda c: (self.busy[c], c))[:n]
-        start = max([stream.clock, after] + [self.busy[c] for c in order])
+        start = max([stream.clock_on(self.dev), after] + [self.busy[c] for c in order])
         end = start + cycles
         for c in order:
             self.busy[c] = end
-        stream.clock = end
+        stream.clocks[id(self.dev)] = end
         return start, end, sorted(order)
 
 
@@ -62,18 +65,27 @@ class Pending:
         self.stream, self.run, self.inputs = stream, run, inputs
         self.done = False
         self.end = 0
+        self.error = None          # the exception the operator raised: its outputs are poisoned
 
 
 class Stream:
-    _count = 0
+    """A queue of operators.  Its simulated time is kept per device (`clocks`, keyed by the
+    device's id: a stream used on two simulated devices advances on each separately) with a
+    floor set by wait_event; `clock` is the latest of them."""
 
-    def __init__(self, immediate=False):
-        if not immediate:
-            Stream._count += 1
-        self.index = 0 if immediate else Stream._count
+    def __init__(self, immediate=False, index=None):
+        self.index = 0 if immediate else index
         self.immediate = immediate
-        self.clock = 0
+        self.clocks = {}
+        self.floor = 0
         self.queue = []
+
+    def clock_on(self, dev):
+        return max(self.clocks.get(id(dev), 0), self.floor)
+
+    @property
+    def clock(self):
+        return max([self.floor] + list(self.clocks.values()))
 
     def __repr__(self):
         return f"pyasc.Stream({self.index}{', default' if self.immediate else ''}, {len(self.queue)} queued)"
@@ -89,15 +101,21 @@ class Stream:
         return p
 
     def _execute(self, p):
-        after = 0
-        for t in p.inputs:
-            q = t._ready
-            if q is not None and not q.done:
-                q.stream.synchronize(upto=q)
-            if q is not None:
-                after = max(after, q.end)
-        p.end = p.run(self, after)
-        p.done = True
+        try:
+            after = 0
+            for t in p.inputs:
+                q = t._ready
+                if q is not None and not q.done:
+                    q.stream.synchronize(upto=q)
+                if q is not None:
+                    check(q)
+                    after = max(after, q.end)
+            p.end = p.run(self, after)
+        except Exception as e:
+            p.error = e
+            raise
+        finally:
+            p.done = True
 
     def synchronize(self, upto=None):
         """Run the queued work (up to and including `upto`); returns the stream's clock (cycles)."""
@@ -126,7 +144,7 @@ def _wait(stream, event):
         raise StreamError("wait_event on an event that was never recorded")
     if not event._pending.done:
         event.stream.synchronize(upto=event._pending)
-    stream.clock = max(stream.clock, event.time)
+    stream.floor = max(stream.floor, event.time)
     return stream.clock
 
 
@@ -163,7 +181,8 @@ _all = []
 
 
 def create_stream():
-    s = Stream()
+    """A new stream; streams are numbered 1, 2, ... in the order they are made (0 is the default)."""
+    s = Stream(index=len(_all) + 1)
     _all.append(s)
     return s
 
@@ -190,7 +209,25 @@ def synchronize():
     return max([_default.clock] + [s.clock for s in _all])
 
 
+def check(p):
+    """Raise if the operator of Pending p failed (its outputs hold no result)."""
+    e = getattr(p, "error", None)
+    if e is not None:
+        cls = type(e) if isinstance(e, AscendError) else KernelLaunchError
+        raise cls(f"this tensor has no value: the operator that produces it failed: "
+                  f"{getattr(e, 'message', e)}") from e
+
+
 def wait_for(t):
+    """Run the stream work producing t; raises if that work failed."""
+    from . import fusion
+    fusion.materialize(t)
     p = getattr(t, "_ready", None)
     if p is not None and not p.done:
-        p.stream.synchronize(upto=p)
+        try:
+            p.stream.synchronize(upto=p)
+        except Exception:
+            if p.error is None:
+                raise
+    if p is not None:
+        check(p)

@@ -26,22 +26,23 @@ class AscendTensor:
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
-    def empty(cls, shape, dtype=np.float32, target=None):
+    def empty(cls, shape, dtype=np.float32, target=None, device=None):
+        """device: a memory.Device (a rank of pyasc.distributed); else the profile's device."""
         shape = _shape(shape)
         dtype = np.dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        a = memory.allocate(n, target)
+        a = device.alloc(n) if device is not None else memory.allocate(n, target)
         t = cls(a, shape, dtype)
         memory.attach(t, a)
         return t
 
     @classmethod
-    def from_numpy(cls, a, target=None):
+    def from_numpy(cls, a, target=None, device=None):
         """A new device tensor holding a copy of numpy array `a` (64-byte aligned allocation)."""
         a = np.asarray(a)
         if a.dtype == object or a.dtype.kind not in "biuf":
             raise AscendError(f"from_numpy: dtype {a.dtype} cannot be placed in device memory")
-        t = cls.empty(a.shape, a.dtype, target)
+        t = cls.empty(a.shape, a.dtype, target, device)
         t._host_view()[...] = a
         return t
 
@@ -136,8 +137,12 @@ class AscendTensor:
 
     def reshape(self, *shape):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
+        if shape.count(-1) > 1 or any(s < -1 for s in shape):
+            raise ShapeError(f"reshape: {shape} may have one -1 and no other negative size")
         if -1 in shape:
             known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            if known == 0 or self.size % known:     # numpy: -1 is undefined next to a 0 size
+                raise ShapeError(f"reshape: cannot reshape {self._shape} ({self.size} elements) to {shape}")
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise ShapeError(f"reshape: cannot reshape {self._shape} ({self.size} elements) to {shape}")
@@ -233,8 +238,8 @@ def ones(shape, dtype=np.float32, target=None):
     return t
 
 
-def full(shape, value, dtype=np.float32, target=None):
-    t = AscendTensor.empty(shape, dtype, target)
+def full(shape, value, dtype=np.float32, target=None, device=None):
+    t = AscendTensor.empty(shape, dtype, target, device)
     t._host_view()[...] = value
     return t
 
