@@ -231,7 +231,7 @@ class Bundle:
 
 
 _KERNEL = {"matmul": "matmul_kernel", "softmax": "softmax_kernel_off", "reduce": "reduce_kernel",
-           "elementwise": "ew_kernel"}
+           "elementwise": "ew_kernel", "cast": "cast_kernel"}
 
 
 def _last(mod, module):
