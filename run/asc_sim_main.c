@@ -27,6 +27,8 @@ static const char usage[] =
     "                   [--set key=value]... --arg NAME=in.npy | NAME=@out.npy:SHAPE:DTYPE | NAME=VALUE ...\n"
     "                   [--trace trace.json] [--report-dir DIR] [--json] [--functional] [--max-cycles N]\n"
     "                   [--threads N] [--check-races] [--sanitize=memcheck,initcheck,racecheck,synccheck|all]\n"
+    "       asc-sim run bundle.om [--target NAME] --arg NAME=in.npy ... [--arg NAME=@out.npy:SHAPE:DTYPE]\n"
+    "                   (a bundle of `pyasc compile script.py -o bundle.om`: its operators in order)\n"
     "       asc-sim explain kernel.bin [the options of run]   (run, then the critical path and what-ifs)\n"
     "       asc-sim diff RUN_A RUN_B   (two --json results or --report-dir directories)\n"
     "       asc-sim targets\n"
@@ -227,6 +229,10 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     if (!o->bin) {
         fprintf(stderr, "asc-sim: run needs a kernel binary\n%s", usage);
         return 1;
+    }
+    if (!explain && asc_bundle_is_file(o->bin)) { /* a bundle: its operators in order */
+        char *t = asc_bundle_run(o->bin, o->target, o->args, o->nargs, d);
+        return t ? put_text(t, d) : fail(d, code_of(d));
     }
     AscImage img;
     asc_image_init(&img, NULL);

@@ -162,6 +162,18 @@ bool asc_sim_write_outputs(AscSim *sim, const AscRunArg *args, uint32_t nargs, A
  * commits the set (asc-sim: after the trace and report dir are complete). */
 bool asc_sim_write_outputs_to(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscOutSet *out, AscDiags *d);
 
+/* ---- bundles (run/bundle.c; docs/pyasc.md "The native launch plan") ------- *
+ * A bundle is the JSON file `pyasc compile script.py -o out.om` writes (asc's
+ * own format, not Huawei's OM).  true when path starts with '{' (a kernel
+ * binary starts with the ELF magic). */
+bool asc_bundle_is_file(const char *path);
+/* Execute every operator of the bundle in order on target (NULL: the
+ * bundle's): inputs are IN args (NAME=x.npy, by the script's variable
+ * name), outputs OUT args (NAME=@y.npy:SHAPE:DTYPE, checked against the
+ * bundle).  Returns the report (malloc'ed text: cycles per operator), NULL +
+ * SIM_LAUNCH diagnostics naming the place in the file and the rule. */
+char *asc_bundle_run(const char *path, const char *target, const AscRunArg *args, uint32_t nargs, AscDiags *d);
+
 /* The trace's tid of a pipe's lane (msOpProf thread_sort_index: SCALAR 1,
  * MTE1 3, CUBE 4, FIXP 5, MTE2 6, VECTOR 7, MTE3 8, ALL 11; pipes msOpProf
  * has no lane for: 16 + pipe).  The lane's name is asc_pipe_lane(pipe). */

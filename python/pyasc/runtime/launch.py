@@ -24,6 +24,11 @@ from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import regalloc, targets
 
 
+# Launch recorders (pyasc.script.native): each gets (compiled, image, blocks, plan) before the run,
+# plan being one (kind, value) per argument: ("stack", bytes), ("gm", array), ("float", bits), ("int", v).
+RECORDERS: list = []
+
+
 class KernelRace(KernelFault):
     """check_races=True found accesses to a local buffer by two pipes that no set_flag/wait_flag
     pair or barrier orders.  `races` lists each distinct race (at most 16) as a dict: kind (RAW,
@@ -294,6 +299,24 @@ def _san_findings(lib, sim):
     return [m[4] for m in msgs if m[3] == "error"], [m[4] for m in msgs if m[3] == "warning"]
 
 
+def _record(c, img, blocks, values):
+    plan, vals = [], iter(values)
+    for name, kind, dtype in c.args:
+        if kind == "stack":
+            frames = blocks * (1 + targets.load(c.target)["aiv_per_core"]) if c.kernel_kind == "mix" else blocks
+            plan.append(("stack", regalloc.SPILL_FRAME_BYTES * frames))
+            continue
+        v = next(vals)
+        if kind == "gm":
+            plan.append(("gm", _to_numpy(v)[0]))
+        elif kind == "float":
+            plan.append(("float", struct.unpack("<I", struct.pack("<f", float(v)))[0]))
+        else:
+            plan.append(("int", int(v) & ((1 << 64) - 1)))
+    for r in RECORDERS:
+        r.launch(c, img, blocks, plan)
+
+
 def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
         sanitize=None):
     from .jit import LaunchResult
@@ -361,6 +384,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, bits)
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
+        if RECORDERS:
+            _record(c, img, blocks, values)
         st = _run_sliced(lib, sim, cfg, max_cycles, d)
         prints, dropped = _prints_of(lib, sim, img)
         _show_prints(prints, dropped)

@@ -230,10 +230,15 @@ def build(g, opt_level=2, target="ascend910b", memory_opt=False, dynamic=None, t
                           "cores": outn.attrs.get("cores")})
             done.update(gr["members"])
             continue
-        if n.op == "cast":
+        if n.op == "cast" and {n.dtype.name, n.args[0].dtype.name} != {"float16", "float32"}:
             steps.append({"kind": "host", "function": "cast", "inputs": [n.args[0].id], "output": n.id,
                           "nodes": [n.id], "lines": [n.line], "dtype": n.dtype.name,
-                          "note": "float32 <-> float16 conversion on the host: the kernel library has no cast kernel"})
+                          "note": "a conversion the cast kernel does not cover (float32 <-> float16): on the host"})
+            continue
+        if n.op == "cast":     # float32 <-> float16 on the vector unit (kernels/pyasc/cast.py, vconv)
+            steps.append({"kind": "library", "module": "cast", "function": "cast", "kwargs": {"dtype": n.dtype.name},
+                          "inputs": [n.args[0].id], "output": n.id, "nodes": [n.id], "lines": [n.line],
+                          "cores": n.attrs.get("cores")})
             continue
         if n.op == "custom":
             steps.append({"kind": "custom", "module": n.attrs["module"], "function": n.attrs["function"],
@@ -308,6 +313,15 @@ def build(g, opt_level=2, target="ascend910b", memory_opt=False, dynamic=None, t
             "dynamic_dims": dyn}
 
 
+def add_native(b, path=None):
+    """Run the bundle once (generated inputs) recording every launch: b["native"] holds the ELF
+    kernel binaries and the launch plan asc-sim run executes (script/native.py)."""
+    from .run import Bundle
+    _, rep = Bundle(b, path).run(record=True)
+    b["native"] = rep["native"]
+    return b
+
+
 def write(bundle, path):
     """Deterministic bytes: sorted keys, no time stamps."""
     text = json.dumps(bundle, indent=1, sort_keys=True) + "\n"
@@ -322,7 +336,7 @@ def compile_script(path, out, opt_level=2, target="ascend910b", memory_opt=False
     custom = load_custom(custom_op_config) if custom_op_config else None
     g = trace(path, custom)
     dyn = parse_dims(dynamic_dims) if dynamic_dims else None
-    b = build(g, opt_level, target, memory_opt, dyn)
+    b = add_native(build(g, opt_level, target, memory_opt, dyn), path)
     if out:
         write(b, out)
     return b
@@ -354,5 +368,7 @@ def save_as_om(obj, path, example_inputs=None, opt_level=2, target="ascend910b",
         b = build(trace_function(obj, ex), opt_level, target, memory_opt, dyn)
     else:
         raise TypeError(f"save_as_om: cannot save a {type(obj).__name__} (a script path, function, Graph or bundle)")
+    if "native" not in b:
+        add_native(b, os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else None)
     write(b, os.fspath(path))
     return b

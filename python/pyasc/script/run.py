@@ -128,39 +128,31 @@ class Bundle:
         return out
 
     # ---- running ----------------------------------------------------------------------------
-    def run(self, inputs=None, cores=None):
-        """Execute every step; returns (outputs {name: array}, report dict)."""
-        from ..runtime import config
+    def run(self, inputs=None, cores=None, record=False):
+        """Execute every step; returns (outputs {name: array}, report dict).  record=True also
+        records the native launch plan (script/native.py) into report["native"]."""
+        from ..runtime import config, launch
+        from . import native
         vals = self.inputs(inputs)
         rows = []
         tgt = self.data["target"]
+        planner = native.Planner(self) if record else None
+        if planner:
+            for i in sorted(vals):
+                planner.value(i, vals[i], "const" if self.nodes[i]["op"] == "const" else "input")
         with config.opt_level(self.data["opt_level"]):
             for s in self.data["steps"]:
-                xs = [vals[x] for x in s["inputs"]]
-                c = s.get("cores") or cores
-                res = None
-                if s["kind"] == "library":
-                    mod = _lib(s["module"])
-                    f = getattr(mod, s["function"])
-                    kw = dict(s.get("kwargs") or {})
-                    if s["function"] == "axpy":
-                        kw.pop("swap", None)
-                        y = f(kw.pop("alpha"), xs[1], xs[0], target=tgt, cores=c)
-                    else:
-                        y = f(*xs, target=tgt, cores=c, **kw)
-                    res = _last(mod, s["module"])
-                elif s["kind"] == "fused":
-                    mod = _lib("fused")
-                    prog = tuple(tuple(p) for p in s["prog"])
-                    y = mod.run_chain(prog, xs, target=tgt, cores=c, tile=self.data.get("tile", mod.TILE))
-                    res = mod.fused_kernel.last_result
-                elif s["kind"] == "custom":
-                    mod = _load_py(s["module"])
-                    y = getattr(mod, s["function"])(*xs)
-                    k = getattr(mod, s["kernel"], None) if s.get("kernel") else None
-                    res = getattr(k, "last_result", None)
-                else:   # host cast
-                    y = xs[0].astype(s["dtype"])
+                rec = native.Recorder() if planner else None
+                if rec:
+                    launch.RECORDERS.append(rec)
+                try:
+                    y, res = self._step(s, vals, tgt, cores)
+                finally:
+                    if rec:
+                        launch.RECORDERS.remove(rec)
+                if planner:
+                    planner.step(s, rec, y, None if s["kind"] != "host" else
+                                 f"a host step ({s['function']} on the host): no kernel to launch")
                 y = np.asarray(y).reshape(self.shapes[s["output"]])
                 vals[s["output"]] = y
                 rows.append({"step": len(rows), "kind": s["kind"], "kernel": f"{s.get('module', 'host')}."
@@ -174,7 +166,37 @@ class Bundle:
                "kernels": sum(1 for r in rows if r["kind"] != "host"),
                "total_cycles": sum(r["cycles"] for r in rows), "total_gm_bytes": sum(r["gm_bytes"] for r in rows),
                "gm_plan_bytes": self.data["gm_plan"]["bytes"]}
+        if planner:
+            rep["native"] = planner.result(rows, self.data["outputs"], vals)
         return outs, rep
+
+    def _step(self, s, vals, tgt, cores):
+        xs = [vals[x] for x in s["inputs"]]
+        c = s.get("cores") or cores
+        res = None
+        if s["kind"] == "library":
+            mod = _lib(s["module"])
+            f = getattr(mod, s["function"])
+            kw = dict(s.get("kwargs") or {})
+            if s["function"] == "axpy":
+                kw.pop("swap", None)
+                y = f(kw.pop("alpha"), xs[1], xs[0], target=tgt, cores=c)
+            else:
+                y = f(*xs, target=tgt, cores=c, **kw)
+            res = _last(mod, s["module"])
+        elif s["kind"] == "fused":
+            mod = _lib("fused")
+            prog = tuple(tuple(p) for p in s["prog"])
+            y = mod.run_chain(prog, xs, target=tgt, cores=c, tile=self.data.get("tile", mod.TILE))
+            res = mod.fused_kernel.last_result
+        elif s["kind"] == "custom":
+            mod = _load_py(s["module"])
+            y = getattr(mod, s["function"])(*xs)
+            k = getattr(mod, s["kernel"], None) if s.get("kernel") else None
+            res = getattr(k, "last_result", None)
+        else:   # host cast
+            y = xs[0].astype(s["dtype"])
+        return y, res
 
     def reference(self, inputs=None):
         """The graph evaluated with numpy in the bundle's dtypes (matmul in float32 from its float16
@@ -209,7 +231,7 @@ class Bundle:
 
 
 _KERNEL = {"matmul": "matmul_kernel", "softmax": "softmax_kernel_off", "reduce": "reduce_kernel",
-           "elementwise": "ew_kernel"}
+           "elementwise": "ew_kernel", "cast": "cast_kernel"}
 
 
 def _last(mod, module):
