@@ -38,7 +38,7 @@ static const char usage[] =
 typedef struct Opts {
     const char *bin, *kernel, *target, *config, *trace, *report_dir;
     const char *sets[64]; /* --set, applied in order */
-    unsigned nsets, nargs, blocks, threads; /* threads 0: ASC_THREADS, else 1 */
+    unsigned nsets, nargs, blocks, threads; /* threads 0: ASC_THREADS, else the host CPUs */
     AscRunArg args[ASC_MAX_ARGS + 1]; /* one spare: asc_sim_bind_args names the surplus argument */
     bool json, functional, check_races, peaks;
     uint8_t sanitize; /* AscSanCheck bits */

@@ -70,6 +70,23 @@ static inline float asc_f16_widen(uint16_t h)
     return f;
 }
 
+/* ---- f32 -> f16, round to nearest even: the one definition (asc_f32_to_f16
+ * in fp16.c returns it), inline for the vector lanes.  Results that are
+ * normal f16 numbers take an integer fast path (checked against the general
+ * rounder by the unit tests); the rest go to asc_f32_to_f16_rnd. */
+static inline uint16_t asc_f16_narrow(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a >= 0x38800000u && a < 0x477ff000u) {
+        uint32_t r = a - 0x38000000u;
+        r += 0xfffu + ((r >> 13) & 1u);
+        return (uint16_t)(((u >> 16) & 0x8000u) | (r >> 13));
+    }
+    return asc_f32_to_f16_rnd(f, ASC_RND_RINT);
+}
+
 /* ---- roundings beyond sim_exec.h (fp16.c) -------------------------------- */
 float asc_f64_to_f32_rnd(double d, AscRnd rnd);
 /* Round to an integral value; NONE and RINT are ties-to-even. */
@@ -97,5 +114,7 @@ typedef struct AscBankCost {
 AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep);
 /* Adds one repeat's cost into the stats (beats, conflict counts). */
 void asc_ubbank_account(const AscConfig *cfg, const AscBankRepeat *rep, AscExecStats *st);
+/* Adds a cost computed before (a repeat with the same cost, exec_vector.c). */
+void asc_ubbank_add(const AscConfig *cfg, AscBankCost c, AscExecStats *st);
 
 #endif

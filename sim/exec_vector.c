@@ -80,10 +80,10 @@ static uint32_t popcount2(const uint64_t m[2])
 
 /* ---- element loads and stores -------------------------------------------- */
 
-static float load_f(const VBuf *b, AscDtype dt, uint32_t i)
+static inline float load_f(const VBuf *b, AscDtype dt, uint32_t i)
 {
     switch (dt) {
-    case ASC_DT_F16: return asc_f16_to_f32(b->u16[i]);
+    case ASC_DT_F16: return asc_f16_widen(b->u16[i]);
     case ASC_DT_BF16: return asc_bf16_to_f32(b->u16[i]);
     default: {
         float f;
@@ -93,16 +93,16 @@ static float load_f(const VBuf *b, AscDtype dt, uint32_t i)
     }
 }
 
-static void store_f(VBuf *b, AscDtype dt, uint32_t i, float f)
+static inline void store_f(VBuf *b, AscDtype dt, uint32_t i, float f)
 {
     switch (dt) {
-    case ASC_DT_F16: b->u16[i] = asc_f32_to_f16(f); break;
+    case ASC_DT_F16: b->u16[i] = asc_f16_narrow(f); break;
     case ASC_DT_BF16: b->u16[i] = asc_f32_to_bf16(f); break;
     default: memcpy(&b->u32[i], &f, 4); break;
     }
 }
 
-static int64_t load_i(const VBuf *b, AscDtype dt, uint32_t i)
+static inline int64_t load_i(const VBuf *b, AscDtype dt, uint32_t i)
 {
     switch (dt) {
     case ASC_DT_S8: return (int8_t)b->u8[i];
@@ -114,7 +114,7 @@ static int64_t load_i(const VBuf *b, AscDtype dt, uint32_t i)
     }
 }
 
-static void store_i(VBuf *b, AscDtype dt, uint32_t i, int64_t v)
+static inline void store_i(VBuf *b, AscDtype dt, uint32_t i, int64_t v)
 {
     switch (asc_dtype_size(dt)) {
     case 1: b->u8[i] = (uint8_t)v; break;
@@ -146,13 +146,19 @@ static float fmin_asc(float a, float b)
 /* Offsets within a repeat of the first and one-past-last active byte. */
 static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, uint64_t *lo, uint64_t *hi)
 {
-    uint32_t epb = 32 / o->size;
+    /* lane i at (i/epb)*blk + (i%epb)*size: per block, its first and last
+     * active lane give the block's lowest and highest offset */
+    uint32_t epb = 32 / o->size, nblk = lanes / epb;
+    uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
     bool any = false;
-    for (uint32_t i = 0; i < lanes; i++) {
-        if (!lane_on(m, i)) continue;
-        uint64_t off = (i / epb) * o->blk_bytes + (i % epb) * o->size;
-        if (!any || off < *lo) *lo = off;
-        if (!any || off + o->size > *hi) *hi = off + o->size;
+    for (uint32_t k = 0; k < nblk; k++) {
+        uint32_t f = k * epb;
+        uint64_t bits = (m[f >> 6] >> (f & 63)) & bmask;
+        if (!bits) continue;
+        uint64_t first = (uint64_t)__builtin_ctzll(bits), last = 63 - (uint64_t)__builtin_clzll(bits);
+        uint64_t l = k * o->blk_bytes + first * o->size, h = k * o->blk_bytes + (last + 1) * o->size;
+        if (!any || l < *lo) *lo = l;
+        if (!any || h > *hi) *hi = h;
         any = true;
     }
     return any;
@@ -374,32 +380,67 @@ typedef struct VRepeat {
 typedef void VSemFn(const VRepeat *v);
 
 /* Every lane: x = src0[i], y = Y, dst[i] = EXPR, in f32 (rounded to the
- * element type by store_f) or in int64 (wrapped to the element width). */
-#define FLOAT_LANES(v, Y, EXPR)                                 \
-    for (uint32_t i = 0; i < (v)->lanes; i++) {                 \
-        float x = load_f((v)->a, (v)->dt, i), y = (Y);          \
+ * element type by store_f) or in int64 (wrapped to the element width).
+ * FLOAT_LANES runs one loop per float type with dt_ a constant, so the
+ * loads and stores have no type switch per lane (Y and EXPR name dt_). */
+/* The loops read v's fields once (a_, b_, d_, sf_, si_, n_: the stores go
+ * through bytes, which could alias v for the compiler) and the buffers are
+ * distinct (vec_data's a, b, d), so the compiler may vectorise them. */
+#define LANE_LOCALS(v)                                                          \
+    const VBuf *restrict a_ = (v)->a, *restrict b_ = (v)->b;                     \
+    VBuf *restrict d_ = (v)->d;                                                 \
+    const float sf_ = (v)->sf;                                                  \
+    const int64_t si_ = (v)->si;                                                \
+    const uint32_t n_ = (v)->lanes;                                             \
+    (void)b_, (void)sf_, (void)si_;
+#define FLOAT_LOOP(v, Y, EXPR)                                  \
+    LANE_LOCALS(v)                                              \
+    for (uint32_t i = 0; i < n_; i++) {                         \
+        float x = load_f(a_, dt_, i), y = (Y);                  \
         (void)y;                                                \
-        store_f((v)->d, (v)->dt, i, (EXPR));                    \
+        store_f(d_, dt_, i, (EXPR));                            \
+    }
+#define FLOAT_LANES(v, Y, EXPR)                                                 \
+    switch ((v)->dt) {                                                          \
+    case ASC_DT_F16: {                                                          \
+        const AscDtype dt_ = ASC_DT_F16;                                        \
+        FLOAT_LOOP(v, Y, EXPR)                                                  \
+        break;                                                                  \
+    }                                                                           \
+    case ASC_DT_BF16: {                                                         \
+        const AscDtype dt_ = ASC_DT_BF16;                                       \
+        FLOAT_LOOP(v, Y, EXPR)                                                  \
+        break;                                                                  \
+    }                                                                           \
+    default: {                                                                  \
+        const AscDtype dt_ = ASC_DT_F32; /* load_f/store_f: 4 raw bytes */      \
+        FLOAT_LOOP(v, Y, EXPR)                                                  \
+        break;                                                                  \
+    }                                                                           \
     }
 #define INT_LANES(v, Y, EXPR)                                   \
-    for (uint32_t i = 0; i < (v)->lanes; i++) {                 \
-        int64_t x = load_i((v)->a, (v)->dt, i), y = (Y);        \
-        (void)y;                                                \
-        store_i((v)->d, (v)->dt, i, (EXPR));                    \
+    {                                                           \
+        LANE_LOCALS(v)                                          \
+        const AscDtype idt_ = (v)->dt;                          \
+        for (uint32_t i = 0; i < n_; i++) {                     \
+            int64_t x = load_i(a_, idt_, i), y = (Y);           \
+            (void)y;                                            \
+            store_i(d_, idt_, i, (EXPR));                       \
+        }                                                       \
     }
 /* y = src1[i] */
 #define BINARY(v, FEXPR, IEXPR)                                                 \
     if (asc_dtype_is_float((v)->dt)) {                                          \
-        FLOAT_LANES(v, load_f((v)->b, (v)->dt, i), FEXPR)                       \
+        FLOAT_LANES(v, load_f(b_, dt_, i), FEXPR)                               \
     } else {                                                                    \
-        INT_LANES(v, load_i((v)->b, (v)->dt, i), IEXPR)                         \
+        INT_LANES(v, load_i(b_, idt_, i), IEXPR)                                \
     }
 /* y = the scalar operand */
 #define WITH_SCALAR(v, FEXPR, IEXPR)                                            \
     if (asc_dtype_is_float((v)->dt)) {                                          \
-        FLOAT_LANES(v, (v)->sf, FEXPR)                                          \
+        FLOAT_LANES(v, sf_, FEXPR)                                              \
     } else {                                                                    \
-        INT_LANES(v, (v)->si, IEXPR)                                            \
+        INT_LANES(v, si_, IEXPR)                                                \
     }
 #define WRAP(x, OP, y) ((int64_t)((uint64_t)(x) OP (uint64_t)(y)))
 
@@ -408,9 +449,9 @@ static void vsem_VSUB(const VRepeat *v) { BINARY(v, x - y, WRAP(x, -, y)) }
 static void vsem_VMUL(const VRepeat *v) { BINARY(v, x * y, WRAP(x, *, y)) }
 static void vsem_VMAX(const VRepeat *v) { BINARY(v, fmax_asc(x, y), x > y ? x : y) }
 static void vsem_VMIN(const VRepeat *v) { BINARY(v, fmin_asc(x, y), x < y ? x : y) }
-static void vsem_VDIV(const VRepeat *v) { FLOAT_LANES(v, load_f(v->b, v->dt, i), x / y) }
-static void vsem_VAND(const VRepeat *v) { INT_LANES(v, load_i(v->b, v->dt, i), x & y) }
-static void vsem_VOR(const VRepeat *v) { INT_LANES(v, load_i(v->b, v->dt, i), x | y) }
+static void vsem_VDIV(const VRepeat *v) { FLOAT_LANES(v, load_f(b_, dt_, i), x / y) }
+static void vsem_VAND(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x & y) }
+static void vsem_VOR(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x | y) }
 
 static void vsem_VEXP(const VRepeat *v) { FLOAT_LANES(v, 0.0f, expf(x)) }
 static void vsem_VLN(const VRepeat *v) { FLOAT_LANES(v, 0.0f, logf(x)) }
@@ -444,10 +485,10 @@ static void vsem_VADDS(const VRepeat *v) { WITH_SCALAR(v, x + y, WRAP(x, +, y)) 
 static void vsem_VMULS(const VRepeat *v) { WITH_SCALAR(v, x * y, WRAP(x, *, y)) }
 static void vsem_VMAXS(const VRepeat *v) { WITH_SCALAR(v, fmax_asc(x, y), x > y ? x : y) }
 static void vsem_VMINS(const VRepeat *v) { WITH_SCALAR(v, fmin_asc(x, y), x < y ? x : y) }
-static void vsem_VLRELU(const VRepeat *v) { FLOAT_LANES(v, v->sf, x >= 0 ? x : x * y) }
+static void vsem_VLRELU(const VRepeat *v) { FLOAT_LANES(v, sf_, x >= 0 ? x : x * y) }
 /* dst[i] = src[i] * scalar + dst[i] (b holds dst's lanes): product rounded to
  * f32, then the sum (C11 without FP_CONTRACT: no fused multiply-add) */
-static void vsem_VAXPY(const VRepeat *v) { FLOAT_LANES(v, v->sf, x * y + load_f(v->b, v->dt, i)) }
+static void vsem_VAXPY(const VRepeat *v) { FLOAT_LANES(v, sf_, x * y + load_f(b_, dt_, i)) }
 
 static void vsem_VDUP(const VRepeat *v)
 {
@@ -494,31 +535,54 @@ static void vsem_VSEL(const VRepeat *v)
  * element type after every add.  No active lane: the identity. */
 typedef enum VReduce { VR_ADD, VR_MAX, VR_MIN } VReduce;
 
+/* One tree level: x[j] = op(x[2j], x[2j+1]); an odd last value moves up.
+ * One loop per (reduction, type), so the loop has no switch (ADD rounds to
+ * the element type after every add, as the hardware's vcadd does). */
+#define REDUCE_TREE(OP)                                         \
+    while (n > 1) {                                             \
+        uint32_t h = n / 2;                                     \
+        for (uint32_t j = 0; j < h; j++) {                      \
+            float p = x[2 * j], q = x[2 * j + 1];               \
+            x[j] = (OP);                                        \
+        }                                                       \
+        if (n & 1) x[h] = x[n - 1];                             \
+        n = n - h;                                              \
+    }
+
 static void reduce(const VRepeat *v, VReduce how)
 {
     float x[128];
     uint32_t n = 0;
-    for (uint32_t i = 0; i < v->lanes; i++)
-        if (lane_on(v->m, i)) x[n++] = load_f(v->a, v->dt, i);
-    if (n == 0) x[0] = how == VR_ADD ? 0.0f : how == VR_MAX ? -INFINITY : INFINITY;
-    while (n > 1) {
-        uint32_t h = n / 2;
-        for (uint32_t j = 0; j < h; j++) {
-            float p = x[2 * j], q = x[2 * j + 1], r;
-            if (how == VR_ADD) {
-                r = p + q;
-                if (v->dt == ASC_DT_F16) r = asc_f16_to_f32(asc_f32_to_f16(r));
-                if (v->dt == ASC_DT_BF16) r = asc_bf16_to_f32(asc_f32_to_bf16(r));
-            } else {
-                r = how == VR_MAX ? fmax_asc(p, q) : fmin_asc(p, q);
-            }
-            x[j] = r;
+    const VBuf *a = v->a;
+    const uint32_t lanes = v->lanes;
+    const uint64_t m0 = v->m[0], m1 = v->m[1];
+    const uint64_t all0 = lanes >= 64 ? ~0ull : ((1ull << lanes) - 1), all1 = lanes > 64 ? ~0ull : 0;
+    if (m0 == all0 && m1 == all1) { /* every lane: no mask test per lane */
+        switch (v->dt) {
+        case ASC_DT_F16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F16, i); break;
+        case ASC_DT_BF16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_BF16, i); break;
+        default: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F32, i); break;
         }
-        if (n & 1) x[h] = x[n - 1];
-        n = n - h;
+        n = lanes;
+    } else {
+        for (uint32_t i = 0; i < lanes; i++)
+            if (lane_on(v->m, i)) x[n++] = load_f(a, v->dt, i);
+    }
+    if (n == 0) x[0] = how == VR_ADD ? 0.0f : how == VR_MAX ? -INFINITY : INFINITY;
+    if (how == VR_MAX) {
+        REDUCE_TREE(fmax_asc(p, q))
+    } else if (how == VR_MIN) {
+        REDUCE_TREE(fmin_asc(p, q))
+    } else if (v->dt == ASC_DT_F16) {
+        REDUCE_TREE(asc_f16_widen(asc_f16_narrow(p + q)))
+    } else if (v->dt == ASC_DT_BF16) {
+        REDUCE_TREE(asc_bf16_to_f32(asc_f32_to_bf16(p + q)))
+    } else {
+        REDUCE_TREE(p + q)
     }
     store_f(v->d, v->dt, 0, x[0]);
 }
+#undef REDUCE_TREE
 
 static void vsem_VCADD(const VRepeat *v) { reduce(v, VR_ADD); }
 static void vsem_VCMAX(const VRepeat *v) { reduce(v, VR_MAX); }
@@ -629,6 +693,8 @@ static void vsem_VSHR(const VRepeat *v)
 }
 
 #undef FLOAT_LANES
+#undef FLOAT_LOOP
+#undef LANE_LOCALS
 #undef INT_LANES
 #undef BINARY
 #undef WITH_SCALAR
@@ -684,6 +750,205 @@ static bool dtypes_ok(VDtypes d, AscDtype dt)
     case VD_F: return asc_dtype_is_float(dt);
     case VD_I: return !asc_dtype_is_float(dt);
     default: return true;
+    }
+}
+
+/* Instructions of at least this many lanes (repeats x lanes) go to a host
+ * worker thread when there is one; shorter ones run inline.  Either way the
+ * bits are the same. */
+#define VEC_DEFER_LANES 512
+
+/* What the data pass of one instruction needs (copied into AscExecJob.blob). */
+typedef struct VJob {
+    VPlan p;
+    uint8_t fam;   /* VFam */
+    uint32_t size; /* bytes of a dt element */
+    float sf;
+    int64_t si;
+    unsigned cond;
+    AscRnd rnd;
+} VJob;
+
+static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] == want[0] && m[1] == want[1]; }
+
+/* The lanes of one repeat fill 256 B at one address: one copy. */
+static bool contiguous(const VOperand *o) { return o->kind == VK_LANES && o->blk_bytes == 32; }
+
+/* Gathers, computes and stores every repeat (the invariants at the top:
+ * sources of a repeat are read before its destination is written). */
+static void vec_data(uint8_t *ub, const VJob *j)
+{
+    const VPlan *p = &j->p;
+    const VFamInfo *fi = &vfam_info[j->fam];
+    const VOperand *dst = &p->op[OP_DST];
+    VBuf a, b, c, d;
+    VRepeat v = {.dt = p->dt, .dto = p->dto, .lanes = p->lanes, .size = j->size, .a = &a, .b = &b, .c = &c, .d = &d,
+                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd};
+    uint64_t all[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
+    /* sources that are LANES operands with every lane active need no zeroing
+     * (every byte of their buffer is gathered) */
+    bool lanes_only = true;
+    for (int k = OP_SRC0; k < OP_COUNT; k++)
+        if (p->op[k].used && p->op[k].kind != VK_LANES) lanes_only = false;
+    bool full_full = lanes_only && mask_is(p->full, all), last_full = lanes_only && mask_is(p->last, all);
+    VBuf *into[OP_COUNT] = {NULL, &a, &b, &c};
+    for (uint32_t r = 0; r < p->repeats; r++) {
+        bool last = r + 1 == p->repeats;
+        const uint64_t *m = last ? p->last : p->full;
+        bool whole = last ? last_full : full_full;
+        if (!whole) {
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+        }
+        for (int k = OP_SRC0; k < OP_COUNT; k++) {
+            const VOperand *o = &p->op[k];
+            if (!o->used) continue;
+            switch ((VKind)o->kind) {
+            case VK_LANES:
+                if (whole && contiguous(o))
+                    memcpy(into[k]->u8, ub + o->base + r * o->rep_bytes, (size_t)p->lanes * o->size);
+                else
+                    gather_lanes(ub, o, r, m, p->lanes, into[k]);
+                break;
+            case VK_BITS: memcpy(into[k]->u8, ub + o->base + (uint64_t)r * (p->lanes / 8), p->lanes / 8); break;
+            case VK_CONTIG8: memcpy(into[k]->u8, ub + o->base + (uint64_t)r * 8 * o->size, 8 * o->size); break;
+            case VK_ELEM:
+            case VK_GROUP: break; /* only destinations */
+            }
+        }
+        v.m = m;
+        if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
+            memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
+        fi->sem(&v);
+        switch ((VKind)dst->kind) {
+        case VK_LANES:
+            if (whole && contiguous(dst))
+                memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)p->lanes * dst->size);
+            else
+                scatter_lanes(ub, dst, r, m, p->lanes, &d);
+            break;
+        case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p->lanes / 8), d.u8, p->lanes / 8); break;
+        case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
+        case VK_GROUP: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)dst->group * dst->size); break;
+        case VK_CONTIG8: break; /* only sources */
+        }
+    }
+}
+
+static void vec_job(const AscExecJob *job)
+{
+    VJob j;
+    memcpy(&j, job->blob, sizeof j);
+    vec_data(job->out, &j);
+}
+
+/* The 32 B blocks of repeat r, every operand (bank_operand). */
+static void repeat_blocks(AscBankRepeat *br, const VPlan *p, uint32_t r, const uint64_t *m)
+{
+    br->nread = br->nwrite = 0;
+    for (int k = 0; k < OP_COUNT; k++)
+        if (p->op[k].used) bank_operand(br, p, &p->op[k], r, m);
+}
+
+/* Bytes read per repeat under mask m (what the gathers move). */
+static uint64_t repeat_bytes(const VPlan *p, const uint64_t *m)
+{
+    uint64_t n = 0, active = popcount2(m);
+    for (int k = OP_SRC0; k < OP_COUNT; k++) {
+        const VOperand *o = &p->op[k];
+        if (!o->used) continue;
+        switch ((VKind)o->kind) {
+        case VK_LANES: n += active * o->size; break;
+        case VK_BITS: n += p->lanes / 8; break;
+        case VK_CONTIG8: n += 8 * o->size; break;
+        case VK_ELEM:
+        case VK_GROUP: break; /* only destinations */
+        }
+    }
+    return n;
+}
+
+/* Every repeat's bank cost (unless --functional), race reports, bytes and
+ * element operations.
+ *
+ * The bank cost of a repeat is reused for another repeat when it cannot
+ * differ: every operand is lane-addressed with the same repeat stride D (a
+ * multiple of 2^group_lo) and both repeats have the same mask, every
+ * operand's blocks lie inside one bank layer in both, and the same operands
+ * share a layer in both.  From one such repeat to the other every block
+ * address moves by the same multiple of 2^group_lo, so every group index
+ * rotates by the same amount (mod groups), and two blocks share a bank in one
+ * repeat exactly when they share it in the other; the per-group counts (R, W)
+ * and per-bank read+write counts (RW) are the same multisets, and so is the
+ * cost of ubbank.c.  The cache is keyed by which operand pairs share a layer
+ * (6 bits for 4 operands).  Any other repeat is computed block by block. */
+static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
+{
+    uint64_t R = p->repeats;
+    uint64_t fb = repeat_bytes(p, p->full), lb = repeat_bytes(p, p->last);
+    st->bytes += (R - 1) * fb + lb;
+    if (flops) st->flops += (R - 1) * popcount2(p->full) + popcount2(p->last);
+    st->repeats = p->repeats;
+    if (ctx->no_bank_cost && !ctx->on_access) return;
+
+    const AscConfig *cfg = ctx->cfg;
+    uint32_t glo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO], llo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
+    bool uniform = !ctx->on_access && !ctx->no_bank_cost && glo < 64 && llo < 64;
+    uint64_t stride = 0, lo0[OP_COUNT], hi0[OP_COUNT]; /* repeat 0's block span of each operand, mask full */
+    uint32_t nop = 0;
+    for (int k = 0; k < OP_COUNT && uniform; k++) {
+        const VOperand *o = &p->op[k];
+        if (!o->used) continue;
+        if (o->kind != VK_LANES || (nop && o->rep_bytes != stride)) {
+            uniform = false;
+            break;
+        }
+        stride = o->rep_bytes;
+        uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
+        uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1), lo = UINT64_MAX, hi = 0;
+        for (uint32_t b = 0; b < nblk; b++) {
+            uint32_t f = b * epb;
+            if (!((p->full[f >> 6] >> (f & 63)) & bmask)) continue;
+            uint64_t at = o->base + b * o->blk_bytes;
+            if (at < lo) lo = at;
+            if (at + 32 > hi) hi = at + 32;
+        }
+        if (lo >= hi) uniform = false; /* no active block: nothing worth caching */
+        lo0[nop] = lo;
+        hi0[nop] = hi;
+        nop++;
+    }
+    if (uniform && (stride & ((1ull << glo) - 1))) uniform = false;
+    uint64_t have = 0; /* bit key: cost[key] is known */
+    AscBankCost cost[64];
+    AscBankRepeat br;
+    for (uint32_t r = 0; r < p->repeats; r++) {
+        const uint64_t *m = r + 1 == p->repeats ? p->last : p->full;
+        if (uniform && m == p->full) {
+            uint64_t layer[OP_COUNT];
+            bool one = true;
+            for (uint32_t k = 0; k < nop; k++) {
+                uint64_t lo = lo0[k] + r * stride, hi = hi0[k] + r * stride;
+                layer[k] = lo >> llo;
+                if (layer[k] != (hi - 1) >> llo) one = false;
+            }
+            if (one) {
+                uint32_t key = 0, bit = 0;
+                for (uint32_t i = 0; i < nop; i++)
+                    for (uint32_t k = i + 1; k < nop; k++, bit++)
+                        if (layer[i] == layer[k]) key |= 1u << bit;
+                if (!(have >> key & 1)) {
+                    repeat_blocks(&br, p, r, m);
+                    cost[key] = asc_ubbank_cost(cfg, &br);
+                    have |= 1ull << key;
+                }
+                asc_ubbank_add(cfg, cost[key], st);
+                continue;
+            }
+        }
+        repeat_blocks(&br, p, r, m);
+        if (!ctx->no_bank_cost) asc_ubbank_account(cfg, &br, st);
+        if (ctx->on_access) report_blocks(ctx, &br);
     }
 }
 
@@ -822,71 +1087,33 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     for (int k = 0; k < OP_COUNT; k++)
         if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
 
-    /* execute: per repeat, the bank cost first (it depends only on
-     * addresses and the mask), then the data */
-    uint8_t *ub = ctx->mem[ASC_BUF_UB].data;
-    VBuf a, b, c, d;
-    VRepeat v = {.dt = p.dt, .dto = p.dto, .lanes = p.lanes, .size = size, .a = &a, .b = &b, .c = &c, .d = &d,
-                 .cond = q->in.cond, .rnd = (AscRnd)q->in.rnd};
+    VJob j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.fam = (uint8_t)fam;
+    j.size = size;
+    j.cond = q->in.cond;
+    j.rnd = (AscRnd)q->in.rnd;
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
         if (asc_dtype_is_float(p.dt))
-            v.sf = scalar_f(s, p.dt);
+            j.sf = scalar_f(s, p.dt);
         else
-            v.si = scalar_i(s, p.dt);
+            j.si = scalar_i(s, p.dt);
     }
-    for (uint32_t r = 0; r < p.repeats; r++) {
-        const uint64_t *m = r + 1 == p.repeats ? p.last : p.full;
-        uint32_t active = popcount2(m);
-        AscBankRepeat br;
-        br.nread = br.nwrite = 0;
-        if (!ctx->no_bank_cost || ctx->on_access) {
-            for (int k = 0; k < OP_COUNT; k++)
-                if (p.op[k].used) bank_operand(&br, &p, &p.op[k], r, m);
-            if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, &br, st);
-            if (ctx->on_access) report_blocks(ctx, &br);
-        }
 
-        /* gather: every source lane is read before any dst lane is written */
-        memset(&a, 0, sizeof a);
-        memset(&b, 0, sizeof b);
-        VBuf *into[OP_COUNT] = {NULL, &a, &b, &c};
-        for (int k = OP_SRC0; k < OP_COUNT; k++) {
-            const VOperand *o = &p.op[k];
-            if (!o->used) continue;
-            switch ((VKind)o->kind) {
-            case VK_LANES:
-                gather_lanes(ub, o, r, m, p.lanes, into[k]);
-                st->bytes += (uint64_t)active * o->size;
-                break;
-            case VK_BITS:
-                memcpy(into[k]->u8, ub + o->base + (uint64_t)r * (p.lanes / 8), p.lanes / 8);
-                st->bytes += p.lanes / 8;
-                break;
-            case VK_CONTIG8:
-                memcpy(into[k]->u8, ub + o->base + (uint64_t)r * 8 * o->size, 8 * o->size);
-                st->bytes += 8 * o->size;
-                break;
-            case VK_ELEM:
-            case VK_GROUP: break; /* only destinations */
-            }
-        }
-        if (fi->flops) st->flops += active;
+    /* timing and race reports: per repeat, from addresses and masks only */
+    vec_account(ctx, &j.p, fi->flops, st);
 
-        v.m = m;
-        if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
-            memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
-        fi->sem(&v);
-
-        switch ((VKind)dst->kind) {
-        case VK_LANES: scatter_lanes(ub, dst, r, m, p.lanes, &d); break;
-        case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p.lanes / 8), d.u8, p.lanes / 8); break;
-        case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
-        case VK_GROUP: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)dst->group * dst->size); break;
-        case VK_CONTIG8: break; /* only sources */
-        }
-    }
-    st->repeats = p.repeats;
+    /* the data: reads and writes this core's UB only, so it may run on a host
+     * worker thread (sim/pool.c) while the engine goes on; the next exec
+     * function of this core that checks UB joins it first */
+    AscExecJob job = {.run = vec_job, .bufs = 1u << ASC_BUF_UB, .out = ctx->mem[ASC_BUF_UB].data};
+    _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
+    memcpy(job.blob, &j, sizeof j);
+    /* a short instruction costs less inline than a hand-over (a lock and a wake-up) */
+    bool long_insn = (uint64_t)p.repeats * p.lanes >= VEC_DEFER_LANES;
+    if (!long_insn || !ctx->defer || !ctx->defer(ctx->pool_ud, &job)) vec_data(job.out, &j);
     return true;
 }
 

@@ -119,17 +119,9 @@ static uint16_t round_narrow(float f, unsigned ebits, unsigned mbits, AscRnd rnd
  * rebias the exponent (127 -> 15), add half an f16 ulp minus one plus the
  * kept lsb (ties to even), drop 13 bits; a mantissa carry moves into the
  * exponent by itself.  Everything else (subnormals, overflow, inf, NaN)
- * goes through round_narrow.  test_fp16 checks both paths agree. */
-uint16_t asc_f32_to_f16(float f)
-{
-    uint32_t u = f32_bits(f), a = u & 0x7fffffffu;
-    if (a >= 0x38800000u && a < 0x477ff000u) {
-        uint32_t r = a - 0x38000000u;
-        r += 0xfffu + ((r >> 13) & 1u);
-        return (uint16_t)(((u >> 16) & 0x8000u) | (r >> 13));
-    }
-    return round_narrow(f, 5, 10, ASC_RND_RINT);
-}
+ * goes through round_narrow.  test_fp16 checks both paths agree.  The
+ * fast path is asc_f16_narrow (exec_internal.h), inline for the vector lanes. */
+uint16_t asc_f32_to_f16(float f) { return asc_f16_narrow(f); }
 uint16_t asc_f32_to_f16_rnd(float f, AscRnd rnd) { return round_narrow(f, 5, 10, rnd); }
 uint16_t asc_f32_to_bf16(float f) { return round_narrow(f, 8, 7, ASC_RND_RINT); }
 uint16_t asc_f32_to_bf16_rnd(float f, AscRnd rnd) { return round_narrow(f, 8, 7, rnd); }

@@ -7,8 +7,9 @@
  * The scheduler stays single-threaded and deterministic: the heap, every
  * cycle, every check and every AscExecStats are computed on the thread that
  * calls asc_sim_run, in (cycle, agent) order, exactly as with one thread.
- * Only a job an exec function hands over (today: mmad's unpack and multiply,
- * which touch the core's L0A, L0B and L0C) runs elsewhere.  A core has at
+ * Only a job an exec function hands over (mmad's unpack and multiply, which
+ * touch the core's L0A, L0B and L0C; a vector instruction's data pass, which
+ * touches the core's UB) runs elsewhere.  A core has at
  * most one job; it is joined before any later exec function of that core
  * checks a buffer the job uses, before the core takes another job, and
  * before asc_sim_run returns.  No other code reads a core's local buffers
@@ -21,6 +22,7 @@
  * worker is running, the main thread runs the newest queued job itself. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -69,9 +71,10 @@ uint32_t asc_pool_host_threads(uint32_t want)
         unsigned long v = strtoul(env, &end, 10);
         if (!*end && v >= 1) return v > 256 ? 256 : (uint32_t)v;
     }
-    /* default 1: the threaded path gives identical results but has shown no speed-up yet
-     * (bench/README.md), so it is opt-in */
-    return 1;
+    /* default: the host's online CPUs (bench/README.md measures the speed-up); results are
+     * the same for any count */
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (uint32_t)n;
 }
 
 /* Remove core index ci from the queue (mu held). */

@@ -59,12 +59,12 @@ static ASC_EXEC_FN(NOP)
     return true;
 }
 
-/* rd = f(rs1, rs2 | imm).  Signed arithmetic wraps (done on uint64_t). */
-static ASC_EXEC_FN(ALU)
+/* rd = f(rs1, rs2 | imm).  Signed arithmetic wraps (done on uint64_t).
+ * Reads only registers and the instruction (no captured operands), so the
+ * run-ahead loop calls it directly (exec_on_scalar). */
+static inline bool alu(AscExecCtx *ctx, const AscInsn *in)
 {
-    (void)dt0, (void)dt1, (void)st;
     AscCore *c = CORE_OF(ctx);
-    const AscInsn *in = &q->in;
     uint64_t a = c->x[in->rs1], b = c->x[in->rs2], imm = (uint64_t)(int64_t)in->imm, r = 0;
     int64_t sa = (int64_t)a, sb = (int64_t)b;
     switch (in->op) {
@@ -132,6 +132,12 @@ static ASC_EXEC_FN(ALU)
     }
     c->x[in->rd] = r;
     return true;
+}
+
+static ASC_EXEC_FN(ALU)
+{
+    (void)dt0, (void)dt1, (void)st;
+    return alu(ctx, &q->in);
 }
 
 static ASC_EXEC_FN(SPR)
@@ -222,11 +228,9 @@ static ASC_EXEC_FN(STORE)
     return true;
 }
 
-static ASC_EXEC_FN(BRANCH)
+/* reads registers and the instruction only (as alu) */
+static inline bool branch_taken(const AscCore *c, const AscInsn *in)
 {
-    (void)dt0, (void)dt1, (void)st;
-    AscCore *c = CORE_OF(ctx);
-    const AscInsn *in = &q->in;
     uint64_t a = c->x[in->rs1], b = c->x[in->rs2];
     bool taken;
     switch (in->op) {
@@ -240,10 +244,21 @@ static ASC_EXEC_FN(BRANCH)
     case ASC_OP_BNEZ: taken = a != 0; break;
     default: taken = true; break; /* J */
     }
-    if (taken) {
-        c->npc = (uint32_t)((int64_t)q->pc + in->off);
+    return taken;
+}
+
+static inline void branch(AscCore *c, const AscInsn *in, uint32_t pc)
+{
+    if (branch_taken(c, in)) {
+        c->npc = (uint32_t)((int64_t)pc + in->off);
         c->scost = c->sim->lat_branch;
     }
+}
+
+static ASC_EXEC_FN(BRANCH)
+{
+    (void)dt0, (void)dt1, (void)st;
+    branch(CORE_OF(ctx), &q->in, q->pc);
     return true;
 }
 
@@ -277,6 +292,17 @@ bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
     return xfail(ctx, ASC_FAULT_ILLEGAL, "opcode %u is not an instruction", q->in.op);
 }
 
+/* The exec function of every opcode (the same table as asc_dispatch's switch):
+ * exec_on_scalar compares with it to run ALU and branch instructions without
+ * capturing operands (alu and branch read only registers, the instruction and
+ * its pc) or the dispatch switch. */
+typedef bool ExecFn(AscExecCtx *ctx, const AscIssued *q, AscDtype dt0, AscDtype dt1, AscExecStats *st);
+static ExecFn *const exec_fn[ASC_OP_COUNT] = {
+#define ASC_INSN(id, mn, opc, fmt, pipe, lat, fam, dt0, dt1, cfg, flags, sem) [ASC_OP_##id] = asc_exec_##fam,
+#include "asc_isa.def"
+#undef ASC_INSN
+};
+
 /* ---- the scalar unit -------------------------------------------------------- *
  *
  * The scalar unit is one agent of the event heap (sim_internal.h), but it
@@ -300,8 +326,11 @@ bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
 /* Account one executed instruction of S (per-pc and pipe statistics, in
  * cycles) and hand it to the observer.  start..end is the time S spent on
  * it, `stall` of which it was blocked for the reason `why` (AscStall). */
-static void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t start, uint64_t end, uint64_t stall,
-                        uint8_t why)
+static void emit_scalar_obs(AscSim *sim, AscCore *c, AscPipeUnit *s, const AscInsn *in, uint64_t start, uint64_t end,
+                            uint64_t stall, uint8_t why);
+
+static inline void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t start, uint64_t end, uint64_t stall,
+                               uint8_t why)
 {
     AscPipeUnit *s = &c->pipes[ASC_PIPE_S];
     AscPcStats *ps = &c->pcs[(c->pc - c->prog->entry) / 4];
@@ -310,17 +339,22 @@ static void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t sta
     s->stats.insns++;
     s->stats.busy_cycles += (end - start) - stall;
     s->stats.last_end_cycle = end;
-    if (sim->obs.on_insn) {
-        AscQEntry e;
-        memset(&e, 0, sizeof e);
-        e.q.in = *in;
-        e.q.pc = c->pc;
-        e.issue_cycle = start;
-        e.seq = c->seq;
-        AscExecStats st;
-        memset(&st, 0, sizeof st);
-        asc_emit_insn(sim, c, s, &e, &st, start, end, end, stall, why, in->psrc, in->pdst, in->event, 0);
-    }
+    if (sim->obs.on_insn) emit_scalar_obs(sim, c, s, in, start, end, stall, why);
+}
+
+/* the observer's half of emit_scalar, out of the run-ahead loop's way */
+static void emit_scalar_obs(AscSim *sim, AscCore *c, AscPipeUnit *s, const AscInsn *in, uint64_t start, uint64_t end,
+                            uint64_t stall, uint8_t why)
+{
+    AscQEntry e;
+    memset(&e, 0, sizeof e);
+    e.q.in = *in;
+    e.q.pc = c->pc;
+    e.issue_cycle = start;
+    e.seq = c->seq;
+    AscExecStats st;
+    memset(&st, 0, sizeof st);
+    asc_emit_insn(sim, c, s, &e, &st, start, end, end, stall, why, in->psrc, in->pdst, in->event, 0);
 }
 
 /* Every pipe of c idle: *when = the cycle the last completion lands. */
@@ -341,9 +375,16 @@ static bool drained(const AscCore *c, uint64_t *when)
  * rule's words if not.  asc_target_check_insn decides; its answer was
  * cached per instruction at decode (AscProg.legal); the first broken rule
  * is reported. */
-static bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
+static bool illegal(AscSim *sim, AscCore *c, const AscInsn *in);
+
+static inline bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
 {
     if ((c->prog->legal[in - c->prog->insn] >> c->kind) & 1) return true;
+    return illegal(sim, c, in);
+}
+
+static bool illegal(AscSim *sim, AscCore *c, const AscInsn *in)
+{
     AscTargetRule r[ASC_TARGET_MAX_BROKEN];
     if (!asc_target_check_insn(&sim->cfg, c->kind, in, r)) return true;
     char why[200];
@@ -572,9 +613,19 @@ static bool exec_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t 
     c->xpipe = ASC_PIPE_S;
     c->xpc = c->pc;
     sim->san_exec++;
-    AscIssued q;
-    asc_capture(c, in, c->pc, &q);
-    if (!asc_dispatch(c, &q, NULL)) {
+    ExecFn *fn = exec_fn[in->op];
+    bool ok;
+    if (fn == asc_exec_ALU) {
+        ok = alu(&c->ctx, in);
+    } else if (fn == asc_exec_BRANCH) {
+        branch(c, in, c->pc);
+        ok = true;
+    } else {
+        AscIssued q;
+        asc_capture(c, in, c->pc, &q);
+        ok = asc_dispatch(c, &q, NULL);
+    }
+    if (!ok) {
         asc_sim_fail(sim, (AscFaultKind)c->xfault, c, ASC_PIPE_S, c->pc, in->op, "%s", c->ctx.fault);
         return false;
     }
@@ -598,6 +649,100 @@ static void queue_full(AscSim *sim, AscCore *c, uint8_t pipe, uint64_t t)
     sleep_until(sim, c, ASC_NEVER);
 }
 
+/* The run-ahead loop's fast path: a run of ALU and branch instructions (the
+ * body of a scalar loop) with the core's state in locals.  It does exactly
+ * what asc_scalar_step's general path does for them (the same checks, the
+ * same horizon rule, the same per-pc and pipe statistics, the same cost),
+ * and stops at the first other instruction, fault, stall-free limit or
+ * observer, leaving it to the general path: without an observer there is
+ * nothing to tell per instruction.  Returns false after a fault (then the
+ * general path's fault was raised here, identically). */
+static bool run_alu(AscSim *sim, AscCore *c, uint64_t *tp, uint64_t horizon)
+{
+    const AscProg *prog = c->prog;
+    const uint32_t entry = prog->entry, end = prog->entry + prog->size;
+    const unsigned kind = c->kind;
+    const uint64_t lat_scalar = sim->functional ? 1 : sim->lat_scalar;
+    const uint64_t lat_branch = sim->functional ? 0 : sim->lat_branch;
+    /* counters in locals (stores to registers could alias them for the
+     * compiler), written back below: nothing reads them inside the loop */
+    const uint64_t limit = sim->limit;
+    AscPcStats *const pcs = c->pcs;
+    uint64_t t = *tp, n = 0, busy = 0, last_t = 0, now = sim->now;
+    uint32_t pc = c->pc, last_pc = 0;
+    bool ok = true;
+    for (;;) {
+        if (t > now && (t >= horizon || t >= limit)) break;
+        if (pc < entry || pc >= end || (pc & 3)) break; /* the general path faults */
+        uint32_t idx = (pc - entry) / 4;
+        const AscInsn *in = &prog->insn[idx];
+        if (!((prog->legal[idx] >> kind) & 1)) break;
+        ExecFn *fn = exec_fn[in->op];
+        uint64_t cost;
+        uint32_t npc = pc + 4;
+        if (fn == asc_exec_ALU) {
+            if (asc_insn_info[in->op].lat == ASC_LAT_MASK) break; /* not an ALU latency: general path */
+            c->xfault = ASC_FAULT_ACCESS;
+            if (!alu(&c->ctx, in)) {
+                ok = false;
+                break;
+            }
+            cost = lat_scalar;
+        } else if (fn == asc_exec_BRANCH) {
+            if (asc_insn_info[in->op].lat == ASC_LAT_MASK) break;
+            cost = lat_scalar;
+            if (branch_taken(c, in)) {
+                npc = (uint32_t)((int64_t)pc + in->off);
+                cost += lat_branch;
+            }
+        } else {
+            break;
+        }
+        AscPcStats *ps = &pcs[idx]; /* functional: lat_scalar 1, lat_branch 0, so cost 1 as there */
+        ps->count++;
+        ps->cycles += cost;
+        now = t;
+        n++;
+        busy += cost;
+        last_t = t;
+        last_pc = pc;
+        t += cost;
+        pc = npc;
+    }
+    c->seq += n;
+    sim->insns += n;
+    sim->san_exec += n;
+    sim->now = now;
+    if (n || !ok) {
+        AscPipeUnit *s = &c->pipes[ASC_PIPE_S];
+        s->stats.insns += n;
+        s->stats.busy_cycles += busy;
+        if (n) { /* what exec_on_scalar leaves behind after the last one */
+            s->stats.last_end_cycle = t;
+            c->spr[ASC_SPR_CYCLE] = last_t;
+            c->xpipe = ASC_PIPE_S;
+            c->xpc = last_pc;
+            if (ok) c->xfault = ASC_FAULT_ACCESS;
+        }
+    }
+    if (!ok) { /* the faulting instruction was fetched and counted, as in the general path */
+        c->seq++;
+        sim->insns++;
+        c->spr[ASC_SPR_CYCLE] = t;
+        c->xpipe = ASC_PIPE_S;
+        c->xpc = pc;
+        c->pc = pc;
+        sim->now = t;
+        sim->san_exec++;
+        const AscInsn *in = &prog->insn[(pc - entry) / 4];
+        asc_sim_fail(sim, (AscFaultKind)c->xfault, c, ASC_PIPE_S, pc, in->op, "%s", c->ctx.fault);
+        return false;
+    }
+    c->pc = pc;
+    *tp = t;
+    return true;
+}
+
 /* The scalar unit's turn at sim->now: leave a stall if it can, then run
  * ahead under the horizon rule above until it stalls, faults or reaches an
  * instruction it may not execute yet (then it sleeps until that cycle).
@@ -610,6 +755,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
     uint64_t horizon = asc_heap_min_cycle(&sim->heap); /* next event of any other agent */
     for (;;) {
         if (c->sstate != ASC_SS_RUN && !resolve_stall(sim, c, &t)) return;
+        if (!sim->obs.on_insn && !run_alu(sim, c, &t, horizon)) return;
         if (t > sim->now && (t >= horizon || t >= sim->limit)) {
             sleep_until(sim, c, t);
             return;

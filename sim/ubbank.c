@@ -93,7 +93,11 @@ AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep)
 
 void asc_ubbank_account(const AscConfig *cfg, const AscBankRepeat *rep, AscExecStats *st)
 {
-    AscBankCost c = asc_ubbank_cost(cfg, rep);
+    asc_ubbank_add(cfg, asc_ubbank_cost(cfg, rep), st);
+}
+
+void asc_ubbank_add(const AscConfig *cfg, AscBankCost c, AscExecStats *st)
+{
     uint32_t base = (uint32_t)cfg->v[ASC_KEY_VEC_BASE_BEATS];
     st->beats += c.beats;
     st->conflict_beats += c.beats - base;

@@ -110,7 +110,7 @@ typedef struct AscSimDesc {
     uint8_t sanitize;         /* AscSanCheck bits (--sanitize=...); 0: only out-of-allocation GM writes, a fault */
     AscAlloc alloc;           /* zero = malloc/free */
     AscSimObserver observer;  /* zero = none */
-    uint32_t threads;         /* host threads (0 = $ASC_THREADS, else 1); results are the same for any count */
+    uint32_t threads;         /* host threads (0 = $ASC_THREADS, else the host's CPUs); results are the same for any count */
 } AscSimDesc;
 
 /* Errors (UNKNOWN kernel, too many blocks, mix on a coupled target, OOM...)
