@@ -100,7 +100,7 @@ def _lower(front, target, options, mix=False):
     passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
     if options.get("insert_sync") or any(getattr(r, "auto", False) for r in func.buffers):
         passes.insert_sync(func, target)
-    elif not func.buffers:   # no flags from the compiler and no TQue/TBuf (whose own flags the
+    elif not func.buffers and not getattr(front.b, "uses_cube", False):   # no flags from the compiler and no TQue/TBuf (whose own flags the
         # analysis does not credit): name the pipe races a hand-placed kernel leaves open
         from .passes.sync_check import unordered_accesses
         func.sync_warnings = unordered_accesses(func, target)
