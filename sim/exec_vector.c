@@ -37,7 +37,7 @@ typedef enum VFam {
 } VFam;
 
 /* Operand shapes (the SHAPE column of asc_vfam.def). */
-typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_CMPS, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV, VS_GROUP } VShape;
+typedef enum VShape { VS_BIN, VS_SEL, VS_CMP, VS_CMPS, VS_SCALAR, VS_AXPY, VS_DUP, VS_UNARY, VS_REDUCE, VS_BRCB, VS_CONV, VS_GROUP, VS_TERN } VShape;
 
 /* Element types a family accepts (the DTYPES column). */
 typedef enum VDtypes { VD_F, VD_I, VD_FI, VD_ANY } VDtypes;
@@ -692,6 +692,8 @@ static void vsem_VSHR(const VRepeat *v)
     INT_LANES(v, 0, sgn ? (x >> (n >= w ? w - 1 : n)) : (n >= w ? 0 : (int64_t)((uint64_t)x >> n)))
 }
 
+#include "exec_vfused.inc" /* fused families: vaddrelu, vsubrelu, vmadd, vmaddrelu, vmla */
+
 #undef FLOAT_LANES
 #undef FLOAT_LOOP
 #undef LANE_LOCALS
@@ -975,7 +977,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     p.lanes = 256 / big;
 
     /* operands and the config register, by shape */
-    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY;
+    bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY ||
+                shape == VS_TERN;
     uint64_t cfg = four ? q->rs3 : q->rs2;
     VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
     switch (shape) {
@@ -1019,6 +1022,12 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_UNARY:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        break;
+    case VS_TERN: /* BIN that also reads dst: its lanes, with dst's strides, are the third source (c) */
+        set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
+        set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
+        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        set_lanes(&p.op[OP_MASK], "dst", false, q->rd, size, cfg, 0);
         break;
     case VS_AXPY: /* dst is also read: its lanes, with dst's strides, are src1 */
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);

@@ -299,7 +299,9 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
     }
     bool binary = !strcmp(fam, "VADD") || !strcmp(fam, "VSUB") || !strcmp(fam, "VMUL") || !strcmp(fam, "VMAX") ||
                   !strcmp(fam, "VMIN") || !strcmp(fam, "VDIV") || !strcmp(fam, "VAND") || !strcmp(fam, "VOR") ||
-                  !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL");
+                  !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL") || !strcmp(fam, "VADDRELU") ||
+                  !strcmp(fam, "VSUBRELU") || !strcmp(fam, "VMADD") || !strcmp(fam, "VMADDRELU") || !strcmp(fam, "VMLA");
+    bool reads_dst = !strcmp(fam, "VAXPY") || !strcmp(fam, "VMADD") || !strcmp(fam, "VMADDRELU") || !strcmp(fam, "VMLA");
     bool with_scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
                        !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY") ||
                        !strcmp(fam, "VCMPS") || !strcmp(fam, "VSHL") || !strcmp(fam, "VSHR");
@@ -342,7 +344,7 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             uint64_t sa = ref_addr(q->rs1, r, i, size, blk[1], rep[1]);
             a[i] = ref_load(ub + sa, dt);
             memcpy(raw_a[i], ub + sa, size);
-            if (!strcmp(fam, "VAXPY")) acc[i] = ref_load(ub + ref_addr(q->rd, r, i, size, blk[0], rep[0]), dt);
+            if (reads_dst) acc[i] = ref_load(ub + ref_addr(q->rd, r, i, size, blk[0], rep[0]), dt);
             if (binary) {
                 uint64_t sb = ref_addr(q->rs2, r, i, size, blk[2], rep[2]);
                 b[i] = ref_load(ub + sb, dt);
@@ -453,6 +455,16 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
             else if (!strcmp(fam, "VRELU")) v = x > 0 ? x : 0.0;
             else if (!strcmp(fam, "VLRELU")) v = x >= 0 ? x : ref_fit(x * y, dt);
             else if (!strcmp(fam, "VAXPY")) v = ref_to_f32(ref_to_f32(x * y, 1) + acc[i], 1); /* then dt */
+            else if (!strcmp(fam, "VADDRELU") || !strcmp(fam, "VSUBRELU")) { /* fused: relu after the wrap */
+                v = !strcmp(fam, "VADDRELU") ? x + y : x - y;
+                if (!isf) v = ref_wrap(v, dt);
+                v = v > 0 ? v : 0.0;
+            }
+            else if (!strcmp(fam, "VMADD") || !strcmp(fam, "VMADDRELU")) { /* src0 * dst + src1, in f32 */
+                v = ref_to_f32(ref_to_f32(x * acc[i], 1) + y, 1);
+                if (!strcmp(fam, "VMADDRELU")) v = v > 0 ? v : 0.0;
+            }
+            else if (!strcmp(fam, "VMLA")) v = ref_to_f32(ref_to_f32(x * y, 1) + acc[i], 1); /* src0 * src1 + dst */
             else if (!strcmp(fam, "VDUP")) v = ref_scalar(q->rs1, dt);
             else if (!strcmp(fam, "VSHL") || !strcmp(fam, "VSHR")) {
                 /* the amount: the scalar's low element-width bits, unsigned; >= width: all bits out */

@@ -276,7 +276,8 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
         q.in.cond = (uint8_t)rndn(e, 6);
     } else if (!strcmp(fam, "VADD") || !strcmp(fam, "VSUB") || !strcmp(fam, "VMUL") || !strcmp(fam, "VMAX") ||
                !strcmp(fam, "VMIN") || !strcmp(fam, "VDIV") || !strcmp(fam, "VAND") || !strcmp(fam, "VOR") ||
-               !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL")) {
+               !strcmp(fam, "VCMP") || !strcmp(fam, "VSEL") || !strcmp(fam, "VADDRELU") || !strcmp(fam, "VSUBRELU") ||
+               !strcmp(fam, "VMADD") || !strcmp(fam, "VMADDRELU") || !strcmp(fam, "VMLA")) {
         q.rd = rd;
         q.rs1 = rs1;
         q.rs2 = rs2;

@@ -33,6 +33,7 @@ class Compiled:
     target: str
     args: list
     deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
+    warnings: list = None  # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
 
 
 def dump(c: Compiled) -> None:
@@ -99,6 +100,10 @@ def _lower(front, target, options, mix=False):
     passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
     if options.get("insert_sync") or any(getattr(r, "auto", False) for r in func.buffers):
         passes.insert_sync(func, target)
+    elif not func.buffers and not getattr(front.b, "uses_cube", False):   # no flags from the compiler and no TQue/TBuf (whose own flags the
+        # analysis does not credit): name the pipe races a hand-placed kernel leaves open
+        from .passes.sync_check import unordered_accesses
+        func.sync_warnings = unordered_accesses(func, target)
     if options.get("opt_level", 3) == 0 and not mix:
         passes.serialise(func)
     passes.lower(func, options.get("opt_level", 3) >= 1)
@@ -168,7 +173,8 @@ def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
     asm = codegen.emit_asm(front.func)
     func = front.func
     return Compiled(func.name, asm, ir_text, lowered, func.kernel_kind, tname,
-                    [(a.name, a.kind, a.dtype) for a in func.args], front.fe.deps())
+                    [(a.name, a.kind, a.dtype) for a in func.args], front.fe.deps(),
+                    list(getattr(func, "sync_warnings", [])))
 
 
 def _check_core_kind(func, kind, mix):
@@ -207,4 +213,5 @@ def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):
         deps[k] = sorted({repr(x): x for x in deps.get(k, []) + v}.values(), key=repr)
     return Compiled(fn.__name__, asm, "; AIC program\n" + t1 + "; AIV program\n" + t2,
                     "; AIC program\n" + l1 + "; AIV program\n" + l2, "mix", tname,
-                    [(a.name, a.kind, a.dtype) for a in aic.func.args], deps)
+                    [(a.name, a.kind, a.dtype) for a in aic.func.args], deps,
+                    list(getattr(aic.func, "sync_warnings", [])) + list(getattr(aiv.func, "sync_warnings", [])))

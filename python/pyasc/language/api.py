@@ -47,10 +47,13 @@ range._asc_loop = "range"            # compiler.frontend recognises the loop ite
 static_range._asc_loop = "static"
 
 
-def get_tpipe_ptr():
-    """Ascend C GetTPipePtr: the kernel's TPipe is the object the kernel created; real pyasc
-    returns a handle to it.  Kernels here pass their TPipe around directly."""
-    raise RuntimeError("asc.get_tpipe_ptr is not supported: " + get_tpipe_ptr.__asc_rejected__)
-
-
-get_tpipe_ptr.__asc_rejected__ = "a global TPipe pointer (GetTPipePtr) is not modelled: pass the kernel's TPipe object"
+@intrinsic
+def get_tpipe_ptr(*, _b):
+    """Ascend C GetTPipePtr: the TPipe the kernel constructed last (the TPipe constructor records
+    itself as the kernel's pipe; cannmirror/asc-devkit impl/adv_api/... call GetTPipePtr()->
+    FetchEventID as kernels here call pipe.fetch_event_id).  The same object, not a copy."""
+    pipe = getattr(_b, "current_tpipe", None)
+    if pipe is None:
+        raise _b.error("asc.get_tpipe_ptr: this kernel has constructed no asc.TPipe yet (GetTPipePtr returns the "
+                       "pipe the kernel created)")
+    return pipe

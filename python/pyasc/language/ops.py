@@ -1212,3 +1212,14 @@ from . import debug as _debug  # noqa: E402
 for _n in ("printf", "dump_tensor", "dump_acc_chk_point", "print_time_stamp", "metrics_prof_start",
            "metrics_prof_stop"):
     globals()[_n] = intrinsic(getattr(_debug, _n))
+
+
+# ---- fused vector instructions (language/fused.py; replace the rejections above) -------------
+import sys as _sys  # noqa: E402
+from . import fused as _fused  # noqa: E402
+for _n, _base, _rd in _fused.FUSED:
+    globals()[_n] = _fused.make(_n, _base, _rd, _sys.modules[__name__])
+
+# ---- instruction-cache hints: documented no-ops (language/hints.py) -------------------------
+from . import hints as _hints  # noqa: E402
+icache_preload, get_icache_preload_status = _hints.make(_sys.modules[__name__])

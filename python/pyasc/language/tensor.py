@@ -395,6 +395,7 @@ class TPipe:
             raise _outside_jit()
         self.b = _b
         self._ev = {}      # HardEvent name -> frozenset of allocated ids (replaced, never mutated)
+        _b.current_tpipe = self   # what asc.get_tpipe_ptr returns (Ascend C GetTPipePtr)
 
     # Event ids (real pyasc fwk/tpipe.py; Ascend C TPipe::AllocEventID): compile-time ids from
     # 0..5 per HardEvent (6 is the system's, 7 TPipe's own); TQue flags get other ids.

@@ -18,6 +18,7 @@ import inspect
 import json
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -216,6 +217,8 @@ class JITFunction:
         self._mem[key] = c
         self.last_compiled = c
         driver.dump(c)
+        for w in c.warnings or ():   # pipe races a kernel without insert_sync leaves open
+            warnings.warn(w, RuntimeWarning, stacklevel=3)
         return c
 
     @_at_user_call
@@ -269,7 +272,7 @@ def _disk_get(key):
         return None
     args = [(n, k, dt.by_name(t) if t else None) for n, k, t in d["args"]]
     return driver.Compiled(d["name"], d["asm"], d["ir"], d["lowered"], d["kind"], d["target"], args,
-                           d.get("deps"))
+                           d.get("deps"), d.get("warnings"))
 
 
 def _disk_put(key, c):
@@ -280,7 +283,8 @@ def _disk_put(key, c):
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump({"name": c.name, "asm": c.asm, "ir": c.ir_text, "lowered": c.lowered_text,
                        "kind": c.kernel_kind, "target": c.target,
-                       "args": [(n, k, t.name if t else None) for n, k, t in c.args], "deps": c.deps}, f)
+                       "args": [(n, k, t.name if t else None) for n, k, t in c.args], "deps": c.deps,
+                       "warnings": c.warnings}, f)
         os.replace(tmp, os.path.join(d, key + ".json"))
     except OSError:
         pass  # the cache is an optimisation only

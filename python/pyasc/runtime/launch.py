@@ -424,7 +424,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if ex:
             L.explain_analyse(lib, ex, sim)
         report = L.take_string(lib.asc_report_text(sim, ex))
-        notes = _notes_of(lib, sim, img)
+        notes = list(c.warnings or []) + _notes_of(lib, sim, img)
         if notes:
             report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
         rjson = L.take_string(lib.asc_report_json(sim, ex))
