@@ -21,7 +21,7 @@ Three steps, all on the device (the host only reshapes and launches):
      scalar with LocalTensor.get_value), written back with `_common.store_tail`; the last row
      of y reads its partial last block through a workspace (no read past y).  The stages of a
      row are serialised by pipe barriers (simple, not fast).
-Profiles: ascend910b only (the cube's result leaves L0C by fixpipe to GM, `matmul.check_target`).
+Profiles: ascend910b and the coupled teach (the matmul's result path differs: matmul.py).
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/conv2d.py"""
 import numpy as np
 
@@ -179,7 +179,6 @@ def conv2d(x, w, stride=1, padding=0, bias=None, target=None, cores=None, out=No
         out, out_offset = np.zeros((n, o, oh, ow), np.float32), 0
     col = np.zeros(n * k * npix, np.int16)          # GM workspace, every element written by img2col
     with cm.on_target(target) as tgt:
-        mm.check_target("conv2d", tgt)
         ncores, per = cm.core_split(n * k, 1, cores, tgt)
         img2col_kernel[ncores](x.reshape(-1).view(np.int16), col, n * k, per, c, h, wd, kh, kw, oh, ow,
                                stride, padding, **launch)
