@@ -73,6 +73,16 @@ def test_reduce_rows(op, target):
             _run_rows(op, rows, w, dtype, target, 1 if i % 2 else 3, rng)
 
 
+@pytest.mark.parametrize("target", PROFILES)
+def test_reduce_rows_sweep(target):
+    """Fixed-seed random row counts and lengths, both ops and dtypes, one and several cores."""
+    rng = np.random.default_rng(12)
+    for i in range(6):
+        rows, w = int(rng.integers(1, 12)), int(rng.integers(1, 6000))
+        _run_rows(rd.OPS[i % 2], rows, w, (np.float32, np.float16)[(i // 2) % 2], target,
+                  int(rng.integers(1, 6)), rng)
+
+
 def _run_all(op, n, dtype, target, cores, rng):
     x = (rng.standard_normal(n) * 3 + 0.5).astype(dtype)
     got = float(rd.reduce_all(x, op, target=target, cores=cores))
