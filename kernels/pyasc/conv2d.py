@@ -2,17 +2,20 @@
 bias an optional float32 O-vector, y NCHW float32 (N, O, OH, OW), OH = (H + 2p - KH) // s + 1.
 
 Three steps, all on the device (the host only reshapes and launches):
-  1. img2col (`img2col_kernel`, a vector-core (AIV) kernel): builds, in a GM workspace, the
-     column matrix col[n] (K x P, K = C*KH*KW rows ordered (c, kh, kw), P = OH*OW columns ordered
-     (oh, ow)): col[n][(c,kh,kw), (oh,ow)] = x[n, c, oh*s - p + kh, ow*s - p + kw], 0 where that
-     falls in the padding.  The N*K rows are split over the vector cores; each element is moved
-     by the scalar unit's GM load/store (ld.h/st.h on int16 views of the f16 bits), which is
-     byte-exact: no GM byte outside x is read, and every workspace byte is written (padding as 0).
-     This is simple and slow in modelled cycles (a few scalar instructions per element, N*K*P
-     elements): x 1x16x32x32, w 16x16x3x3, padding 1 on ascend910b (48 vector cores) takes
-     419106 cycles for img2col against 13211 for the matmul (simulation wall time 0.5 s), so
-     the tested shapes are small (K*P up to a few thousand per image).  A DMA gather of
-     contiguous input row segments would be much faster; not done.
+  1. img2col (`img2col_gather_kernel`, a vector-core (AIV) kernel): builds, in a GM workspace,
+     the column matrix col[n] (K x P, K = C*KH*KW rows ordered (c, kh, kw), P = OH*OW columns
+     ordered (oh, ow)): col[n][(c,kh,kw), (oh,ow)] = x[n, c, oh*s - p + kh, ow*s - p + kw], 0
+     where that falls in the padding.  The N*C input planes are split over the vector cores;
+     per plane one DataCopyPad DMA brings the plane into UB with its zero padding (left/right
+     padding of each burst, zero rows above and below), one vector gather (vgather.b16) per
+     window offset (kh, kw) picks the P elements through a table of byte offsets (a function
+     of the shape only, built by the host: `_gather_plan`), and one DataCopyPad DMA writes the
+     KH*KW rows of exactly P*2 bytes.  x 1x16x32x32, w 16x16x3x3, padding 1 on ascend910b:
+     img2col 3305 cycles against 13211 for the matmul (the scalar element-by-element version,
+     `img2col_kernel`, took 419106); the column matrix is bit for bit the scalar version's
+     (tests/python/test_conv2d.py).  Shapes whose padded plane, table and rows do not fit in
+     UB (or padding > 16) fall back to `img2col_kernel`: the scalar unit's GM loads/stores
+     (ld.h/st.h on int16 views), byte-exact, a few instructions per element.
   2. matmul (`matmul.matmul`, the cube kernel of the library): y[n] (O x P) = W (O x K) @ col[n]
      (K x P), one launch per image, written straight into y at offset n*O*P (NCHW needs no
      transposition in this orientation; W's OIHW layout is already O x K row-major).
@@ -21,11 +24,12 @@ Three steps, all on the device (the host only reshapes and launches):
      scalar with LocalTensor.get_value), written back with `_common.store_tail`; the last row
      of y reads its partial last block through a workspace (no read past y).  The stages of a
      row are serialised by pipe barriers (simple, not fast).
-Profiles: ascend910b only (the cube's result leaves L0C by fixpipe to GM, `matmul.check_target`).
+Profiles: ascend910b and the coupled teach (the matmul's result path differs: matmul.py).
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/conv2d.py"""
 import numpy as np
 
 import asc
+from pyasc.compiler import targets
 
 try:
     from . import _common as cm
@@ -85,6 +89,57 @@ def img2col_kernel(x: asc.GlobalAddress, col: asc.GlobalAddress, rows: int, per_
 
 
 @asc.jit
+def img2col_gather_kernel(x: asc.GlobalAddress, col: asc.GlobalAddress, tab: asc.GlobalAddress, planes: int,
+                          per_core: int, h: int, w: int, kh: int, kw: int, npix: int, p: asc.ConstExpr[int],
+                          wq: asc.ConstExpr[int], npl: asc.ConstExpr[int], ntab: asc.ConstExpr[int],
+                          pq: asc.ConstExpr[int], ncol: asc.ConstExpr[int]):
+    """The column rows of this core's input planes [q*per_core, ...) of the N*C planes (x, col
+    float16): per plane
+      1. one DMA (data_copy_pad, GM -> UB) brings the h rows into a zero-padded plane in UB
+         (rows wq elements apart, wq = ceil16(w + 2p)): each burst of w*2 bytes gets p zero
+         elements on its left and right; the p zero rows above and below are set once;
+      2. per window offset (ki, kj) one vector gather (vgather.b16) picks the npix = OH*OW
+         elements: element (i, j) is at byte (ki*wq + kj)*2 + tab[i*OW + j] of the padded plane,
+         tab[i*OW + j] = ((i*s)*wq + j*s)*2 (a function of the shape only, made by the host);
+      3. one DMA (data_copy_pad, UB -> GM) writes the kh*kw rows, exactly npix*2 bytes each.
+    No GM byte outside x and the table is read, none outside this plane's rows of col written."""
+    q = asc.get_block_idx()
+    r0 = q * per_core
+    nr = min(per_core, planes - r0)
+    f16 = asc.float16
+    xg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    tg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    cg.set_global_buffer(col)
+    tg.set_global_buffer(tab)
+    kk = kh * kw
+    pl = asc.LocalTensor(f16, asc.TPosition.VECIN, 0, npl)
+    tb = asc.LocalTensor(asc.uint32, asc.TPosition.VECCALC, npl * 2, ntab)
+    cl = asc.LocalTensor(f16, asc.TPosition.VECOUT, npl * 2 + ntab * 4, ncol)
+    asc.data_copy(tb, tg, asc.DataCopyParams(1, ntab * 4 // 32, 0, 0))
+    if p > 0:
+        asc.duplicate(pl, 0.0, p * wq)
+        asc.duplicate(pl[(h + p) * wq:], 0.0, p * wq)
+    pad = asc.DataCopyPadExtParams(f16, True, p, p, 0)
+    for t in range(nr):
+        r = r0 + t
+        asc.data_copy_pad(pl[p * wq:], xg[r * h * w:], asc.DataCopyExtParams(h, w * 2, 0, 0), pad)
+        asc.set_flag(asc.HardEvent.MTE2_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        for ki in range(kh):
+            for kj in range(kw):
+                asc.gather(cl[(ki * kw + kj) * pq:], pl, tb, (ki * wq + kj) * 2, npix)
+        asc.set_flag(asc.HardEvent.V_MTE3, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+        asc.data_copy_pad(cg[r * kk * npix:], cl, asc.DataCopyExtParams(kk, npix * 2, 0, 0))
+        asc.set_flag(asc.HardEvent.V_MTE2, 0)      # the next plane's DMA overwrites pl
+        asc.wait_flag(asc.HardEvent.V_MTE2, 0)
+        asc.set_flag(asc.HardEvent.MTE3_V, 0)      # the next gathers overwrite cl
+        asc.wait_flag(asc.HardEvent.MTE3_V, 0)
+
+
+@asc.jit
 def bias_rows_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.GlobalAddress, rows: int,
                      per_core: int, yoff: int, total: int, o: int, nbias: asc.ConstExpr[int],
                      w: asc.ConstExpr[int]):
@@ -136,6 +191,25 @@ def bias_rows_kernel(y: asc.GlobalAddress, bias: asc.GlobalAddress, ws: asc.Glob
         asc.pipe_barrier(asc.PipeID.PIPE_ALL)
 
 
+def _gather_plan(h, w, kh, kw, oh, ow, s, p, ub_bytes):
+    """(wq, plane elements, offset table, npix rounded to 16, column elements) of
+    img2col_gather_kernel, or None when its UB buffers would not fit (or p > 16: DataCopyPad
+    pads at most 32 bytes a side); the table holds the byte offsets ((i*s)*wq + j*s)*2 of
+    output pixel (i, j) in the padded plane, padded with zeros to whole 32 B blocks."""
+    wq = -(-(w + 2 * p) // 16) * 16
+    npl = (h + 2 * p) * wq
+    npix = oh * ow
+    ntab = -(-npix // 8) * 8
+    pq = -(-npix // 16) * 16
+    ncol = kh * kw * pq
+    if p > 16 or npl * 2 + ntab * 4 + ncol * 2 > ub_bytes:
+        return None
+    i, j = np.meshgrid(np.arange(oh), np.arange(ow), indexing="ij")
+    tab = np.zeros(ntab, np.uint32)
+    tab[:npix] = (((i * s) * wq + j * s) * 2).reshape(-1)
+    return wq, npl, tab, pq, ncol
+
+
 def out_shape(x_shape, w_shape, stride, padding):
     n, _, h, wd = x_shape
     o, _, kh, kw = w_shape
@@ -164,6 +238,37 @@ def _check(x, w, stride, padding, bias):
                              f"got {oh * ow} and {o}")
 
 
+def img2col_kernel_for(x_shape, kh, kw, stride, padding, target=None):
+    """The img2col kernel a shape uses: the vector gather when the padded plane, its offset table
+    and the rows fit in UB, else the scalar one."""
+    _, _, h, wd = x_shape
+    oh, ow = (h + 2 * padding - kh) // stride + 1, (wd + 2 * padding - kw) // stride + 1
+    with cm.on_target(target) as tgt:
+        g = _gather_plan(h, wd, kh, kw, oh, ow, stride, padding, targets.load(tgt)["ub_bytes"])
+    return img2col_kernel if g is None else img2col_gather_kernel
+
+
+def img2col(x, col, kh, kw, stride, padding, target=None, cores=None, **launch):
+    """col (n*c*kh*kw*oh*ow 2-byte elements, C-contiguous) <- the img2col matrix of NCHW float16 x,
+    on the device; returns the kernel that ran (its last_result is the launch's)."""
+    n, c, h, wd = x.shape
+    oh, ow = (h + 2 * padding - kh) // stride + 1, (wd + 2 * padding - kw) // stride + 1
+    k, npix = c * kh * kw, oh * ow
+    col = col.reshape(-1)
+    with cm.on_target(target) as tgt:
+        g = _gather_plan(h, wd, kh, kw, oh, ow, stride, padding, targets.load(tgt)["ub_bytes"])
+        if g is None:       # the padded plane, the table and the rows do not fit in UB: scalar img2col
+            ncores, per = cm.core_split(n * k, 1, cores, tgt)
+            img2col_kernel[ncores](x.reshape(-1).view(np.int16), col.view(np.int16), n * k, per, c, h, wd, kh, kw,
+                                   oh, ow, stride, padding, **launch)
+            return img2col_kernel
+        wq, npl, tab, pq, ncol = g
+        ncores, per = cm.core_split(n * c, 1, cores, tgt)
+        img2col_gather_kernel[ncores](x.reshape(-1).view(np.float16), col.view(np.float16), tab, n * c, per, h, wd,
+                                      kh, kw, npix, padding, wq, npl, tab.size, pq, ncol, **launch)
+        return img2col_gather_kernel
+
+
 def conv2d(x, w, stride=1, padding=0, bias=None, target=None, cores=None, out=None, out_offset=0, **launch):
     """NCHW float16 x, OIHW float16 w -> float32 NCHW y (see the module docstring).  out: a flat
     float32 array written from element out_offset (the tests guard its neighbours)."""
@@ -178,11 +283,7 @@ def conv2d(x, w, stride=1, padding=0, bias=None, target=None, cores=None, out=No
     if out is None:
         out, out_offset = np.zeros((n, o, oh, ow), np.float32), 0
     col = np.zeros(n * k * npix, np.int16)          # GM workspace, every element written by img2col
-    with cm.on_target(target) as tgt:
-        mm.check_target("conv2d", tgt)
-        ncores, per = cm.core_split(n * k, 1, cores, tgt)
-        img2col_kernel[ncores](x.reshape(-1).view(np.int16), col, n * k, per, c, h, wd, kh, kw, oh, ow,
-                               stride, padding, **launch)
+    img2col(x, col, kh, kw, stride, padding, target=target, cores=cores, **launch)
     w2 = w.reshape(o, k)
     colf = col.view(np.float16).reshape(n, k, npix)
     for b in range(n):
@@ -222,7 +323,7 @@ def run(n=2, c=3, h=7, wd=6, o=5, k=3, stride=1, padding=1, **kw):
     w = rng.standard_normal((o, c, k, k)).astype(np.float16)
     bias = rng.standard_normal(o).astype(np.float32)
     y = conv2d(x, w, stride, padding, bias, cores=3, **kw)
-    return x, w, bias, y, img2col_kernel.last_result
+    return x, w, bias, y, img2col_gather_kernel.last_result
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ blocks (`_common.core_split`); each core walks its range in tiles of TILE elemen
 read as whole 32 B blocks (the blocks past the end only fill UB lanes no result uses), computed
 in counter mode with the exact element count, and written by `_common.store_tail`: whole blocks
 by DMA, the last < 32 bytes by scalar GM stores through a 32 B per-core workspace, so no byte
-past the end of the output (or of a core's range) is ever written.  The output must not alias
+past the end of the output (or of a core's range) is ever written.  Two buffer sets (double
+buffering, flags with event ids 0/1): tile t+1 loads while tile t computes and t-1 stores.  The output must not alias
 an input (the host functions always allocate it).
 
 Arithmetic: vadd/vmul/axpy/relu run in the input type (each vector instruction is correctly
@@ -70,11 +71,62 @@ def _f32_compute(op: asc.ConstExpr[str], b: asc.LocalTensor, a: asc.LocalTensor,
 
 
 @asc.jit
+def _ew_load(xg: asc.GlobalTensor, yg: asc.GlobalTensor, xl: asc.LocalTensor, yl: asc.LocalTensor, t: int,
+             length: int, binary: asc.ConstExpr[bool], tile: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """MTE2: tile t into buffer set ev, once V has finished with that set (flag V_MTE2 ev)."""
+    per_block = 32 // xl.dtype.sizeof()
+    cnt = min(tile, length - t * tile)
+    blocks = (cnt + per_block - 1) // per_block
+    asc.wait_flag(asc.HardEvent.V_MTE2, ev)
+    asc.data_copy(xl, xg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
+    if binary:
+        asc.data_copy(yl, yg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_V, ev)
+
+
+@asc.jit
+def _ew_step(zg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, yl: asc.LocalTensor,
+             zl: asc.LocalTensor, af: asc.LocalTensor, tf: asc.LocalTensor, uf: asc.LocalTensor,
+             bf: asc.LocalTensor, t: int, length: int, alpha: float, op: asc.ConstExpr[str],
+             tile: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """V: tile t of buffer set ev (once its load landed and MTE3 has written the set's previous
+    output), then MTE3: its store; the flags free the set for the load two tiles on."""
+    dt = xl.dtype
+    per_block = 32 // dt.sizeof()
+    cnt = min(tile, length - t * tile)
+    asc.wait_flag(asc.HardEvent.MTE2_V, ev)
+    asc.wait_flag(asc.HardEvent.MTE3_V, ev)
+    if op == "add":
+        asc.add(zl, xl, yl, cnt)
+    elif op == "mul":
+        asc.mul(zl, xl, yl, cnt)
+    elif op == "axpy":
+        asc.muls(zl, xl, alpha, cnt)
+        asc.add(zl, zl, yl, cnt)
+    elif op == "relu":
+        asc.relu(zl, xl, cnt)
+    elif dt.sizeof() == 4:
+        _f32_compute(op, zl, xl, tf, uf, cnt)
+    else:
+        asc.cast(af, xl, asc.RoundMode.CAST_NONE, cnt)
+        _f32_compute(op, bf, af, tf, uf, cnt)
+        asc.cast(zl, bf, asc.RoundMode.CAST_RINT, cnt)
+    asc.set_flag(asc.HardEvent.V_MTE2, ev)
+    asc.set_flag(asc.HardEvent.V_MTE3, ev)
+    asc.wait_flag(asc.HardEvent.V_MTE3, ev)
+    cm.store_tail(zg[t * tile:], zl, cnt, wg, per_block)
+    asc.set_flag(asc.HardEvent.MTE3_V, ev)
+
+
+@asc.jit
 def ew_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress,
               n: int, per_core: int, alpha: float, zoff: int, op: asc.ConstExpr[str],
               tile: asc.ConstExpr[int]):
     """z[zoff + i] = op(x[i], y[i]) for i < n; core c does [c*per_core, min(n, (c+1)*per_core)).
-    zoff (elements) lets the tests place the result inside a larger, guarded array."""
+    zoff (elements) lets the tests place the result inside a larger, guarded array.
+    Double-buffered: two sets of input/output buffers (event ids 0 and 1); the load of tile
+    t+1 is issued before tile t is computed, so MTE2, V and MTE3 overlap.  The loop runs two
+    tiles an iteration because event ids are compile-time constants."""
     c = asc.get_block_idx()
     start = c * per_core
     length = min(per_core, n - start)
@@ -89,42 +141,34 @@ def ew_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, 
     zg.set_global_buffer(z + zoff + start)
     wg.set_global_buffer(ws + c * per_block)
     slot = tile * 4 + 256                         # every buffer has room for f32; 256 B bank skew
-    xl = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, tile)
-    yl = asc.LocalTensor(dt, asc.TPosition.VECIN, slot, tile)
-    zl = asc.LocalTensor(dt, asc.TPosition.VECOUT, 2 * slot, tile)
-    af = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 3 * slot, tile)
-    tf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 4 * slot, tile)
-    uf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 5 * slot, tile)
-    bf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 6 * slot, tile)
+    xl0 = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, tile)
+    yl0 = asc.LocalTensor(dt, asc.TPosition.VECIN, slot, tile)
+    zl0 = asc.LocalTensor(dt, asc.TPosition.VECOUT, 2 * slot, tile)
+    xl1 = asc.LocalTensor(dt, asc.TPosition.VECIN, 3 * slot, tile)
+    yl1 = asc.LocalTensor(dt, asc.TPosition.VECIN, 4 * slot, tile)
+    zl1 = asc.LocalTensor(dt, asc.TPosition.VECOUT, 5 * slot, tile)
+    af = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 6 * slot, tile)
+    tf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 7 * slot, tile)
+    uf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 8 * slot, tile)
+    bf = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 9 * slot, tile)
+    binary = op in BINARY
     tiles = (length + tile - 1) // tile
-    for t in range(tiles):
-        cnt = min(tile, length - t * tile)
-        blocks = (cnt + per_block - 1) // per_block
-        asc.data_copy(xl, xg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
-        if op in BINARY:
-            asc.data_copy(yl, yg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
-        asc.set_flag(asc.HardEvent.MTE2_V, 0)
-        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-        if op == "add":
-            asc.add(zl, xl, yl, cnt)
-        elif op == "mul":
-            asc.mul(zl, xl, yl, cnt)
-        elif op == "axpy":
-            asc.muls(zl, xl, alpha, cnt)
-            asc.add(zl, zl, yl, cnt)
-        elif op == "relu":
-            asc.relu(zl, xl, cnt)
-        elif dt.sizeof() == 4:
-            _f32_compute(op, zl, xl, tf, uf, cnt)
-        else:
-            asc.cast(af, xl, asc.RoundMode.CAST_NONE, cnt)
-            _f32_compute(op, bf, af, tf, uf, cnt)
-            asc.cast(zl, bf, asc.RoundMode.CAST_RINT, cnt)
-        asc.set_flag(asc.HardEvent.V_MTE3, 0)
-        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-        cm.store_tail(zg[t * tile:], zl, cnt, wg, per_block)
-        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
-        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
+    for e in asc.static_range(2):                 # both buffer sets start free
+        asc.set_flag(asc.HardEvent.V_MTE2, e)
+        asc.set_flag(asc.HardEvent.MTE3_V, e)
+    if tiles > 0:
+        _ew_load(xg, yg, xl0, yl0, 0, length, binary, tile, 0)
+    for t in range(0, tiles, 2):
+        if t + 1 < tiles:
+            _ew_load(xg, yg, xl1, yl1, t + 1, length, binary, tile, 1)
+        _ew_step(zg, wg, xl0, yl0, zl0, af, tf, uf, bf, t, length, alpha, op, tile, 0)
+        if t + 1 < tiles:
+            if t + 2 < tiles:
+                _ew_load(xg, yg, xl0, yl0, t + 2, length, binary, tile, 0)
+            _ew_step(zg, wg, xl1, yl1, zl1, af, tf, uf, bf, t + 1, length, alpha, op, tile, 1)
+    for e in asc.static_range(2):                 # consume the last sets of both flags
+        asc.wait_flag(asc.HardEvent.V_MTE2, e)
+        asc.wait_flag(asc.HardEvent.MTE3_V, e)
 
 
 def _launch(name, op, x, y=None, alpha=0.0, target=None, cores=None, out=None, out_offset=0, **launch):

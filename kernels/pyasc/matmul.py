@@ -1,5 +1,6 @@
 """Matmul C = A x B for any M, N, K >= 1: float16 or bfloat16 in, float32 out, hand-tiled on the
-cube (an AIC kernel: load_data / mmad / fixpipe), on one or many cube cores of a split profile (ascend910b; see `check_target` for coupled ones).
+cube (an AIC kernel: load_data / mmad / fixpipe), on one or many cube cores of a split profile
+(ascend910b) or of a coupled one (teach, ascend910; the result path differs, see below).
 
 numpy has no bfloat16: bf16 operands travel as uint16 arrays of bf16 bits (`to_bf16`,
 `from_bf16`); `matmul(a, b)` takes float16 arrays, or uint16 arrays as bf16.
@@ -16,7 +17,12 @@ does a contiguous range of tiles.  For a tile, K runs in chunks of BK (<= 128):
     workspace ones: times 0 they give 0 unless they are inf or NaN, which this kernel does not
     zero); the simulator's mmad reads only the exact extent (docs/semantics.md §5.2);
   mmad (m, n, k) = the tile's exact extent (accumulating over chunks);
-  fixpipe L0C NZ -> GM ND, exactly mc x nc elements with row stride N (no other byte written).
+  split profiles: fixpipe L0C NZ -> GM ND, exactly mc x nc elements with row stride N (no other
+    byte written); coupled profiles have no L0C -> GM path (fix_l0c_to_out is AIC-only): the
+    tile goes L0C -> UB (`asc.fixpipe` to a UB tensor: mov_l0c_to_ub on the vector pipe, ND
+    rows padded to whole 32 B blocks; Ascend C's DataCopy CO1 -> CO2 on dav_m200), then
+    UB -> GM by `data_copy_pad` (mov_ub_to_out.pad), mc bursts of exactly nc*4 bytes with a GM
+    gap of (N - nc)*4 bytes: again no other byte written.
 A row DMA reads whole 32 B blocks: past a row's end it reads the next row's first elements
 (padding, never used), but for the last row of A or B that would be past the end of the array,
 so that row's last partial block goes through the scalar unit instead: its elements are copied
@@ -91,7 +97,8 @@ def zero_pad_rows(l1: asc.LocalTensor, zg: asc.GlobalTensor, used: int, nblk: in
 def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, ws: asc.GlobalAddress,
                   z: asc.GlobalAddress,
                   m: int, n: int, k: int, per_core: int, coff: int, bm: asc.ConstExpr[int],
-                  bn: asc.ConstExpr[int], bk: asc.ConstExpr[int], bf16: asc.ConstExpr[bool], relu: asc.ConstExpr[bool]):
+                  bn: asc.ConstExpr[int], bk: asc.ConstExpr[int], bf16: asc.ConstExpr[bool], relu: asc.ConstExpr[bool],
+                  coupled: asc.ConstExpr[bool]):
     """c[coff + i*n + j] = sum_p a[i*k + p] * b[p*n + j] (a, b: int16 views of the f16/bf16
     bits, so the scalar unit can move them; the cube reads them as `dt`); core q does tiles [q*per_core, ...) of
     the ceil(m/bm) x ceil(n/bn) tiles (row major)."""
@@ -119,6 +126,7 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
     a2 = asc.LocalTensor(dt, asc.TPosition.A2, 0, bm * bk)
     b2 = asc.LocalTensor(dt, asc.TPosition.B2, 0, bk * bn)
     c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, bm * bn)
+    cu = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 0, bm * bn)   # coupled: L0C -> UB -> GM
     a1d = a1.reinterpret_cast(dt)
     b1d = b1.reinterpret_cast(dt)
     for t in range(nt):
@@ -148,21 +156,20 @@ def matmul_kernel(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddre
             else:
                 asc.mmad(c1, a2, b2, asc.MmadParams(mc, nc, kc, 0, 0, 0, False))
             asc.pipe_barrier(asc.PipeID.PIPE_ALL)
-        asc.fixpipe(cg[m0 * n + n0:], c1, asc.FixpipeParamsV220(nc, mc, 0, n, 0, relu))
+        if coupled:
+            # L0C -> UB (ND rows of ceil(nc/8)*8 f32, whole 32 B blocks) on the vector pipe, then
+            # exactly nc*4 bytes a row to GM with a byte-granular DataCopyPad burst per row
+            asc.fixpipe(cu, c1, asc.FixpipeParamsV220(nc, mc, 0, (nc + 7) // 8 * 8, 0, relu))
+            asc.set_flag(asc.HardEvent.V_MTE3, 0)
+            asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+            asc.data_copy_pad(cg[m0 * n + n0:], cu, asc.DataCopyExtParams(mc, nc * 4, 0, (n - nc) * 4))
+        else:
+            asc.fixpipe(cg[m0 * n + n0:], c1, asc.FixpipeParamsV220(nc, mc, 0, n, 0, relu))
         asc.pipe_barrier(asc.PipeID.PIPE_ALL)
 
 
 def _edge(v):
     return min(BMAX, -(-v // F) * F)
-
-
-def check_target(name, tgt):
-    """The cube result leaves L0C by fix_l0c_to_out, which exists on split profiles' AIC cores
-    only; on coupled cores (teach, ascend910) the ISA's path is mov_l0c_to_ub, which pyasc does
-    not expose (asc.fixpipe targets GM only)."""
-    if not targets.load(tgt)["split"]:
-        raise ValueError(f"{name}: target {tgt} has coupled cores: fix_l0c_to_out is AIC-only on split "
-                         "profiles and pyasc has no L0C -> UB copy (mov_l0c_to_ub); use ascend910b")
 
 
 def _check(name, a, b):
@@ -190,11 +197,11 @@ def matmul(a, b, target=None, cores=None, relu=False, out=None, out_offset=0, **
     bm, bn, bk = _edge(m), _edge(n), _edge(k)
     ntiles = -(-m // bm) * -(-n // bn)
     with cm.on_target(target) as tgt:
-        check_target("matmul", tgt)
         ncores, per = cm.core_split(ntiles, 1, cores, tgt, kind="aic")
         matmul_kernel[ncores](a.reshape(-1).view(np.int16), b.reshape(-1).view(np.int16), out.reshape(-1),
                               np.zeros(ncores * F, np.int16), np.zeros(F * (F - 1), np.int16),
-                              m, n, k, per, out_offset, bm, bn, bk, a.dtype == np.uint16, bool(relu), **launch)
+                              m, n, k, per, out_offset, bm, bn, bk, a.dtype == np.uint16, bool(relu),
+                              not targets.load(tgt)["split"], **launch)
     return out
 
 

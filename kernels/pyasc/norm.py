@@ -9,6 +9,7 @@ byte-granular GM start, every vector op gets the exact count W (reductions: coun
 docs/semantics.md §2.6; broadcasts: `_common.row_bcast` with its masked tail repeat) and rows are
 written by `_common.store_tail` (no byte past a row's end is written by DMA; the < 32 B rest by
 scalar stores).  1/W and eps are compile-time constants (muls/adds); rsqrt is within 1 ulp.
+Double-buffered (two row buffers): row r+1 loads while row r is computed.
 """
 import numpy as np
 
@@ -27,10 +28,59 @@ LANES = cm.LANES
 
 
 @asc.jit
+def _nm_load(xg: asc.GlobalTensor, xl: asc.LocalTensor, r: int, w: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """MTE2: row r into buffer ev once MTE3 has stored the row that buffer held (MTE3_MTE2 ev)."""
+    pb = 32 // xl.dtype.sizeof()
+    asc.wait_flag(asc.HardEvent.MTE3_MTE2, ev)
+    asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, (w + pb - 1) // pb, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_V, ev)
+
+
+@asc.jit
+def _nm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, rowf: asc.LocalTensor,
+             sq: asc.LocalTensor, work: asc.LocalTensor, gf: asc.LocalTensor, bf: asc.LocalTensor,
+             red: asc.LocalTensor, bcast: asc.LocalTensor, r: int, w: asc.ConstExpr[int],
+             eps: asc.ConstExpr[float], kind: asc.ConstExpr[str], ev: asc.ConstExpr[int]):
+    """V: the normalisation of the row in buffer ev (float32: in place; float16: in rowf,
+    rounded back into the buffer), then MTE3: its store from the buffer."""
+    dt = xl.dtype
+    pb = 32 // dt.sizeof()
+    asc.wait_flag(asc.HardEvent.MTE2_V, ev)
+    if dt.sizeof() == 2:
+        row = rowf
+        asc.cast(row, xl, asc.RoundMode.CAST_NONE, w)
+    else:
+        row = xl
+    if kind == "layer":
+        asc.reduce_sum(red, row, work, w)
+        asc.muls(red, red, 1.0 / w, 1)
+        asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+        cm.row_bcast("sub", row, bcast, w)
+    asc.mul(sq, row, row, w)
+    asc.reduce_sum(red, sq, work, w)
+    asc.muls(red, red, 1.0 / w, 1)
+    asc.adds(red, red, eps, 1)
+    asc.rsqrt(red, red, 1)
+    asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
+    cm.row_bcast("mul", row, bcast, w)
+    asc.mul(row, row, gf, w)
+    if kind == "layer":
+        asc.add(row, row, bf, w)
+    if dt.sizeof() == 2:
+        asc.cast(xl, row, asc.RoundMode.CAST_RINT, w)
+    asc.set_flag(asc.HardEvent.V_MTE3, ev)
+    asc.wait_flag(asc.HardEvent.V_MTE3, ev)
+    cm.store_tail(yg[r * w:], xl, w, wg, pb)
+    asc.set_flag(asc.HardEvent.MTE3_MTE2, ev)
+
+
+@asc.jit
 def norm_kernel(x: asc.GlobalAddress, g: asc.GlobalAddress, bt: asc.GlobalAddress, y: asc.GlobalAddress,
                 ws: asc.GlobalAddress, rows: int, per_core: int, yoff: int, w: asc.ConstExpr[int],
                 eps: asc.ConstExpr[float], kind: asc.ConstExpr[str]):
-    """kind 'layer' or 'rms'; core c does rows [c*per_core, min(rows, (c+1)*per_core))."""
+    """kind 'layer' or 'rms'; core c does rows [c*per_core, min(rows, (c+1)*per_core)).
+    Double-buffered: two row buffers (event ids 0 and 1), row r+1 loads while row r is
+    computed; two rows an iteration (event ids are compile-time constants)."""
     c = asc.get_block_idx()
     r0 = c * per_core
     nr = min(per_core, rows - r0)
@@ -48,69 +98,58 @@ def norm_kernel(x: asc.GlobalAddress, g: asc.GlobalAddress, bt: asc.GlobalAddres
     wg.set_global_buffer(ws + c * pb)
     f32 = asc.float32
     wp = (w + LANES - 1) // LANES * LANES
+    islot = wp * dt.sizeof() + 256
     slot = wp * 4 + 256
-    xl = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, wp)
-    yl = asc.LocalTensor(dt, asc.TPosition.VECOUT, slot, wp)
-    row = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * slot, wp)
-    sq = asc.LocalTensor(f32, asc.TPosition.VECCALC, 3 * slot, wp)
-    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 4 * slot, wp)
-    gf = asc.LocalTensor(f32, asc.TPosition.VECCALC, 5 * slot, wp)
-    bf = asc.LocalTensor(f32, asc.TPosition.VECCALC, 6 * slot, wp)
-    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 7 * slot, 64)
-    bcast = asc.LocalTensor(f32, asc.TPosition.VECCALC, 7 * slot + 512, 64)
+    xl0 = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, wp)
+    xl1 = asc.LocalTensor(dt, asc.TPosition.VECIN, islot, wp)
+    base = 2 * islot
+    if dt.sizeof() == 2:
+        rowf = asc.LocalTensor(f32, asc.TPosition.VECCALC, base, wp)
+        base = base + slot
+    else:
+        rowf = xl0                                   # (unused: float32 rows are computed in place)
+    sq = asc.LocalTensor(f32, asc.TPosition.VECCALC, base, wp)
+    gf = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + slot, wp)
+    bf = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + 2 * slot, wp)
+    wk = (wp // LANES + LANES - 1) // LANES * LANES  # the reductions' second stage: one value per repeat
+    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + 3 * slot, wk)
+    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + 3 * slot + wk * 4, 64)
+    bcast = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + 3 * slot + wk * 4 + 256, 64)
     blocks = (w + pb - 1) // pb
-    # gamma (and beta) once per core, widened to f32 through xl
-    asc.data_copy(xl, gg, asc.DataCopyParams(1, blocks, 0, 0))
+    # gamma (and beta) once per core, widened to f32 through xl0
+    asc.data_copy(xl0, gg, asc.DataCopyParams(1, blocks, 0, 0))
     asc.set_flag(asc.HardEvent.MTE2_V, 0)
     asc.wait_flag(asc.HardEvent.MTE2_V, 0)
     if dt.sizeof() == 2:
-        asc.cast(gf, xl, asc.RoundMode.CAST_NONE, w)
+        asc.cast(gf, xl0, asc.RoundMode.CAST_NONE, w)
     else:
-        asc.copy(gf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
+        asc.copy(gf.reinterpret_cast(asc.uint32), xl0.reinterpret_cast(asc.uint32), w)
     if kind == "layer":
         asc.set_flag(asc.HardEvent.V_MTE2, 0)
         asc.wait_flag(asc.HardEvent.V_MTE2, 0)
-        asc.data_copy(xl, bg, asc.DataCopyParams(1, blocks, 0, 0))
+        asc.data_copy(xl0, bg, asc.DataCopyParams(1, blocks, 0, 0))
         asc.set_flag(asc.HardEvent.MTE2_V, 0)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
         if dt.sizeof() == 2:
-            asc.cast(bf, xl, asc.RoundMode.CAST_NONE, w)
+            asc.cast(bf, xl0, asc.RoundMode.CAST_NONE, w)
         else:
-            asc.copy(bf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
+            asc.copy(bf.reinterpret_cast(asc.uint32), xl0.reinterpret_cast(asc.uint32), w)
     asc.set_flag(asc.HardEvent.V_MTE2, 0)
     asc.wait_flag(asc.HardEvent.V_MTE2, 0)
-    for r in range(nr):
-        asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, blocks, 0, 0))
-        asc.set_flag(asc.HardEvent.MTE2_V, 0)
-        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-        if dt.sizeof() == 2:
-            asc.cast(row, xl, asc.RoundMode.CAST_NONE, w)
-        else:
-            asc.copy(row.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), w)
-        if kind == "layer":
-            asc.reduce_sum(red, row, work, w)
-            asc.muls(red, red, 1.0 / w, 1)
-            asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-            cm.row_bcast("sub", row, bcast, w)
-        asc.mul(sq, row, row, w)
-        asc.reduce_sum(red, sq, work, w)
-        asc.muls(red, red, 1.0 / w, 1)
-        asc.adds(red, red, eps, 1)
-        asc.rsqrt(red, red, 1)
-        asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
-        cm.row_bcast("mul", row, bcast, w)
-        asc.mul(row, row, gf, w)
-        if kind == "layer":
-            asc.add(row, row, bf, w)
-        if dt.sizeof() == 2:
-            asc.cast(yl, row, asc.RoundMode.CAST_RINT, w)
-        else:
-            asc.copy(yl.reinterpret_cast(asc.uint32), row.reinterpret_cast(asc.uint32), w)
-        asc.set_flag(asc.HardEvent.V_MTE3, 0)
-        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-        cm.store_tail(yg[r * w:], yl, w, wg, pb)
-        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
-        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
+    for e in asc.static_range(2):                    # both buffers start free
+        asc.set_flag(asc.HardEvent.MTE3_MTE2, e)
+    if nr > 0:
+        _nm_load(xg, xl0, 0, w, 0)
+    for r in range(0, nr, 2):
+        if r + 1 < nr:
+            _nm_load(xg, xl1, r + 1, w, 1)
+        _nm_step(yg, wg, xl0, rowf, sq, work, gf, bf, red, bcast, r, w, eps, kind, 0)
+        if r + 1 < nr:
+            if r + 2 < nr:
+                _nm_load(xg, xl0, r + 2, w, 0)
+            _nm_step(yg, wg, xl1, rowf, sq, work, gf, bf, red, bcast, r + 1, w, eps, kind, 1)
+    for e in asc.static_range(2):
+        asc.wait_flag(asc.HardEvent.MTE3_MTE2, e)
 
 
 def _launch(name, kind, x, gamma, beta, eps, target, cores, out, out_offset, launch):

@@ -13,6 +13,9 @@ count 1).  The result (rounded once to float16 for float16 out) is written with
 `_common.store_tail` (one element: through the per-core 32 B workspace and a scalar store, so no
 neighbouring byte of the output changes).
 
+Double-buffered: chunk g+1 of the core (across segment boundaries) loads while chunk g is
+reduced (two input buffers, event ids 0 and 1).
+
 reduce_rows: one segment per row (seg = W).  reduce_all: two launches: one segment per core
 (seg = the core's range, float32 partials), then one core reduces the partials to the result.
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/reduce.py"""
@@ -41,9 +44,76 @@ OPS = ("sum", "max")
 
 
 @asc.jit
+def _rd_load(xg: asc.GlobalTensor, xl: asc.LocalTensor, g: int, s0: int, cps: int, n: int, seg: int,
+             tile: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """MTE2: chunk g of this core (segment s0 + g // cps, chunk g % cps) into buffer ev, once V
+    has widened the chunk that buffer held (V_MTE2 ev)."""
+    dt = xl.dtype
+    first = (s0 + g // cps) * seg
+    t = g % cps
+    cnt = min(tile, min(seg, n - first) - t * tile)
+    asc.wait_flag(asc.HardEvent.V_MTE2, ev)
+    asc.data_copy_pad(xl, xg[first + t * tile:], asc.DataCopyExtParams(1, cnt * dt.sizeof(), 0, 0, 0),
+                      asc.DataCopyPadExtParams(dt, False, 0, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_V, ev)
+
+
+@asc.jit
+def _rd_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, xf: asc.LocalTensor,
+             work: asc.LocalTensor, red: asc.LocalTensor, acc: asc.LocalTensor, yl: asc.LocalTensor, g: int,
+             s0: int, cps: int, n: int, seg: int, op: asc.ConstExpr[str], tile: asc.ConstExpr[int],
+             ev: asc.ConstExpr[int]):
+    """V: chunk g from buffer ev folded into the accumulator; after a segment's last chunk its
+    result goes out (MTE3)."""
+    dt = xl.dtype
+    ot = yg.dtype
+    opb = 32 // ot.sizeof()
+    s = g // cps
+    first = (s0 + s) * seg
+    t = g % cps
+    length = min(seg, n - first)
+    cnt = min(tile, length - t * tile)
+    asc.wait_flag(asc.HardEvent.MTE2_V, ev)
+    if cnt < tile:         # lanes past the data hold the identity: the tree is static
+        if op == "sum":
+            asc.duplicate(xf, 0.0, tile)
+        else:
+            asc.duplicate(xf, float("-inf"), tile)
+    if dt.sizeof() == 2:
+        asc.cast(xf, xl, asc.RoundMode.CAST_NONE, cnt)
+    else:
+        asc.copy(xf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), cnt)
+    asc.set_flag(asc.HardEvent.V_MTE2, ev)      # the buffer is free for the chunk two on
+    if op == "sum":
+        asc.reduce_sum(red, xf, work, tile)
+    else:
+        asc.reduce_max(red, xf, work, tile)
+    if t == 0:
+        asc.copy(acc.reinterpret_cast(asc.uint32), red.reinterpret_cast(asc.uint32), 1)
+    elif op == "sum":
+        asc.add(acc, acc, red, 1)
+    else:
+        asc.max(acc, acc, red, 1)
+    if (t + 1) * tile >= length:       # the segment's last chunk
+        if ot.sizeof() == 2:
+            asc.cast(yl, acc, asc.RoundMode.CAST_RINT, 1)
+        else:
+            asc.copy(yl.reinterpret_cast(asc.uint32), acc.reinterpret_cast(asc.uint32), 1)
+        asc.set_flag(asc.HardEvent.V_MTE3, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+        cm.store_tail(yg[s:], yl, 1, wg, opb)
+        asc.set_flag(asc.HardEvent.MTE3_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE3_V, 0)
+
+
+@asc.jit
 def reduce_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddress, n: int, seg: int,
                   nseg: int, per_core: int, yoff: int, op: asc.ConstExpr[str], tile: asc.ConstExpr[int]):
-    """y[yoff + s] = op(x[s*seg : min(n, (s+1)*seg)]) for the segments of this core."""
+    """y[yoff + s] = op(x[s*seg : min(n, (s+1)*seg)]) for the segments of this core.
+    Double-buffered: the core's chunks (over all its segments) go through two input buffers
+    (event ids 0 and 1), chunk g+1 loading while chunk g is reduced; two chunks an iteration
+    (event ids are compile-time constants).  Only the array's last segment can be shorter than
+    seg, so chunk g is chunk g % cps of segment g // cps (cps = chunks of a whole segment)."""
     c = asc.get_block_idx()
     s0 = c * per_core
     ns = min(per_core, nseg - s0)
@@ -58,52 +128,33 @@ def reduce_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, ws: asc.GlobalAddr
     wg.set_global_buffer(ws + c * opb)
     f32 = asc.float32
     slot = tile * 4 + 256
-    xl = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, tile)
-    xf = asc.LocalTensor(f32, asc.TPosition.VECCALC, slot, tile)
-    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * slot, tile)
-    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 3 * slot, 64)
-    acc = asc.LocalTensor(f32, asc.TPosition.VECCALC, 3 * slot + 256, 64)
-    yl = asc.LocalTensor(ot, asc.TPosition.VECOUT, 3 * slot + 512, 64)
-    for s in range(ns):
-        first = (s0 + s) * seg
-        length = min(seg, n - first)
-        chunks = (length + tile - 1) // tile
-        for t in range(chunks):
-            cnt = min(tile, length - t * tile)
-            asc.data_copy_pad(xl, xg[first + t * tile:], asc.DataCopyExtParams(1, cnt * dt.sizeof(), 0, 0, 0),
-                              asc.DataCopyPadExtParams(dt, False, 0, 0, 0))
-            asc.set_flag(asc.HardEvent.MTE2_V, 0)
-            asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-            if cnt < tile:         # lanes past the data hold the identity: the tree is static
-                if op == "sum":
-                    asc.duplicate(xf, 0.0, tile)
-                else:
-                    asc.duplicate(xf, float("-inf"), tile)
-            if dt.sizeof() == 2:
-                asc.cast(xf, xl, asc.RoundMode.CAST_NONE, cnt)
-            else:
-                asc.copy(xf.reinterpret_cast(asc.uint32), xl.reinterpret_cast(asc.uint32), cnt)
-            if op == "sum":
-                asc.reduce_sum(red, xf, work, tile)
-            else:
-                asc.reduce_max(red, xf, work, tile)
-            if t == 0:
-                asc.copy(acc.reinterpret_cast(asc.uint32), red.reinterpret_cast(asc.uint32), 1)
-            elif op == "sum":
-                asc.add(acc, acc, red, 1)
-            else:
-                asc.max(acc, acc, red, 1)
-            asc.set_flag(asc.HardEvent.V_MTE2, 0)
-            asc.wait_flag(asc.HardEvent.V_MTE2, 0)
-        if ot.sizeof() == 2:
-            asc.cast(yl, acc, asc.RoundMode.CAST_RINT, 1)
-        else:
-            asc.copy(yl.reinterpret_cast(asc.uint32), acc.reinterpret_cast(asc.uint32), 1)
-        asc.set_flag(asc.HardEvent.V_MTE3, 0)
-        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-        cm.store_tail(yg[s:], yl, 1, wg, opb)
-        asc.set_flag(asc.HardEvent.MTE3_V, 0)
-        asc.wait_flag(asc.HardEvent.MTE3_V, 0)
+    islot = tile * dt.sizeof() + 256
+    xl0 = asc.LocalTensor(dt, asc.TPosition.VECIN, 0, tile)
+    xl1 = asc.LocalTensor(dt, asc.TPosition.VECIN, islot, tile)
+    xf = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * islot, tile)
+    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * islot + slot, tile)
+    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * islot + 2 * slot, 64)
+    acc = asc.LocalTensor(f32, asc.TPosition.VECCALC, 2 * islot + 2 * slot + 256, 64)
+    yl = asc.LocalTensor(ot, asc.TPosition.VECOUT, 2 * islot + 2 * slot + 512, 64)
+    cps = (seg + tile - 1) // tile
+    nch = 0
+    if ns > 0:
+        last = (s0 + ns - 1) * seg
+        nch = (ns - 1) * cps + (min(seg, n - last) + tile - 1) // tile
+    for e in asc.static_range(2):                    # both buffers start free
+        asc.set_flag(asc.HardEvent.V_MTE2, e)
+    if nch > 0:
+        _rd_load(xg, xl0, 0, s0, cps, n, seg, tile, 0)
+    for g in range(0, nch, 2):
+        if g + 1 < nch:
+            _rd_load(xg, xl1, g + 1, s0, cps, n, seg, tile, 1)
+        _rd_step(yg, wg, xl0, xf, work, red, acc, yl, g, s0, cps, n, seg, op, tile, 0)
+        if g + 1 < nch:
+            if g + 2 < nch:
+                _rd_load(xg, xl0, g + 2, s0, cps, n, seg, tile, 0)
+            _rd_step(yg, wg, xl1, xf, work, red, acc, yl, g + 1, s0, cps, n, seg, op, tile, 1)
+    for e in asc.static_range(2):
+        asc.wait_flag(asc.HardEvent.V_MTE2, e)
 
 
 def _check(name, x, op):

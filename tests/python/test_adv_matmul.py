@@ -34,6 +34,30 @@ def test_adv_matmul(m, n, k, cores, ta, tb):
     assert np.abs(c - _ref(a, b)).max() < 1e-3, tiling
 
 
+@pytest.mark.libasc
+def test_adv_matmul_sweep():
+    """Fixed-seed random shapes, transposes and core counts (ascend910b: asc.adv.Matmul writes
+    through the AIC's fixpipe to GM, which coupled profiles do not have)."""
+    rng = np.random.default_rng(26)
+    for i in range(4):
+        m, n, k = (int(v) for v in rng.integers(1, 200, 3))
+        cores = int(rng.integers(1, 9))
+        a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=bool(i & 1), trans_b=bool(i & 2), seed=i)
+        assert np.abs(c - _ref(a, b)).max() < 1e-3, (m, n, k, cores, tiling)
+
+
+BRANCH_RANGE_CASE = (152, 162, 98, 5, 2)     # the sweep's third shape, transposed B
+
+
+@pytest.mark.libasc
+def test_adv_matmul_long_branch():
+    # found by the sweep: the generated code had a conditional branch more than 32 KiB away, an
+    # internal compiler error from the assembler until codegen relaxed long branches
+    m, n, k, cores, i = BRANCH_RANGE_CASE
+    a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=bool(i & 1), trans_b=bool(i & 2), seed=i)
+    assert np.abs(c - _ref(a, b)).max() < 1e-3
+
+
 @pytest.mark.parametrize("call", ["set_quant_scalar", "set_hf32", "iterate_batch", "set_sparse_index"])
 def test_rejected_names_carry_a_reason(call):
     assert getattr(asc.adv.Matmul, call).__asc_rejected__

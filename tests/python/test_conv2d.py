@@ -7,7 +7,8 @@ bits exactly (padding exact 0), so y = W @ col is the matmul of test_kernel_libr
 of BK = matmul._edge(K) the cube sums exactly and rounds to f32 once per chunk, hence
 (chunks + 1) * 2^-24 * (|W| @ |col|), and |W| @ |col| is the reference conv of |x| and |w|.  The
 bias add rounds once more (2^-24 |y|); like the linear test we allow 1.2 times the sum.
-ascend910b only: matmul.check_target (teach's coupled cores have no fixpipe to GM)."""
+Both profiles: ascend910b (split cores) and teach (coupled cores, whose matmul result goes
+L0C -> UB -> GM), one and several cores."""
 import os
 import sys
 
@@ -30,7 +31,10 @@ SHAPES = ((1, 1, 1, 1, 1, 1, 1, 1, 0), (2, 5, 7, 9, 3, 1, 1, 1, 0), (2, 3, 9, 7,
           (1, 2, 8, 8, 33, 2, 3, 2, 1), (2, 7, 5, 3, 17, 1, 1, 2, 0), (1, 4, 3, 3, 5, 3, 3, 1, 0))
 
 
-def _run(shape, with_bias, cores, rng):
+PROFILES = ("ascend910b", "teach")
+
+
+def _run(shape, with_bias, cores, rng, target="ascend910b"):
     n, c, h, wd, o, kh, kw, s, p = shape
     x = rng.standard_normal((n, c, h, wd)).astype(np.float16)
     w = rng.standard_normal((o, c, kh, kw)).astype(np.float16)
@@ -38,7 +42,7 @@ def _run(shape, with_bias, cores, rng):
     oshape = cv.out_shape(x.shape, w.shape, s, p)
     size = int(np.prod(oshape))
     g, off = _guarded(size, np.float32)
-    cv.conv2d(x, w, s, p, bias, target="ascend910b", cores=cores, out=g, out_offset=off)
+    cv.conv2d(x, w, s, p, bias, target=target, cores=cores, out=g, out_offset=off)
     _check_guard(g, off, size)
     got = g[off:off + size].reshape(oshape).astype(np.float64)
     ref = cv.reference(x, w, s, p, bias)
@@ -46,29 +50,32 @@ def _run(shape, with_bias, cores, rng):
     k = c * kh * kw
     bound = 1.2 * ((-(-k // mm._edge(k)) + 1) * 2.0 ** -24 * mag + 2.0 ** -24 * np.abs(ref)) + 1e-30
     err = np.abs(got - ref)
-    assert (err <= bound).all(), f"conv2d {shape} bias={with_bias} cores={cores}: max err {err.max():.3g}"
+    assert (err <= bound).all(), f"conv2d {shape} bias={with_bias} {target} cores={cores}: max err {err.max():.3g}"
     return err.max()
 
 
-def test_conv2d_shapes():
+@pytest.mark.parametrize("target", PROFILES)
+def test_conv2d_shapes(target):
     rng = np.random.default_rng(21)
     for i, shape in enumerate(SHAPES):
-        _run(shape, bool(i % 2), (1, 5)[i % 2], rng)
+        _run(shape, bool(i % 2), (1, 5)[i % 2], rng, target)
 
 
-def test_conv2d_sweep():
+@pytest.mark.parametrize("target", PROFILES)
+def test_conv2d_sweep(target):
     rng = np.random.default_rng(22)
     for i in range(5):
         n, c, o = int(rng.integers(1, 3)), int(rng.integers(1, 24)), int(rng.integers(1, 20))
         kh, kw = (int(v) for v in rng.integers(1, 4, 2))
         s, p = int(rng.integers(1, 3)), int(rng.integers(0, 2))
         h, wd = int(rng.integers(max(1, kh - 2 * p), 12)), int(rng.integers(max(1, kw - 2 * p), 12))
-        _run((n, c, h, wd, o, kh, kw, s, p), bool(i % 2), int(rng.integers(1, 6)), rng)
+        _run((n, c, h, wd, o, kh, kw, s, p), bool(i % 2), int(rng.integers(1, 6)), rng, target)
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1, 1, 1, 1, 1, 1, 0), (1, 3, 3, 5, 2, 3, 3, 2, 1),
                                    (2, 17, 4, 4, 3, 1, 1, 1, 0)])
-def test_conv2d_sanitize_exact_output(shape):
+@pytest.mark.parametrize("target", PROFILES)
+def test_conv2d_sanitize_exact_output(shape, target):
     """An exactly sized output (no guard around it), with bias: the bias kernel's last row
     would read past y with a whole-block DMA (rows of 1, 6 and 16 elements: no full block, a
     partial one, whole blocks); sanitize="all" reports any GM read outside an argument or of a
@@ -78,7 +85,7 @@ def test_conv2d_sanitize_exact_output(shape):
     x = rng.standard_normal((n, c, h, wd)).astype(np.float16)
     w = rng.standard_normal((o, c, kh, kw)).astype(np.float16)
     bias = rng.standard_normal(o).astype(np.float32)
-    y = cv.conv2d(x, w, s, p, bias, target="ascend910b", cores=2, sanitize="all")
+    y = cv.conv2d(x, w, s, p, bias, target=target, cores=2, sanitize="all")
     ref = cv.reference(x, w, s, p, bias)
     assert y.shape == ref.shape
     assert np.abs(y - ref).max() <= 1e-5 * (1 + np.abs(ref).max())
@@ -116,5 +123,31 @@ def test_conv2d_value_errors():
         cv.conv2d(x, np.zeros((2, 3, 5, 5), np.float16))
     with pytest.raises(ValueError, match="bias"):
         cv.conv2d(x, np.zeros((2, 3, 1, 1), np.float16), bias=np.zeros(3, np.float32))
-    with pytest.raises(ValueError, match="coupled cores"):
-        cv.conv2d(x, np.zeros((2, 3, 1, 1), np.float16), target="teach")
+
+
+@pytest.mark.parametrize("target", PROFILES)
+def test_img2col_gather_equals_scalar(target):
+    """The DMA + vector-gather img2col writes the same column matrix, bit for bit, as the scalar
+    element-by-element one (kept for shapes whose padded plane does not fit in UB)."""
+    from pyasc.compiler import targets
+    import _common as cm
+
+    rng = np.random.default_rng(25)
+    for (n, c, h, wd, o, kh, kw, s, p) in SHAPES[:6] + ((1, 2, 9, 17, 1, 3, 2, 3, 2),):
+        x = rng.standard_normal((n, c, h, wd)).astype(np.float16)
+        _, _, oh, ow = cv.out_shape(x.shape, (o, c, kh, kw), s, p)
+        npix, k = oh * ow, c * kh * kw
+        cols = []
+        with cm.on_target(target) as tgt:
+            wq, npl, tab, pq, ncol = cv._gather_plan(h, wd, kh, kw, oh, ow, s, p, targets.load(tgt)["ub_bytes"])
+            col = np.full(n * k * npix, 0x7E00, np.int16)         # NaN bits: every element must be written
+            nc_, per = cm.core_split(n * c, 1, 3, tgt)
+            cv.img2col_gather_kernel[nc_](x.reshape(-1), col.view(np.float16), tab, n * c, per, h, wd, kh, kw,
+                                          npix, p, wq, npl, tab.size, pq, ncol)
+            cols.append(col)
+            col = np.full(n * k * npix, 0x7E00, np.int16)
+            nc_, per = cm.core_split(n * k, 1, 3, tgt)
+            cv.img2col_kernel[nc_](x.reshape(-1).view(np.int16), col, n * k, per, c, h, wd, kh, kw, oh, ow, s, p)
+            cols.append(col)
+        assert not (cols[0] == 0x7E00).any(), "an element of col was not written"
+        assert np.array_equal(cols[0], cols[1]), (n, c, h, wd, kh, kw, s, p)

@@ -73,6 +73,16 @@ def test_reduce_rows(op, target):
             _run_rows(op, rows, w, dtype, target, 1 if i % 2 else 3, rng)
 
 
+@pytest.mark.parametrize("target", PROFILES)
+def test_reduce_rows_sweep(target):
+    """Fixed-seed random row counts and lengths, both ops and dtypes, one and several cores."""
+    rng = np.random.default_rng(12)
+    for i in range(6):
+        rows, w = int(rng.integers(1, 12)), int(rng.integers(1, 6000))
+        _run_rows(rd.OPS[i % 2], rows, w, (np.float32, np.float16)[(i // 2) % 2], target,
+                  int(rng.integers(1, 6)), rng)
+
+
 def _run_all(op, n, dtype, target, cores, rng):
     x = (rng.standard_normal(n) * 3 + 0.5).astype(dtype)
     got = float(rd.reduce_all(x, op, target=target, cores=cores))
@@ -168,7 +178,7 @@ def _run_matmul(m, n, k, bf16, target, cores, rng, relu=False):
     return err.max()
 
 
-CUBE_PROFILES = ("ascend910b",)    # matmul.check_target: teach's coupled cores have no fixpipe to GM
+CUBE_PROFILES = PROFILES    # split: fixpipe to GM; coupled (teach): L0C -> UB -> data_copy_pad to GM
 
 
 @pytest.mark.parametrize("target", CUBE_PROFILES)
@@ -192,8 +202,6 @@ def test_matmul_value_errors():
         mm.matmul(np.zeros((2, 3), np.float16), np.zeros((4, 2), np.float16))
     with pytest.raises(ValueError, match="float16"):
         mm.matmul(np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32))
-    with pytest.raises(ValueError, match="coupled cores"):
-        mm.matmul(np.zeros((2, 3), np.float16), np.zeros((3, 2), np.float16), target="teach")
 
 
 def test_fixpipe_on_coupled_is_error_at_its_line():
@@ -208,6 +216,19 @@ def test_fixpipe_on_coupled_is_error_at_its_line():
     assert "asc.fixpipe(cg, c1" in msg       # the error points at the fixpipe line
 
 
+def test_fixpipe_to_ub_on_split_is_error_at_its_line():
+    # the L0C -> UB readout (mov_l0c_to_ub) exists on coupled cores only
+    with cm.on_target("ascend910b"), pytest.raises(asc.CompileError) as e:
+        _fix_ub_kernel[1](np.zeros(256, np.float32))
+    msg = str(e.value)
+    assert "split cores" in msg and "asc.fixpipe(u, c1" in msg
+
+
+def test_matmul_coupled_ascend910():
+    """The other coupled profile (ascend910) takes the L0C -> UB path too."""
+    _run_matmul(70, 45, 130, False, "ascend910", 3, np.random.default_rng(16), relu=True)
+
+
 import asc  # noqa: E402
 
 
@@ -219,6 +240,13 @@ def _fix_kernel(c: asc.GlobalAddress):
     asc.fixpipe(cg, c1, asc.FixpipeParamsV220(16, 16, 0, 16))
 
 
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def _fix_ub_kernel(c: asc.GlobalAddress):
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+    u = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 0, 256)
+    asc.fixpipe(u, c1, asc.FixpipeParamsV220(16, 16, 0, 16))
+
+
 # ---- linear: act(A x B + bias), cube launch then vector launch ----------------------------------
 # err <= 1.2 * (matmul bound + 2^-24 |z|) (the bias add rounds once; every activation here has
 # |act'| <= 1.13) + the activation's own float32 bound of test_kernel_library.F32_TOL.
@@ -228,15 +256,22 @@ from test_kernel_library import F32_TOL  # noqa: E402
 LINEAR_SHAPES = ((1, 1, 1), (50, 37, 70), (7, 130, 19), (33, 8, 200))
 
 
+def _linear_sweep_shapes():
+    rng = np.random.default_rng(17)
+    return [tuple(int(v) for v in rng.integers(1, 150, 3)) for _ in range(3)]
+
+
+@pytest.mark.parametrize("target", PROFILES)
 @pytest.mark.parametrize("act", ln.ACTS)
-def test_linear(act):
+def test_linear(act, target):
+    """The tail shapes, then a fixed-seed random shape sweep."""
     rng = np.random.default_rng(16)
-    for i, (m, n, k) in enumerate(LINEAR_SHAPES):
+    for i, (m, n, k) in enumerate(LINEAR_SHAPES + tuple(_linear_sweep_shapes())):
         bf16 = bool(i % 2)
         a, b = _mm_inputs(m, n, k, bf16, rng)
         bias = rng.standard_normal(n).astype(np.float32)
         g, off = _guarded(m * n, np.float32)
-        ln.linear(a, b, bias, act, target="ascend910b", cores=(1, 4)[i % 2], out=g, out_offset=off)
+        ln.linear(a, b, bias, act, target=target, cores=(1, 4)[i % 2], out=g, out_offset=off)
         _check_guard(g, off, m * n)
         got = g[off:off + m * n].reshape(m, n).astype(np.float64)
         ref = ln.reference(a, b, bias, act, bf16)

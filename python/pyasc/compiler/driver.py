@@ -36,6 +36,11 @@ class Compiled:
     warnings: list = None  # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
 
 
+def _hand_synced(func) -> bool:
+    """Whether the kernel orders its pipes itself anywhere (set_flag/wait_flag/bar)."""
+    return any(op.name in ("set_flag", "wait_flag", "bar") for op in ir.walk(func.body))
+
+
 def dump(c: Compiled) -> None:
     """PYASC_DUMP_PATH=dir: write <kernel>.ir, <kernel>.lowered.ir and <kernel>.s (on every
     compile request, cache hits included, so a dump never silently goes missing)."""
@@ -100,8 +105,11 @@ def _lower(front, target, options, mix=False):
     passes.place_buffers(func, target, options.get("opt_level", 3) >= 1)
     if options.get("insert_sync") or any(getattr(r, "auto", False) for r in func.buffers):
         passes.insert_sync(func, target)
-    elif not func.buffers and not getattr(front.b, "uses_cube", False):   # no flags from the compiler and no TQue/TBuf (whose own flags the
-        # analysis does not credit): name the pipe races a hand-placed kernel leaves open
+    elif not func.buffers and not getattr(front.b, "uses_cube", False) and not _hand_synced(func):
+        # no flags from the compiler, no TQue/TBuf (whose own flags the analysis does not credit)
+        # and no hand-written flags or barriers (the analysis does not credit a flag set in the
+        # previous iteration of a loop, so a double-buffered kernel would get false warnings; the
+        # run-time racecheck covers those): name the pipe races an unsynchronised kernel leaves open
         from .passes.sync_check import unordered_accesses
         func.sync_warnings = unordered_accesses(func, target)
     if options.get("opt_level", 3) == 0 and not mix:
@@ -179,7 +187,11 @@ def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
 
 def _check_core_kind(func, kind, mix):
     """Every instruction must exist on the core its program runs on (the ISA table's aic/aiv
-    columns): name the first one that does not, at its Python line."""
+    columns): name the first one that does not, at its Python line.  A coupled profile's core
+    (teach, ascend910) has the cube and the vector unit both: every instruction exists there
+    (the simulator's legality check still applies per profile)."""
+    if not targets.load(func.target)["split"]:
+        return
     for op in ir.walk(func.body):
         mn = op.attrs.get("mnem") if isinstance(op.attrs, dict) else None
         if not isinstance(mn, str) or not isa.has(mn) or isa.mnemonics()[mn][kind]:

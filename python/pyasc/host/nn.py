@@ -81,16 +81,12 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
     k, npix = c * kh * kw, oh * ow
     col = ops._out((n * k * npix,), _F16, x)                  # the img2col workspace, on the device
     out = ops._out((n, o, oh, ow), _F32, x)
-    cm = kernels.library("_common")
     tgt = x.device.target
 
-    def img2col(**opt):
-        with cm.on_target(tgt) as t:
-            mm.check_target("conv2d", t)
-            ncores, per = cm.core_split(n * k, 1, None, t)
-            lib.img2col_kernel[ncores](x._flat().view(np.int16), col._flat().view(np.int16), n * k, per, c, h, wd,
-                                       kh, kw, oh, ow, stride, padding, **opt)
-    ops.launch("conv2d.img2col", lib.img2col_kernel, [x], [col], img2col)
+    i2c = lib.img2col_kernel_for(x.shape, kh, kw, stride, padding, tgt)
+    ops.launch("conv2d.img2col", i2c, [x], [col],
+               lambda **opt: lib.img2col(x._flat().reshape(x.shape), col._flat(), kh, kw, stride, padding,
+                                         target=tgt, **opt))
     w2 = w._flat().reshape(o, k)
     for b in range(n):
         colb = col._flat().reshape(n, k, npix)[b]

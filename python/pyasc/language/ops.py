@@ -793,17 +793,30 @@ def fixpipe(dst, src, params, *rest, _b):
     b.uses_cube = True
     if not isinstance(params, FixpipeParamsV220):
         raise b.error("asc.fixpipe(dst_gm, src_co1, asc.FixpipeParamsV220(...)) needs FixpipeParamsV220")
-    if not isinstance(dst, GlobalTensor) or not isinstance(src, LocalTensor) or src.buf != "L0C":
-        raise b.error("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor")
-    dst._check()
-    mnem = f"fix_l0c_to_out.{dst.dtype.isa}"
+    to_ub = isinstance(dst, LocalTensor) and dst.buf == "UB"
+    if not (isinstance(dst, GlobalTensor) or to_ub) or not isinstance(src, LocalTensor) or src.buf != "L0C":
+        raise b.error("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor (or, on coupled cores, "
+                      "to a UB LocalTensor)")
+    if to_ub:
+        # coupled cores (dav_m200): the L0C readout goes to UB on the vector pipe, Ascend C's
+        # DataCopy CO1 -> CO2 (DataCopyMatrixL0C2UBImpl, copy_matrix_cc_to_ubuf in cannmirror/
+        # asc-devkit impl/basic_api/dav_m200/kernel_operator_data_copy_impl.h); asc's
+        # mov_l0c_to_ub writes ND rows dststride elements apart (docs/semantics.md §5.3)
+        if b.target["split"]:
+            raise b.error(f"asc.fixpipe to UB: {b.fn.target} has split cores, whose L0C is read out "
+                          "to GM only (fix_l0c_to_out); L0C -> UB exists on coupled cores (teach, ascend910)")
+        mnem, pipe = f"mov_l0c_to_ub.{dst.dtype.isa}", "v"
+    else:
+        dst._check()
+        mnem, pipe = f"fix_l0c_to_out.{dst.dtype.isa}", "fix"
     if not isa.has(mnem):
-        raise b.error(f"asc.fixpipe to {dst.dtype.name} is not supported (f32, f16, bf16 outputs)")
+        raise b.error(f"asc.fixpipe to {dst.dtype.name} {'UB' if to_ub else 'GM'} is not supported "
+                      f"({'f32, f16' if to_ub else 'f32, f16, bf16'} outputs)")
     p = params
     cfg = {"n": [_cfgval(b, p.n_size)], "relu": [_cfgval(b, p.relu_en)], "m": [_cfgval(b, p.m_size)],
            "srcstride": [_cfgval(b, p.src_stride)], "dststride": [_cfgval(b, p.dst_stride)]}
     b.emit(ir.Op("fix", None, [b.operand(dst.addr), b.operand(src.addr)],
-                 {"mnem": mnem, "pipe": "fix", "layout": "FIX", "cfg": cfg},
+                 {"mnem": mnem, "pipe": pipe, "layout": "FIX", "cfg": cfg},
                  reads=[src.access()], writes=[dst.access(None)]))
 
 
