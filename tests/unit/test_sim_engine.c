@@ -709,6 +709,46 @@ START_TEST(gm_place_oom_leaks_nothing)
 }
 END_TEST
 
+/* Run `printf fmt` with one pending argument 1 on one core; the format goes to .rodata. */
+static AscSimStatus run_printf(Run *r, const char *fmt)
+{
+    char src[1024];
+    int n = snprintf(src, sizeof src, ".rodata\nfmt: .byte ");
+    for (const char *p = fmt;; p++) {
+        n += snprintf(src + n, sizeof src - (size_t)n, "%d%s", (unsigned char)*p, *p ? ", " : "\n");
+        if (!*p) break;
+    }
+    snprintf(src + n, sizeof src - (size_t)n,
+             ".text\n.kernel k, aiv\n  la x1, fmt\n  li x2, 1\n  prt.arg x2\n  printf x1\n  end\n");
+    make(r, "ascend910b", src, 1, NULL, NULL);
+    return run(r, 0);
+}
+
+START_TEST(printf_field_bounds)
+{
+    /* a width or precision libc would pad or allocate for (2e9 spaces: seconds per record;
+     * %.200000000f: 1 GB in snprintf) faults naming the limit; within it, C's output whole */
+    static const char *const bad[] = {"%2000000000d", "%.200000000f", "%129d", "%.129x"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        Run r;
+        ck_assert_int_eq(run_printf(&r, bad[i]), ASC_SIM_FAULT);
+        ck_assert_msg(strstr(r.text, "at most 128") != NULL, "%s: %s", bad[i], r.text);
+        done(&r);
+    }
+    Run r;
+    ck_assert_msg(run_printf(&r, "[%128.120d]") == ASC_SIM_DONE, "%s", r.text);
+    uint64_t dropped;
+    ck_assert_uint_eq(asc_sim_prints(r.sim, &dropped), 1);
+    uint32_t core, pc;
+    const char *text;
+    ck_assert(asc_sim_print_get(r.sim, 0, &core, &pc, &text));
+    char want[200];
+    snprintf(want, sizeof want, "[%128.120d]", 1);
+    ck_assert_str_eq(text, want);
+    done(&r);
+}
+END_TEST
+
 Suite *sim_engine_suite(void)
 {
     Suite *s = suite_create("sim_engine");
@@ -735,6 +775,7 @@ Suite *sim_engine_suite(void)
     tcase_add_test(tc, xcore_pending_overflow_fault);
     tcase_add_test(tc, sync_all_four_blocks);
     tcase_add_test(tc, gm_place_oom_leaks_nothing);
+    tcase_add_test(tc, printf_field_bounds);
     suite_add_tcase(s, tc);
     return s;
 }
