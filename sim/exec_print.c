@@ -13,7 +13,9 @@
  * records it could not keep.  Formatting is C's, one conversion at a time:
  * %d %i %u %x %X %o %c take a 64-bit integer argument, %f %F %e %E %g %G %a
  * %A the IEEE f32 bits in the low 32 bits of the argument register (how the
- * scalar unit holds floats), with flags, width and precision; length
+ * scalar unit holds floats), with flags, width and precision (each at most
+ * FIELD_MAX: a larger one faults rather than have libc pad or allocate
+ * without bound); length
  * modifiers (h, l, ll, z) are accepted and ignored (arguments are 64-bit).
  * dump reads UB from the scalar unit (the compiler drains the pipes first)
  * and prints DumpTensor's header and values.
@@ -24,7 +26,8 @@
 #include "exec_internal.h"
 #include "sim_internal.h"
 
-#define FMT_MAX 256 /* bytes of a format string, NUL included */
+#define FMT_MAX 256   /* bytes of a format string, NUL included */
+#define FIELD_MAX 128 /* a conversion's width and precision */
 
 /* A record being written straight into the log's free text, of fixed
  * capacity; `full` once something did not fit. */
@@ -95,15 +98,26 @@ static bool format(AscExecCtx *ctx, const char *fmt, const uint64_t *args, unsig
             p += 2;
             continue;
         }
-        /* %[flags][width][.precision][length]conv */
+        /* %[flags][width][.precision][length]conv; width and precision at most
+         * FIELD_MAX, so libc neither pads nor allocates without bound and the
+         * conversion fits buf whole */
         char spec[32];
         size_t k = 0;
         spec[k++] = *p++;
         while (*p && strchr("-+ #0", *p) && k < 8) spec[k++] = *p++;
-        while (*p >= '0' && *p <= '9' && k < 16) spec[k++] = *p++;
-        if (*p == '.') {
-            spec[k++] = *p++;
-            while (*p >= '0' && *p <= '9' && k < 24) spec[k++] = *p++;
+        while (*p && strchr("-+ #0", *p)) p++; /* a repeated flag says nothing more */
+        for (int part = 0; part < 2; part++) {
+            if (part == 1) {
+                if (*p != '.') break;
+                spec[k++] = *p++;
+            }
+            unsigned long v = 0;
+            size_t nd = 0;
+            for (; *p >= '0' && *p <= '9'; p++, nd++)
+                if ((v = v * 10 + (unsigned long)(*p - '0')) > FIELD_MAX)
+                    return asc_exec_fault(ctx, "printf: a field %s must be at most %u", part ? "precision" : "width",
+                                          FIELD_MAX);
+            if (nd) k += (size_t)snprintf(spec + k, sizeof spec - k, "%lu", v);
         }
         while (*p && strchr("hlzjt", *p)) p++;
         char conv = *p;
@@ -114,7 +128,7 @@ static bool format(AscExecCtx *ctx, const char *fmt, const uint64_t *args, unsig
         if (used == nargs)
             return asc_exec_fault(ctx, "printf: the format needs more than the %u pending argument(s)", nargs);
         uint64_t v = args[used++];
-        char buf[128];
+        char buf[4 * FIELD_MAX]; /* %128.128f of FLT_MAX: 39 + 1 + 128 characters */
         int len;
         if (strchr("fFeEgGaA", conv)) {
             spec[k++] = conv;

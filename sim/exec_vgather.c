@@ -26,7 +26,8 @@
  * ASC_BANK_MAX_BLOCKS counted), writing the dst blocks.
  *
  * Invariants as exec_vector.c: every check (config bits, every offset and
- * address) runs before any write; all sources of a repeat are read before
+ * address, no dst block of a repeat holding an offset of a later one) runs
+ * before any write; all sources of a repeat are read before
  * its dst is written; no allocation. */
 #include <string.h>
 
@@ -102,6 +103,27 @@ static void report_repeat(AscExecCtx *ctx, const AscBankRepeat *br, AscExecStats
     }
 }
 
+/* Repeats run one after another, so a dst block of repeat r that holds an
+ * offset of a later repeat would change that offset after the checks above
+ * validated it (and the source it names would go unchecked).  Such an
+ * instruction faults before any write: false when a dst block of a repeat
+ * before `later` meets the offset bytes [olo, ohi) of repeat `later`. */
+static bool check_offsets_kept(AscExecCtx *ctx, const char *op, const AscIssued *q, const GPlan *p, uint32_t later,
+                               uint64_t olo, uint64_t ohi)
+{
+    if (ohi <= q->rd || olo >= q->rd + (later - 1) * p->rep + 7 * p->blk + 32) return true; /* clear of every one */
+    for (uint32_t r = 0; r < later; r++)
+        for (uint32_t b = 0; b < 8; b++) {
+            uint64_t da = q->rd + r * p->rep + b * p->blk;
+            if (da < ohi && olo < da + 32)
+                return asc_exec_fault(ctx, "%s: dst block %u of repeat %u [0x%llx, 0x%llx) overlaps the offsets of "
+                                      "later repeat %u [0x%llx, 0x%llx): an offset must not be written before it is read",
+                                      op, b, r, (unsigned long long)da, (unsigned long long)(da + 32), later,
+                                      (unsigned long long)olo, (unsigned long long)ohi);
+        }
+    return true;
+}
+
 static bool check_base(AscExecCtx *ctx, const char *what, uint64_t a)
 {
     const AscMem *ubm = &ctx->mem[ASC_BUF_UB];
@@ -147,6 +169,12 @@ ASC_EXEC_FN(VGATHER)
                                       (unsigned long long)q->rs2, off, p.size);
             if (!asc_exec_check_local(ctx, ASC_BUF_UB, "src", false, sa, sa + p.size, false)) return false;
         }
+        uint32_t first = p.lanes, last = 0; /* the active offset lanes of repeat r */
+        for (uint32_t i = 0; i < p.lanes; i++)
+            if (lane_on(m, i)) first = first < i ? first : i, last = i;
+        uint64_t obase = q->rs1 + 4ull * r * p.lanes;
+        if (r && first < p.lanes && !check_offsets_kept(ctx, "vgather", q, &p, r, obase + 4ull * first, obase + 4ull * (last + 1)))
+            return false;
     }
     uint8_t buf[256];
     for (uint32_t r = 0; r < p.repeats; r++) {
@@ -205,6 +233,8 @@ ASC_EXEC_FN(VGATHERB)
             uint64_t da = q->rd + r * p.rep + j * p.blk;
             if (!asc_exec_check_local(ctx, ASC_BUF_UB, "dst", true, da, da + 32, false)) return false;
         }
+    for (uint32_t r = 1; r < p.repeats; r++)
+        if (!check_offsets_kept(ctx, "vgatherb", q, &p, r, q->rs1 + 32ull * r, q->rs1 + 32ull * (r + 1))) return false;
     uint8_t buf[256];
     for (uint32_t r = 0; r < p.repeats; r++) {
         AscBankRepeat br;

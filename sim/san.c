@@ -63,7 +63,11 @@ bool asc_san_add_alloc(AscSim *sim, uint64_t base, uint64_t bytes, bool rodata)
         if (!a->init) return false;
         if (rodata) memset(a->init, 1, n);
     }
-    if ((sim->san & ASC_SAN_RACECHECK) && !rodata && !asc_race_gm_alloc(sim, a)) return false;
+    if ((sim->san & ASC_SAN_RACECHECK) && !rodata && !asc_race_gm_alloc(sim, a)) {
+        asc_free(&sim->alloc, a->init); /* not counted in nallocs: asc_san_free would not see it */
+        a->init = NULL;
+        return false;
+    }
     sim->nallocs++;
     if (!rodata) sim->nuser_allocs++;
     return true;

@@ -181,6 +181,39 @@ START_TEST(gather_faults)
 }
 END_TEST
 
+/* Repeats run in order, so a dst block that holds an offset of a later repeat
+ * would change that offset after it was checked: the gathered values here
+ * (0xffffffe0) would send repeat 1 far outside UB.  It faults up front, and
+ * a dst just past the offsets (the usual layout) runs. */
+START_TEST(gather_dst_over_later_offsets)
+{
+    Env e;
+    env_init(&e);
+    AscIssued q;
+    memset(&q, 0, sizeof q);
+    q.in.op = ASC_OP_VGATHER_B32;
+    q.rs1 = 0x10000, q.rs2 = 0x20000, q.rd = 0x10100; /* dst of repeat 0 = offsets of repeat 1 */
+    q.rs3 = vcfg(2, 1, 8);
+    q.mask0 = ~0ull;
+    for (unsigned k = 0; k < 128; k++) put32(e.ub + q.rs1 + 4 * k, 0), put32(e.ref + q.rs1 + 4 * k, 0);
+    put32(e.ub + q.rs2, 0xffffffe0u), put32(e.ref + q.rs2, 0xffffffe0u);
+    expect_fault(&e, &q, "vgather: dst block 0 of repeat 0 [0x10100, 0x10120) overlaps the offsets of later repeat 1");
+    q.rd = 0x10200;
+    AscExecStats st;
+    memset(&st, 0, sizeof st);
+    ck_assert_msg(asc_exec_VGATHER(&e.ctx, &q, ASC_DT_U32, ASC_DT_NONE, &st), "%s", e.ctx.fault);
+    ck_assert_uint_eq(st.repeats, 2);
+    memcpy(e.ref, e.ub, e.n);
+
+    q.in.op = ASC_OP_VGATHERB;
+    q.rd = 0x10020; /* dst block 0 of repeat 0 = the 8 offsets of repeat 1 */
+    for (unsigned k = 0; k < 16; k++) put32(e.ub + q.rs1 + 4 * k, 0), put32(e.ref + q.rs1 + 4 * k, 0);
+    expect_fault(&e, &q, "vgatherb: dst block 0 of repeat 0 [0x10020, 0x10040) overlaps the offsets of later repeat 1");
+    free(e.ub);
+    free(e.ref);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exec_vgather");
@@ -188,6 +221,7 @@ int main(void)
     tcase_add_test(tc, gather_random);
     tcase_add_test(tc, gatherb_strides);
     tcase_add_test(tc, gather_faults);
+    tcase_add_test(tc, gather_dst_over_later_offsets);
     suite_add_tcase(s, tc);
     return asc_check_run(s);
 }

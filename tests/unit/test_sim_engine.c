@@ -663,6 +663,92 @@ START_TEST(sync_all_four_blocks)
 }
 END_TEST
 
+/* An allocator that counts live blocks and fails its N-th call. */
+typedef struct LiveCounter {
+    long calls, live, fail_at; /* fail_at: the 1-based call that fails; 0 = never */
+} LiveCounter;
+static void *live_alloc(void *ud, size_t n)
+{
+    LiveCounter *c = ud;
+    if (++c->calls == c->fail_at) return NULL;
+    void *p = malloc(n ? n : 1);
+    if (p) c->live++;
+    return p;
+}
+static void live_free(void *ud, void *p)
+{
+    if (p) ((LiveCounter *)ud)->live--;
+    free(p);
+}
+
+START_TEST(gm_place_oom_leaks_nothing)
+{
+    /* under initcheck and racecheck a placed allocation gets two shadows; whichever
+     * allocation fails, asc_sim_gm_place says so and asc_sim_free frees the rest */
+    static const char src[] = ".kernel k, aiv\n.arg x, gm, f16\n  end\n";
+    bool placed = false;
+    for (long n = 1; n <= 4 && !placed; n++) {
+        LiveCounter c = {0, 0, 0};
+        AscAlloc a = {live_alloc, live_free, &c};
+        Run r;
+        memset(&r, 0, sizeof r);
+        asc_diags_init(&r.d, NULL);
+        asc_test_profile(&r.cfg, &r.d, "ascend910b", NULL);
+        asc_test_assemble(&r.img, "ascend910b", "k.s", src);
+        AscSimDesc sd = {.cfg = &r.cfg, .image = &r.img, .blocks = 1, .alloc = a,
+                         .sanitize = ASC_SAN_INITCHECK | ASC_SAN_RACECHECK};
+        r.sim = asc_sim_new(&sd, &r.d);
+        ck_assert_msg(r.sim != NULL, "asc_sim_new: %s", r.d.count ? r.d.items[0].msg : "?");
+        c.fail_at = c.calls + n;
+        uint64_t addr;
+        placed = asc_sim_gm_place(r.sim, 4096, &addr);
+        done(&r);
+        ck_assert_int_eq(c.live, 0);
+    }
+    ck_assert(placed);
+}
+END_TEST
+
+/* Run `printf fmt` with one pending argument 1 on one core; the format goes to .rodata. */
+static AscSimStatus run_printf(Run *r, const char *fmt)
+{
+    char src[1024];
+    int n = snprintf(src, sizeof src, ".rodata\nfmt: .byte ");
+    for (const char *p = fmt;; p++) {
+        n += snprintf(src + n, sizeof src - (size_t)n, "%d%s", (unsigned char)*p, *p ? ", " : "\n");
+        if (!*p) break;
+    }
+    snprintf(src + n, sizeof src - (size_t)n,
+             ".text\n.kernel k, aiv\n  la x1, fmt\n  li x2, 1\n  prt.arg x2\n  printf x1\n  end\n");
+    make(r, "ascend910b", src, 1, NULL, NULL);
+    return run(r, 0);
+}
+
+START_TEST(printf_field_bounds)
+{
+    /* a width or precision libc would pad or allocate for (2e9 spaces: seconds per record;
+     * %.200000000f: 1 GB in snprintf) faults naming the limit; within it, C's output whole */
+    static const char *const bad[] = {"%2000000000d", "%.200000000f", "%129d", "%.129x"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        Run r;
+        ck_assert_int_eq(run_printf(&r, bad[i]), ASC_SIM_FAULT);
+        ck_assert_msg(strstr(r.text, "at most 128") != NULL, "%s: %s", bad[i], r.text);
+        done(&r);
+    }
+    Run r;
+    ck_assert_msg(run_printf(&r, "[%128.120d]") == ASC_SIM_DONE, "%s", r.text);
+    uint64_t dropped;
+    ck_assert_uint_eq(asc_sim_prints(r.sim, &dropped), 1);
+    uint32_t core, pc;
+    const char *text;
+    ck_assert(asc_sim_print_get(r.sim, 0, &core, &pc, &text));
+    char want[200];
+    snprintf(want, sizeof want, "[%128.120d]", 1);
+    ck_assert_str_eq(text, want);
+    done(&r);
+}
+END_TEST
+
 Suite *sim_engine_suite(void)
 {
     Suite *s = suite_create("sim_engine");
@@ -688,6 +774,8 @@ Suite *sim_engine_suite(void)
     tcase_add_test(tc, xcore_sibling_loop_no_overflow);
     tcase_add_test(tc, xcore_pending_overflow_fault);
     tcase_add_test(tc, sync_all_four_blocks);
+    tcase_add_test(tc, gm_place_oom_leaks_nothing);
+    tcase_add_test(tc, printf_field_bounds);
     suite_add_tcase(s, tc);
     return s;
 }
