@@ -40,7 +40,7 @@ def test_explicit_limit_names_line():
     with pytest.raises(KernelFault) as ei:
         k_spin[2](z, 1, max_cycles=20000)
     msg = str(ei.value)
-    assert "--max-cycles 20000 exceeded" in msg
+    assert "max_cycles=20000 exceeded" in msg
     assert "core0.veccore0 pipe s pc" in msg and "core0.veccore1 pipe s pc" in msg
     assert f"test_bounded.py:{_spin_line()}" in msg or f"test_bounded.py:{_spin_line() + 1}" in msg
 

@@ -868,6 +868,9 @@ class Frontend:
         return self.binop(node.op, a, bv, node)
 
     def binop(self, opnode, a, b, node):
+        if type(opnode) not in _BINOPS:   # '@' (MatMult): no meaning on scalars
+            raise self.err("unsupported syntax: the '@' operator is not supported in @asc.jit functions "
+                           "(use asc.mmad or asc.adv.Matmul for a matrix product)", node)
         name, fn = _BINOPS[type(opnode)]
         if getattr(type(a), "_asc_tensor", False) or getattr(type(b), "_asc_tensor", False):
             raise self.err(f"Cannot infer dtype for operation '{name}' between '{type_name(a)}' and "

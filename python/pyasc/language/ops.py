@@ -222,9 +222,11 @@ def _binary(name, base, allowed=None):
         b = _b
         for t in (dst, src0, src1):
             if not isinstance(t, LocalTensor):
-                bad = t
+                if t is not src1:   # dst or src0: name the operand, not a dtype pair that holds neither
+                    raise b.error(f"asc.{name}: {'dst' if t is dst else 'src0'} must be a LocalTensor, "
+                                  f"got {tensor_type_name(t)}")
                 raise b.error(f"Cannot infer dtype for operation '{name}' between "
-                           f"'{tensor_type_name(src0)}' and '{tensor_type_name(src1 if bad is not src1 else bad)}'")
+                              f"'{tensor_type_name(src0)}' and '{tensor_type_name(src1)}'")
             _need_local(b, name, t)
         _same_dtype(b, name, dst, src0, src1)
         mnem = _suffix(b, name, base, dst.dtype, allowed)
@@ -825,8 +827,8 @@ def _event_id(b, event_id):
     if isinstance(event_id, RVal):
         raise NeedUnroll("event ids must be compile-time constants (the ISA encodes them in the "
                          "instruction)", b.loc)
-    if not is_static(event_id):
-        raise b.error("event id must be an integer")
+    if not is_static(event_id) or isinstance(event_id, float):   # int(1.5) would pick event 1 silently
+        raise b.error(f"event id must be an integer, got {tensor_type_name(event_id)}")
     n = b.target["event_ids"]
     if not 0 <= event_id < n:
         raise b.error(f"event id {event_id} out of range: {b.fn.target} has ids 0..{n - 1}")
@@ -1181,8 +1183,9 @@ def set_store_atomic_config(atomic_type, atomic_op, *, _b):
     documented op)."""
     b = _b
     for what, v, hi in (("atomic_type", atomic_type, 6), ("atomic_op", atomic_op, 2)):
-        if not is_static(v) or not 0 <= int(v) <= hi:
-            raise b.error(f"asc.set_store_atomic_config: {what} must be a compile-time integer in [0, {hi}], got {v!r}")
+        if not is_static(v) or isinstance(v, float) or not 0 <= int(v) <= hi:   # int(1.5) would be 1
+            got = repr(v) if is_static(v) else f"a run-time {tensor_type_name(v)}"
+            raise b.error(f"asc.set_store_atomic_config: {what} must be a compile-time integer in [0, {hi}], got {got}")
     _set_st_atomic(b, int(atomic_type) | int(atomic_op) << 3)
 
 

@@ -474,6 +474,8 @@ class TPipe:
     def init_buf_pool(self, pool, length, share_pool=None):
         """Ascend C TPipe::InitBufPool(pool, len): `pool` gets `length` bytes of its position's
         buffer, from which its own init_buffer calls place their queues."""
+        if not isinstance(pool, TBufPool):
+            raise CompileError(f"init_buf_pool expects a TBufPool, got {tensor_type_name(pool)}", self.b.loc)
         return pool._init_pool(self, length, share_pool)
 
     def reset(self):
@@ -662,6 +664,8 @@ class TBufPool(TBuf):
         return True
 
     def init_buf_pool(self, pool, length, share_pool=None):
+        if not isinstance(pool, TBufPool):
+            raise CompileError(f"init_buf_pool expects a TBufPool, got {tensor_type_name(pool)}", self.b.loc)
         return pool._init_pool(getattr(self, "pipe", None), length, share_pool)
 
     def init_buffer(self, que=None, num=0, len=0, buf=None):  # noqa: A002

@@ -170,6 +170,10 @@ class JITFunction:
                     raise LaunchError(f"argument '{p.name}': {e}") from None
                 specs.append(driver.ArgSpec(p.name, "gm", d))
             elif isinstance(v, bool) or isinstance(v, (int, np.integer)):
+                if ann is not float and not -(1 << 63) <= int(v) < 1 << 64:
+                    # a scalar register holds 64 bits: a larger value would reach the kernel wrapped
+                    raise LaunchError(f"argument '{p.name}' = {int(v)} does not fit in 64 bits (the scalar "
+                                      f"registers' width): pass a value in [-2**63, 2**64)")
                 if ann is float:
                     specs.append(driver.ArgSpec(p.name, "float"))
                 else:

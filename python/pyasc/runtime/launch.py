@@ -102,15 +102,16 @@ def _races(lib, sim, img):
     return out, total
 
 
-_NOTE_TEXT = {   # AscNoteKind (include/asc/isa.h) -> what the card did
-    1: "data_copy moved {b} of {a} bytes per burst: Ascend C DataCopy rounds count * sizeof down to "
-       "32 bytes and drops the rest without an error on the card (use asc.data_copy_pad for the tail)",
-    2: "data_copy_pad padded a burst of {a} bytes to {b} bytes in UB (dummy bytes after the data)",
-    3: "compare ignored a mask of {a} of {b} lanes: Ascend C Compare / CompareScalar on dav_c220 takes no "
-       "mask and compares every lane of each repeat",
-    4: "compare compared {b} of {a} elements: Ascend C Compare / CompareScalar with a count runs "
-       "count * sizeof / 256 whole repeats on dav_c220; the tail's bits are left as they were",
+_NOTE_TEXT = {   # AscNoteKind enumerator (include/asc/isa.h, via abi.json) -> what the card did
+    "TRUNC": "data_copy moved {b} of {a} bytes per burst: Ascend C DataCopy rounds count * sizeof down to "
+             "32 bytes and drops the rest without an error on the card (use asc.data_copy_pad for the tail)",
+    "PAD": "data_copy_pad padded a burst of {a} bytes to {b} bytes in UB (dummy bytes after the data)",
+    "CMPMASK": "compare ignored a mask of {a} of {b} lanes: Ascend C Compare / CompareScalar on dav_c220 takes no "
+               "mask and compares every lane of each repeat",
+    "CMPCOUNT": "compare compared {b} of {a} elements: Ascend C Compare / CompareScalar with a count runs "
+                "count * sizeof / 256 whole repeats on dav_c220; the tail's bits are left as they were",
 }
+_NOTE_NAME = {v: k for k, v in abi.ENUMS["AscNoteKind"].items()}   # value -> enumerator name
 
 
 def _notes_of(lib, sim, img):
@@ -122,7 +123,7 @@ def _notes_of(lib, sim, img):
         core, pc, kind, count, a, b = list(buf)
         w = img.line_at(pc)
         where = f"{w[0]}:{w[1]}:{w[2]}: " if w else f"pc {pc:#06x}: "
-        text = _NOTE_TEXT.get(kind, "note {kind}: {a} {b}").format(a=a, b=b, kind=kind)
+        text = _NOTE_TEXT.get(_NOTE_NAME.get(kind, ""), "note {kind}: {a} {b}").format(a=a, b=b, kind=kind)
         times = f", {count} times" if count > 1 else ""
         out.append(f"{where}warning: {text} (first on core {core}{times})")
         i += 1
@@ -404,7 +405,10 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if st == L.ASC_SIM_LIMIT:
             buf = C.create_string_buffer(1 << 14)
             lib.asc_sim_status_format(sim, st, max_cycles, buf, len(buf))
-            raise KernelFault(buf.value.decode(errors="replace").strip())
+            # the library words the limit as asc-sim's options; a launch sets it with max_cycles=
+            msg = buf.value.decode(errors="replace").strip()
+            msg = msg.replace("--max-cycles N or --set max_cycles=N", "kernel[n](..., max_cycles=N)")
+            raise KernelFault(msg.replace("--max-cycles ", "max_cycles="))
         if desc.sanitize:
             errors, warns = _san_findings(lib, sim)
             for w in warns:
