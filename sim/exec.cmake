@@ -3,6 +3,7 @@
 asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vector.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vgather.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_vsort.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dmapad.c
@@ -13,6 +14,6 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/fp16.c
   DEPS config isa)
 
-foreach(t test_exec_vector test_exec_vgather test_exec_cube_dma test_fp16)
+foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16)
   asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_exec)
 endforeach()

@@ -120,6 +120,8 @@ typedef struct AscExecCtx {
      * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
     void *mm_scratch;
     size_t mm_scratch_bytes;
+    /* VMS4_SR: per-list counts the last vmrgsort4 consumed (exec_vsort.c), read by mfspr vms4_sr */
+    uint64_t vms4_sr;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
@@ -164,6 +166,9 @@ ASC_EXEC_FN(VTRANSPOSE);
 /* the gathers (exec_vgather.c) */
 ASC_EXEC_FN(VGATHER);
 ASC_EXEC_FN(VGATHERB);
+/* the sorts (exec_vsort.c) */
+ASC_EXEC_FN(VBITSORT);
+ASC_EXEC_FN(VMRGSORT4);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

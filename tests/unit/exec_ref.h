@@ -499,4 +499,75 @@ static inline void ref_vec(uint8_t *ub, const AscIssued *q, RefLog *rlog)
     }
 }
 
+/* ---- sorts (docs/semantics.md "sort"): naive selection, written from the
+ * Sort32 / MrgSort documentation.  A score as double (f16 through ref_f16,
+ * NaN above everything); an element is 8 B, score low, u32 index at +4. */
+static inline double ref_sort_score(const uint8_t *p, bool f16)
+{
+    if (f16) {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        unsigned e = (h >> 10) & 31, m = h & 1023;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, (int)e - 25);
+        return (h >> 15) ? -v : v;
+    }
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+}
+/* a > b in sort order */
+static inline bool ref_sort_gt(double a, double b)
+{
+    if (isnan(a)) return !isnan(b);
+    return !isnan(b) && a > b;
+}
+/* Sort32: repeat r, 32 scores (size 2/4) and 32 u32 indices -> 256 B */
+static inline void ref_sort32(uint8_t *ub, uint64_t dst, uint64_t sc, uint64_t ix, unsigned repeats, bool f16)
+{
+    unsigned size = f16 ? 2 : 4;
+    for (unsigned r = 0; r < repeats; r++) {
+        bool taken[32] = {false};
+        uint8_t out[256];
+        memset(out, 0, sizeof out);
+        for (unsigned k = 0; k < 32; k++) {
+            int best = -1;
+            for (unsigned i = 0; i < 32; i++) { /* first (lowest i) of the largest */
+                if (taken[i]) continue;
+                if (best < 0 || ref_sort_gt(ref_sort_score(ub + sc + 32 * size * r + i * size, f16),
+                                            ref_sort_score(ub + sc + 32 * size * r + (unsigned)best * size, f16)))
+                    best = (int)i;
+            }
+            taken[best] = true;
+            memcpy(out + 8 * k, ub + sc + 32 * size * r + (unsigned)best * size, size);
+            memcpy(out + 8 * k + 4, ub + ix + 128 * r + 4 * (unsigned)best, 4);
+        }
+        memcpy(ub + dst + 256 * r, out, 256);
+    }
+}
+/* MrgSort of lists at byte addresses a[k] with n[k] elements, k < nl; stops at the first
+ * exhausted list when `stop`; consumed counts in used[] */
+static inline uint64_t ref_mrgsort(uint8_t *ub, uint64_t dst, const uint64_t a[4], const unsigned n[4], unsigned nl,
+                                   bool stop, bool f16, unsigned used[4])
+{
+    uint64_t w = 0;
+    for (unsigned k = 0; k < 4; k++) used[k] = 0;
+    for (;;) {
+        int best = -1;
+        bool done = false;
+        for (unsigned k = 0; k < nl; k++) {
+            if (used[k] == n[k]) {
+                done = done || stop;
+                continue;
+            }
+            if (best < 0 || ref_sort_gt(ref_sort_score(ub + a[k] + 8 * used[k], f16),
+                                        ref_sort_score(ub + a[best] + 8 * used[best], f16)))
+                best = (int)k;
+        }
+        if (done || best < 0) return w;
+        memcpy(ub + dst + 8 * w, ub + a[best] + 8 * used[best], 8);
+        used[best]++;
+        w++;
+    }
+}
+
 #endif

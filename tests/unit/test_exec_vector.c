@@ -313,9 +313,10 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
 static bool is_vector(AscOp op)
 {
     const AscInsnInfo *ii = &asc_insn_info[op];
-    /* the gathers have their own test (test_exec_vgather.c) */
+    /* the gathers have their own test (test_exec_vgather.c), ... */
     return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
-           strcmp(ii->fam, "VGATHERB") != 0;
+           strcmp(ii->fam, "VGATHERB") != 0 &&
+           strcmp(ii->fam, "VBITSORT") != 0 && strcmp(ii->fam, "VMRGSORT4") != 0; /* and the sorts (test_exec_vsort.c) */
 }
 
 START_TEST(every_op_random)

@@ -1100,9 +1100,6 @@ _REJECT = {
         ("get_cmp_mask", "set_cmp_mask"),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
-    "the sort, merge-sort and proposal instructions (vbitsort, vmrgsort4, RpSort16, proposals) are not in the asc ISA":
-        ("get_mrg_sort_result", "mrg_sort", "mrg_sort4", "rp_sort16", "sort", "sort32", "get_sort_len",
-         "get_sort_offset", "proposal_concat", "proposal_extract"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
         ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
