@@ -15,7 +15,7 @@ from .vec_shift import *  # noqa: F401,F403  (shift_left, shift_right: vshl/vshr
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
-                    DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams,
+                    DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, Nd2NzParams,
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
 
 float = float32  # noqa: A001
