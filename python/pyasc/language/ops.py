@@ -680,7 +680,7 @@ def _emit_nd2nz(b, dst, src, sb, db, p):
     """asc.data_copy(dst, src, asc.Nd2NzParams(...)), GM -> L1 (TPosition A1/B1): Ascend C DataCopy
     with Nd2NzParams, one mov_out_to_l1 in the ND2NZ layout (cannmirror/asc-devkit
     impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h DataCopyGM2L1ND2NZImplBase; sim/exec_nd2nz.c).
-    ndNum, the matrix strides, dstNzNStride and the element size go to special register
+    ndNum, the matrix strides, dstNzNStride and the element size go to SPR
     nd2nz_para, set just before the copy (layout ND2NZM)."""
     if (sb, db) != ("GM", "L1"):
         raise b.error(f"asc.data_copy with Nd2NzParams from {sb} to {db}: only GM -> L1 (A1/B1) converts on "
