@@ -7,6 +7,7 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dmapad.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_nd2nz.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_atomic.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_check.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ubbank.c

@@ -61,6 +61,11 @@ ASC_EXEC_FN(DMA)
     if (!dma_route((AscOp)q->in.op, &rt))
         return asc_exec_fault(ctx, "instruction %u is not a DMA copy", (unsigned)q->in.op);
     uint64_t cfg = q->rs2;
+    if ((cfg >> 15) & 1) { /* the ND2NZ layout (asc_cfg.def): GM -> L1 only, as on the card */
+        if (q->in.op == ASC_OP_MOV_OUT_TO_L1) return asc_exec_nd2nz(ctx, q, st);
+        return asc_exec_fault(ctx, "config bit 15 (nd2nz) is set on %s: the ND2NZ conversion exists only on "
+                                   "mov_out_to_l1 (GM -> L1)", asc_insn_info[q->in.op].mnemonic);
+    }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_DMA, cfg)) return false;
     uint64_t nburst = cfg & 0xfff, len = (cfg >> 16) & 0xffff;
     uint64_t srcgap = (cfg >> 32) & 0xffff, dstgap = (cfg >> 48) & 0xffff;

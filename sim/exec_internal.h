@@ -48,6 +48,10 @@ bool asc_exec_gm_write(AscExecCtx *ctx, uint64_t addr, const void *src, size_t n
  * element size. */
 bool asc_exec_gm_store(AscExecCtx *ctx, uint64_t st_atomic, uint64_t addr, const void *src, size_t n);
 
+/* mov_out_to_l1 with config bit 15 set: DataCopy with Nd2NzParams
+ * (exec_nd2nz.c); fills st like every DMA copy. */
+bool asc_exec_nd2nz(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st);
+
 /* ---- f16 -> f32 widening: the one definition (asc_f16_to_f32 in fp16.c
  * returns it), inline so the cube unpacks its operands without a call.
  * Exact, subnormals included; inf stays inf; NaNs come out quiet, payload

@@ -63,6 +63,7 @@ typedef struct AscIssued {
     uint64_t ctrl;              /* CTRL at issue (bit 56: counter mode) */
     uint64_t cmpmask;           /* SPR cmpmask at issue (vsel) */
     uint64_t st_atomic;         /* SPR st_atomic at issue (GM writes; exec_atomic.c) */
+    uint64_t nd2nz_para;        /* SPR nd2nz_para at issue (ND2NZ copies; exec_nd2nz.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56

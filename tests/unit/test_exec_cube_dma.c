@@ -162,6 +162,98 @@ START_TEST(dma_bursts)
 }
 END_TEST
 
+/* ---- DataCopy GM -> L1 with Nd2NzParams (mov_out_to_l1, config bit 15) ----
+ * The reference is the documented formula (docs/semantics.md §ND2NZ), one
+ * element at a time into a copy of L1; bytes the copy must not touch keep
+ * their fill. */
+static uint64_t nd2nz_cfg(uint64_t nvalue, uint64_t dvalue, uint64_t srcd, uint64_t c0s)
+{
+    return nvalue | 1ull << 15 | dvalue << 16 | srcd << 32 | c0s << 48;
+}
+
+static uint64_t nd2nz_para(uint64_t ndnum, uint64_t elog, uint64_t sms, uint64_t dms, uint64_t ns)
+{
+    return ndnum | elog << 12 | sms << 16 | dms << 32 | ns << 47 | 1ull << 63;
+}
+
+static void nd2nz_case(Env *e, uint64_t elog, uint64_t nd, uint64_t n, uint64_t d, uint64_t srcd, uint64_t c0s,
+                       uint64_t ns, uint64_t sms, uint64_t dms)
+{
+    const uint64_t gm = 0x200000, l1 = 0x400;
+    uint64_t es = 1ull << elog, c0 = 32 / es, blocks = (d + c0 - 1) / c0;
+    size_t src_n = (size_t)(((nd - 1) * sms + (n - 1) * srcd + d) * es);
+    uint8_t *src = malloc(src_n), *want = malloc(0x40000);
+    for (size_t i = 0; i < src_n; i++) src[i] = (uint8_t)rnd(e);
+    ck_assert(asc_gm_write(e->ctx.gm, gm, src, src_n));
+    memset(e->buf[ASC_BUF_L1], 0xab, 0x40000);
+    memcpy(want, e->buf[ASC_BUF_L1], 0x40000);
+    for (uint64_t i = 0; i < nd; i++)
+        for (uint64_t r = 0; r < n; r++)
+            for (uint64_t c = 0; c < blocks * c0; c++) {
+                uint64_t dof = l1 + i * dms * es + r * ns * 32 + (c / c0) * c0s * 32 + (c % c0) * es;
+                for (uint64_t k = 0; k < es; k++)
+                    want[dof + k] = c < d ? src[(i * sms + r * srcd + c) * es + k] : 0;
+            }
+    AscIssued q = issue(ASC_OP_MOV_OUT_TO_L1, l1, gm, nd2nz_cfg(n, d, srcd, c0s), 0);
+    q.nd2nz_para = nd2nz_para(nd, elog, sms, dms, ns);
+    AscExecStats st;
+    ck_assert_msg(run(e, &q, &st), "%s", e->ctx.fault);
+    ck_assert(memcmp(e->buf[ASC_BUF_L1], want, 0x40000) == 0);
+    ck_assert_uint_eq(st.bursts, nd * n);   /* one GM burst per row (timing, docs/timing.md) */
+    ck_assert_uint_eq(st.bytes, nd * n * d * es);
+    ck_assert_uint_eq(st.src_buf, ASC_BUF_GM);
+    ck_assert_uint_eq(st.dst_buf, ASC_BUF_L1);
+    free(src);
+    free(want);
+}
+
+START_TEST(dma_nd2nz)
+{
+    Env e;
+    env_init(&e);
+    /* f16: 19 x 37 (tails in both), row stride 45, 2 matrices; NZ blocks of 32 rows */
+    nd2nz_case(&e, 1, 2, 19, 37, 45, 32, 1, 19 * 45 + 3, 32 * 3 * 16);
+    /* f16 as the matmul uses it: one 128 x 64 tile of a 1024-column matrix */
+    nd2nz_case(&e, 1, 1, 128, 64, 1024, 128, 1, 0, 0);
+    /* b8 (C0 = 32) and b32 (C0 = 8) with a row stride of 2 blocks, odd sizes */
+    nd2nz_case(&e, 0, 1, 5, 33, 70, 12, 2, 0, 0);
+    nd2nz_case(&e, 2, 3, 7, 9, 9, 8, 1, 63, 8 * 2 * 8);
+    /* no-ops: ndNum, nValue or dValue 0 move nothing */
+    memset(e.buf[ASC_BUF_L1], 0x5a, 64);
+    AscIssued q = issue(ASC_OP_MOV_OUT_TO_L1, 0, 0x200000, nd2nz_cfg(0, 16, 16, 1), 0);
+    q.nd2nz_para = nd2nz_para(1, 1, 0, 0, 1);
+    AscExecStats st;
+    ck_assert(run(&e, &q, &st));
+    q.rs2 = nd2nz_cfg(4, 16, 16, 4);
+    q.nd2nz_para = nd2nz_para(0, 1, 0, 0, 1);
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.bytes, 0);
+    ck_assert_uint_eq(e.buf[ASC_BUF_L1][0], 0x5a);
+    /* faults */
+    q.nd2nz_para = 0;
+    expect_fault(&e, &q, "nd2nz_para unset");
+    q.nd2nz_para = nd2nz_para(1, 3, 0, 0, 1);
+    expect_fault(&e, &q, "esize is 3");
+    q.nd2nz_para = nd2nz_para(1, 1, 0, 0, 0);
+    expect_fault(&e, &q, "dstNzNStride 0 is out of range [1, 16384]");
+    q.nd2nz_para = nd2nz_para(1, 1, 0, 0, 1);
+    q.rs2 = nd2nz_cfg(4, 16, 16, 0);
+    expect_fault(&e, &q, "dstNzC0Stride 0 is out of range");
+    q.rs2 = nd2nz_cfg(4, 16, 16, 4);
+    q.rd = 0x10;
+    expect_fault(&e, &q, "L1 write of dst");
+    q.rd = 0;
+    q.rs1 = 0x200001;
+    expect_fault(&e, &q, "not a multiple of the element size 2");
+    q.rs1 = 0x200000;
+    q.rd = 0x80000 - 64; /* 4 rows x 1 block = 128 B from 64 B below the end of L1 */
+    expect_fault(&e, &q, "outside L1");
+    q = issue(ASC_OP_MOV_OUT_TO_UB, 0, 0x200000, nd2nz_cfg(4, 16, 16, 4), 0);
+    expect_fault(&e, &q, "exists only on mov_out_to_l1");
+    env_free(&e);
+}
+END_TEST
+
 /* ---- GM writes under the store atomic config (sim/exec_atomic.c) ----------
  * st_atomic = type | op << 3 (type 1 f32, 2 f16, 4 s32, 5 s8; op 0 add,
  * 1 max, 2 min); the reference is plain C arithmetic (f16: the f32 sum
@@ -669,6 +761,7 @@ int main(void)
     tcase_add_test(tc, dma_bursts);
     tcase_add_test(tc, dma_faults);
     tcase_add_test(tc, dma_atomic);
+    tcase_add_test(tc, dma_nd2nz);
     tcase_add_test(tc, load2d);
     tcase_add_test(tc, mmad_types);
     tcase_add_test(tc, f16_matmul_pipeline);

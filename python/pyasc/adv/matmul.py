@@ -29,7 +29,7 @@ from ..language import ops as _ops
 from ..language.adv_tiling import TCubeTiling
 from ..language.enums import CubeFormat, HardEvent, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
-from ..language.types import DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams
+from ..language.types import DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
 
 __all__ = ["Matmul", "MatmulType", "MatmulConfig", "MatmulBatchParams", "MatmulFuncParams", "MatmulQuantParams",
            "MatmulShapeParams", "QuantConfig", "MatmulApiStaticTiling", "get_basic_config",
@@ -402,6 +402,13 @@ class Matmul:
         b = self.b
         es = self.es
         c0 = 32 // es
+        if not is_static(stride) or stride <= 65535:
+            # one MTE2 instruction, as Ascend C's matmul does it: DataCopy GM -> L1 with Nd2NzParams
+            # (cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h,
+            # DataCopyGM2L1ND2NZImplBase); the last 32 B block of each row is zero-padded
+            _ops.data_copy.__wrapped__(dst, src, Nd2NzParams(1, rows, cols, 0, stride, rows_pad, 1, 0), _b=b)
+            return
+        # a row stride past Nd2NzParams.srcDValue's range: DataCopy bursts
         if (stride * es) % 32 == 0:
             for j in range(-(-cols_pad // c0)):
                 _when(b, j * c0, cols, lambda j=j: _ops.data_copy.__wrapped__(

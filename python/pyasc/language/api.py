@@ -17,7 +17,7 @@ from .vec_sort import *  # noqa: F401,F403  (sort32, mrg_sort, sort, sort helper
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
-                    DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams,
+                    DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, Nd2NzParams,
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
 
 float = float32  # noqa: A001

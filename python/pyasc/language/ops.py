@@ -22,6 +22,7 @@ from . import dtype as dt
 from .enums import CMP_ISA, PIPE_ISA, RND_ISA, HardEvent, PipeID, TPosition, event_pipes
 from .tensor import GlobalTensor, LocalTensor, _outside_jit, tensor_type_name
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyExtParams, DataCopyParams,
+                    Nd2NzParams,
                     DataCopyPadExtParams, DataCopyPadParams, FixpipeParamsV220,
                     LoadData2DParams, MmadParams, UnaryRepeatParams)
 
@@ -614,6 +615,8 @@ def data_copy(dst, src, *rest, _b, **kwargs):
             params = rest[0]
         else:
             count = rest[0]
+    if isinstance(params, Nd2NzParams) or (isinstance(count, Nd2NzParams)):
+        return _emit_nd2nz(b, dst, src, sb, db, params if isinstance(params, Nd2NzParams) else count)
     size = dst.dtype.sizeof()
     if params is not None:
         p = params
@@ -652,6 +655,74 @@ def data_copy(dst, src, *rest, _b, **kwargs):
         raise b.error("asc.data_copy needs a count or DataCopyParams")
     op = ir.Op("dma", None, [b.operand(dst.addr), b.operand(src.addr)],
                {"mnem": mnem, "pipe": pipe, "layout": "DMA", "cfg": cfg},
+               reads=[src.access(nsrc)], writes=[dst.access(ndst)])
+    b.emit(op)
+
+
+def _pack_word(b, layout, fields):
+    """A 64-bit value of config layout `layout` (isa.json) from static ints and run-time scalars:
+    the static part folded here, each run-time field shifted into place and or-ed in."""
+    slots = isa.field_slots(layout)
+    static = {k: (v if is_static(v) else 0) for k, v in fields.items()}
+    try:
+        word = isa.pack(layout, static)
+    except ValueError as e:
+        raise b.error(str(e)) from None
+    acc = _s64(word)
+    for k, v in fields.items():
+        if not is_static(v):
+            lo = slots[k][0][0]
+            acc = b.binop("or", acc, b.binop("shl", v, lo) if lo else v)
+    return acc
+
+
+_ND2NZ_RANGE = {"nd_num": (0, 4095), "n_value": (0, 16384), "d_value": (0, 65535),
+                "src_nd_matrix_stride": (0, 65535), "src_d_value": (1, 65535), "dst_nz_c0_stride": (1, 16384),
+                "dst_nz_n_stride": (1, 16384), "dst_nz_matrix_stride": (0, 16384)}
+
+
+def _emit_nd2nz(b, dst, src, sb, db, p):
+    """asc.data_copy(dst, src, asc.Nd2NzParams(...)), GM -> L1 (TPosition A1/B1): Ascend C DataCopy
+    with Nd2NzParams, one mov_out_to_l1 in the ND2NZ layout (cannmirror/asc-devkit
+    impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h DataCopyGM2L1ND2NZImplBase; sim/exec_nd2nz.c).
+    ndNum, the matrix strides, dstNzNStride and the element size go to SPR
+    nd2nz_para, set just before the copy (layout ND2NZM)."""
+    if (sb, db) != ("GM", "L1"):
+        raise b.error(f"asc.data_copy with Nd2NzParams from {sb} to {db}: only GM -> L1 (A1/B1) converts on "
+                      f"this target (GM -> UB ND2NZ is a software emulation on 910B, not implemented)")
+    size = dst.dtype.sizeof()
+    if size not in (1, 2, 4):
+        raise b.error(f"asc.data_copy with Nd2NzParams: {dst.dtype.name} elements are not 1, 2 or 4 bytes")
+    vals = {}
+    for f in Nd2NzParams._fields:
+        v = getattr(p, f)
+        _int_arg(b, f"asc.Nd2NzParams.{f}", v)
+        lo, hi = _ND2NZ_RANGE[f]
+        if is_static(v) and not lo <= v <= hi:
+            raise b.error(f"asc.Nd2NzParams.{f} = {v} is out of range [{lo}, {hi}] (Ascend C Nd2NzParams)")
+        vals[f] = v
+    g = vals.get
+    if is_static(g("dst_nz_matrix_stride")) and (g("dst_nz_matrix_stride") * size) % 32:
+        raise b.error(f"asc.Nd2NzParams.dst_nz_matrix_stride = {g('dst_nz_matrix_stride')} elements is not a "
+                      f"multiple of 32 bytes: every NZ matrix must start 32-byte aligned in L1")
+    para = _pack_word(b, "ND2NZM", {"ndnum": g("nd_num"), "esize": size.bit_length() - 1,
+                                    "srcmstride": g("src_nd_matrix_stride"), "dstmstride": g("dst_nz_matrix_stride"),
+                                    "nstride": g("dst_nz_n_stride"), "valid": 1})
+    b.emit(ir.Op("mtspr", None, [b.operand(para)], {"spr": "nd2nz_para"}))
+    cfg = {"nvalue": [_cfgval(b, g("n_value"))], "nd2nz": [1], "dvalue": [_cfgval(b, g("d_value"))],
+           "srcd": [_cfgval(b, g("src_d_value"))], "c0stride": [_cfgval(b, g("dst_nz_c0_stride"))]}
+    nsrc = ndst = None
+    if all(is_static(v) for v in vals.values()):
+        nd, n, d = g("nd_num"), g("n_value"), g("d_value")
+        if nd and n and d:
+            c0 = 32 // size
+            nsrc = ((nd - 1) * g("src_nd_matrix_stride") + (n - 1) * g("src_d_value") + d) * size
+            ndst = ((nd - 1) * g("dst_nz_matrix_stride") * size
+                    + ((n - 1) * g("dst_nz_n_stride") + (-(-d // c0) - 1) * g("dst_nz_c0_stride") + 1) * 32)
+        else:
+            nsrc = ndst = 0
+    op = ir.Op("dma", None, [b.operand(dst.addr), b.operand(src.addr)],
+               {"mnem": "mov_out_to_l1", "pipe": "mte2", "layout": "ND2NZ", "cfg": cfg},
                reads=[src.access(nsrc)], writes=[dst.access(ndst)])
     b.emit(op)
 

@@ -77,6 +77,14 @@ class DataCopyPadExtParams(_Params):
     _defaults = (None, False, 0, 0, 0)
 
 
+class Nd2NzParams(_Params):
+    # real pyasc asc.Nd2NzParams (python/asc/language/core/types.py): Ascend C's Nd2NzParams, the
+    # DataCopy GM -> L1 with ND -> NZ conversion; strides in elements, the dst_nz_* ones in 32 B.
+    _fields = ("nd_num", "n_value", "d_value", "src_nd_matrix_stride", "src_d_value", "dst_nz_c0_stride",
+               "dst_nz_n_stride", "dst_nz_matrix_stride")
+    _defaults = (_REQUIRED,) * 8
+
+
 class DataCopyPadParams(_Params):
     _fields = ("is_pad", "left_padding", "right_padding", "padding_value")
     _defaults = (False, 0, 0, 0)

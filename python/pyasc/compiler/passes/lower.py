@@ -127,7 +127,7 @@ class _Lower:
                 if cfg is not None:
                     lay = op.attrs["layout"]
                     named = all(isinstance(v, int) for vals in cfg.values() for v in vals)
-                    force_reg = op.attrs["mnem"].startswith(("vcmp", "vconv"))
+                    force_reg = op.attrs["mnem"].startswith(("vcmp", "vconv")) or lay != isa.mnemonics()[op.attrs["mnem"]]["config"]
                     if named and not force_reg:
                         op.attrs["cfg_word"] = _pack(lay, {k: list(v) for k, v in cfg.items()}, op.loc)
                     else:
