@@ -385,12 +385,18 @@ uint32_t viz_intern(AscVizModel *m, const char *s, size_t n)
         k = (k + 1) & (m->shash_cap - 1);
     }
     if (m->pool_len + n + 1 > m->pool_cap) {
+        /* s may be a string of the pool itself (a prefix of a process label, build_groups):
+         * keep its offset, the pool may move */
+        uintptr_t ps = (uintptr_t)s, p0 = (uintptr_t)m->pool;
+        bool inside = m->pool && ps >= p0 && ps < p0 + m->pool_len;
+        size_t soff = inside ? (size_t)(ps - p0) : 0;
         size_t nc = m->pool_cap ? m->pool_cap : 4096;
         while (nc < m->pool_len + n + 1) nc *= 2;
         char *q = viz_realloc(m, m->pool, m->pool_cap, nc);
         if (!q) return VIZ_NONE;
         m->pool = q;
         m->pool_cap = nc;
+        if (inside) s = m->pool + soff;
     }
     if (m->pool_len > UINT32_MAX - n - 1) return VIZ_NONE;
     if (!grow(m, (void **)&m->str_off, &m->str_cap, m->nstr + 1, sizeof *m->str_off)) return VIZ_NONE;

@@ -881,6 +881,36 @@ static AscVizModel *load_str(const char *json)
     return m;
 }
 
+/* A group name is a prefix of a process label already in the string pool; interning it when the
+ * pool must grow read the label from the freed pool (found by fuzz_sim: heap-use-after-free in
+ * viz_intern under build_groups).  An event name of every length across the pool's first
+ * boundary (4096 bytes) makes one of these loads grow the pool exactly there. */
+START_TEST(test_group_name_interned_while_pool_grows)
+{
+    char *json = malloc(8192);
+    char *pad = malloc(4200);
+    ck_assert(json && pad);
+    for (int len = 3900; len < 4150; len++) {
+        memset(pad, 'p', (size_t)len);
+        pad[len] = 0;
+        snprintf(json, 8192,
+                 "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"core7.aicore0\"}},"
+                 "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"args\":{\"name\":\"core7.veccore0\"}},"
+                 "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+                 "{\"name\":\"b\",\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":1}]",
+                 pad);
+        AscVizModel *m = load_str(json);
+        uint32_t n = asc_viz_model_group_count(m), found = 0;
+        for (uint32_t g = 0; g < n; g++)
+            if (!strcmp(asc_viz_model_group(m, g).name, "core7")) found++;
+        ck_assert_msg(found == 1, "pad %d: group core7 found %u times", len, found);
+        asc_viz_model_free(m);
+    }
+    free(pad);
+    free(json);
+}
+END_TEST
+
 /* Whole words or nothing: a mnemonic is never cut inside a word. */
 START_TEST(test_elide_words)
 {
@@ -1208,6 +1238,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, test_png_roundtrip);
     tcase_add_test(tc, test_elide_words);
     tcase_add_test(tc, test_groups);
+    tcase_add_test(tc, test_group_name_interned_while_pool_grows);
     tcase_add_test(tc, test_collapse_many_cores);
     tcase_add_test(tc, test_step_cursor);
     suite_add_tcase(s, tc);
