@@ -1162,8 +1162,8 @@ def get_program_counter(*, _b):
 _REJECT = {
     "the vector unit's dequantisation (deq scale register) is not modelled":
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
-    "fused vector-and-convert instructions (add/sub/mul with a cast, fused_mul_add_relu) are not in the asc ISA":
-        ("add_relu_cast", "sub_relu_cast", "mul_cast", "fused_mul_add_relu"),
+    "fused vector-and-convert instructions (add/sub/mul with a cast) are not in the asc ISA":
+        ("add_relu_cast", "sub_relu_cast", "mul_cast"),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
