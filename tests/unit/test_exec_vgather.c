@@ -8,38 +8,14 @@
 #include <stdlib.h>
 
 #include "../../sim/exec_internal.h"
+#include "ub_env.h"
 #include "check_main.h"
 
-typedef struct Env {
-    AscConfig cfg;
-    AscExecCtx ctx;
-    uint8_t *ub, *ref;
-    uint32_t n;
-    uint64_t seed;
-} Env;
+typedef UbEnv Env;
 
-static uint32_t rndn(Env *e, uint32_t n)
-{
-    e->seed = e->seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)((e->seed >> 33) % n);
-}
+static uint32_t rndn(Env *e, uint32_t n) { return ub_env_rndn(e, n); }
 
-static void env_init(Env *e)
-{
-    memset(e, 0, sizeof *e);
-    AscDiags d;
-    asc_diags_init(&d, NULL);
-    ck_assert(asc_config_builtin(&e->cfg, "ascend910b", &d));
-    asc_diags_free(&d);
-    e->n = (uint32_t)(e->cfg.v[ASC_KEY_UB_BYTES] - e->cfg.v[ASC_KEY_UB_RESERVED_BYTES]);
-    e->ub = calloc(e->n, 1);
-    e->ref = calloc(e->n, 1);
-    e->ctx.cfg = &e->cfg;
-    e->ctx.mem[ASC_BUF_UB] = (AscMem){e->ub, e->n, (uint32_t)e->cfg.v[ASC_KEY_UB_ALIGN]};
-    e->seed = 99;
-    for (uint32_t i = 0; i < e->n; i++) e->ub[i] = (uint8_t)rndn(e, 256);
-    memcpy(e->ref, e->ub, e->n);
-}
+static void env_init(Env *e) { ub_env_init(e, 99); }
 
 static uint64_t vcfg(unsigned repeat, unsigned dblk, unsigned drep)
 {

@@ -7,44 +7,17 @@
 #include <stdlib.h>
 
 #include "../../sim/exec_internal.h"
+#include "ub_env.h"
 #include "check_main.h"
 #include "exec_ref.h"
 
-typedef struct Env {
-    AscConfig cfg;
-    AscExecCtx ctx;
-    uint8_t *ub, *ref;
-    uint32_t n;
-    uint64_t seed;
-} Env;
+typedef UbEnv Env;
 
-static uint32_t rndn(Env *e, uint32_t n)
-{
-    e->seed = e->seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)((e->seed >> 33) % n);
-}
+static uint32_t rndn(Env *e, uint32_t n) { return ub_env_rndn(e, n); }
 
-static void env_init(Env *e)
-{
-    memset(e, 0, sizeof *e);
-    AscDiags d;
-    asc_diags_init(&d, NULL);
-    ck_assert(asc_config_builtin(&e->cfg, "ascend910b", &d));
-    asc_diags_free(&d);
-    e->n = (uint32_t)(e->cfg.v[ASC_KEY_UB_BYTES] - e->cfg.v[ASC_KEY_UB_RESERVED_BYTES]);
-    e->ub = calloc(e->n, 1);
-    e->ref = calloc(e->n, 1);
-    e->ctx.cfg = &e->cfg;
-    e->ctx.mem[ASC_BUF_UB] = (AscMem){e->ub, e->n, (uint32_t)e->cfg.v[ASC_KEY_UB_ALIGN]};
-    e->seed = 7;
-    for (uint32_t i = 0; i < e->n; i++) e->ub[i] = (uint8_t)rndn(e, 256);
-}
+static void env_init(Env *e) { ub_env_init(e, 7); }
 
-static void env_free(Env *e)
-{
-    free(e->ub);
-    free(e->ref);
-}
+static void env_free(Env *e) { ub_env_free(e); }
 
 /* a score from a small set so ties are common; f16 bits or f32 bits */
 static void put_score(Env *e, uint8_t *p, bool f16)
