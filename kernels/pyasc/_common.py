@@ -97,6 +97,16 @@ def workspace(dtype, cores):
 
 
 @asc.jit
+def load_row_db(xg: asc.GlobalTensor, xl: asc.LocalTensor, r: int, w: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """MTE2, for the double-buffered row kernels (softmax.py, norm.py): row r (w elements) into
+    buffer ev once MTE3 has stored the row that buffer held (MTE3_MTE2 ev); then MTE2_V ev."""
+    pb = 32 // xl.dtype.sizeof()
+    asc.wait_flag(asc.HardEvent.MTE3_MTE2, ev)
+    asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, (w + pb - 1) // pb, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_V, ev)
+
+
+@asc.jit
 def store_tail(dst: asc.GlobalTensor, src: asc.LocalTensor, n: int, ws: asc.GlobalTensor,
                per_block: asc.ConstExpr[int]):
     """dst[0:n] = src[0:n] (run-time n >= 0), writing no GM byte past dst[n-1]; src must hold

@@ -28,15 +28,6 @@ LANES = cm.LANES
 
 
 @asc.jit
-def _nm_load(xg: asc.GlobalTensor, xl: asc.LocalTensor, r: int, w: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
-    """MTE2: row r into buffer ev once MTE3 has stored the row that buffer held (MTE3_MTE2 ev)."""
-    pb = 32 // xl.dtype.sizeof()
-    asc.wait_flag(asc.HardEvent.MTE3_MTE2, ev)
-    asc.data_copy(xl, xg[r * w:], asc.DataCopyParams(1, (w + pb - 1) // pb, 0, 0))
-    asc.set_flag(asc.HardEvent.MTE2_V, ev)
-
-
-@asc.jit
 def _nm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, rowf: asc.LocalTensor,
              sq: asc.LocalTensor, work: asc.LocalTensor, gf: asc.LocalTensor, bf: asc.LocalTensor,
              red: asc.LocalTensor, bcast: asc.LocalTensor, r: int, w: asc.ConstExpr[int],
@@ -139,14 +130,14 @@ def norm_kernel(x: asc.GlobalAddress, g: asc.GlobalAddress, bt: asc.GlobalAddres
     for e in asc.static_range(2):                    # both buffers start free
         asc.set_flag(asc.HardEvent.MTE3_MTE2, e)
     if nr > 0:
-        _nm_load(xg, xl0, 0, w, 0)
+        cm.load_row_db(xg, xl0, 0, w, 0)
     for r in range(0, nr, 2):
         if r + 1 < nr:
-            _nm_load(xg, xl1, r + 1, w, 1)
+            cm.load_row_db(xg, xl1, r + 1, w, 1)
         _nm_step(yg, wg, xl0, rowf, sq, work, gf, bf, red, bcast, r, w, eps, kind, 0)
         if r + 1 < nr:
             if r + 2 < nr:
-                _nm_load(xg, xl0, r + 2, w, 0)
+                cm.load_row_db(xg, xl0, r + 2, w, 0)
             _nm_step(yg, wg, xl1, rowf, sq, work, gf, bf, red, bcast, r + 1, w, eps, kind, 1)
     for e in asc.static_range(2):
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, e)
