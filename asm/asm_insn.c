@@ -247,9 +247,9 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         if (!parse_expr(lx, &x)) return false;
         if (x.fwd && j->pass == 1) break;
         int64_t off;
-        if (__builtin_sub_overflow(x.v, (int64_t)pc, &off) || off < lo || off > hi) {
-            job_err(j, ASC_DIAG_BRANCH_RANGE, x.loc, (long long)(x.v - (int64_t)pc), ii->mnemonic, (long long)lo,
-                    (long long)hi);
+        if (__builtin_sub_overflow(x.v, (int64_t)pc, &off)) off = x.v < 0 ? INT64_MIN : INT64_MAX; /* saturate */
+        if (off < lo || off > hi) {
+            job_err(j, ASC_DIAG_BRANCH_RANGE, x.loc, (long long)off, ii->mnemonic, (long long)lo, (long long)hi);
             ok = false;
         } else if (off % step) {
             job_err(j, ASC_DIAG_IMM_ALIGN, x.loc, "a branch offset", (unsigned)step, (long long)off);

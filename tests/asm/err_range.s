@@ -15,4 +15,5 @@
         set_cross_core mte3, 0, 11      ; error: XID_RANGE
         wait_flag_dev 16                ; error: IMM_RANGE
         mtspr block_idx, x1             ; error: SPR_READONLY
+        beq x1, x2, -0x7fffffffffffffff - 1 ; error: BRANCH_RANGE
         end
