@@ -118,8 +118,9 @@ run_target() { # run_target NAME: fuzz one target, write its summary line to $wo
   [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$w/log" | tail -1 | tr -d '#')
   ncorp=$(find "$w/corpus" -type f | wc -l)
   local art nart
-  art=$(find "$w/artifacts" -type f | head -1)
-  nart=$(find "$w/artifacts" -type f | wc -l)
+  # slow-unit-* files are libFuzzer's notes of inputs slower than -report_slow_units (10 s), not findings
+  art=$(find "$w/artifacts" -type f ! -name 'slow-unit-*' | head -1)
+  nart=$(find "$w/artifacts" -type f ! -name 'slow-unit-*' | wc -l)
   if [ "$nart" -gt 1 ]; then art="$art and $((nart - 1)) more in $w/artifacts"; fi
   if [ $rc = 0 ] && [ -z "$art" ]; then
     printf 'ok     %-7s %10s execs in %ss, corpus %s files\n' "$t" "${execs:-?}" "$secs" "$ncorp" > "$w/result"
