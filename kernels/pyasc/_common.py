@@ -107,6 +107,22 @@ def load_row_db(xg: asc.GlobalTensor, xl: asc.LocalTensor, r: int, w: asc.ConstE
 
 
 @asc.jit
+def store_row_db(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, row: asc.LocalTensor, r: int,
+                 w: asc.ConstExpr[int], ev: asc.ConstExpr[int]):
+    """V then MTE3, for the double-buffered row kernels (softmax.py, norm.py): the finished row
+    (float32 `row`, which is xl itself for float32 data) rounded back into buffer xl for 16-bit
+    data, stored as row r (w elements, the tail through the workspace wg); then MTE3_MTE2 ev
+    frees the buffer for the load two rows on."""
+    pb = 32 // xl.dtype.sizeof()
+    if xl.dtype.sizeof() == 2:
+        asc.cast(xl, row, asc.RoundMode.CAST_RINT, w)
+    asc.set_flag(asc.HardEvent.V_MTE3, ev)
+    asc.wait_flag(asc.HardEvent.V_MTE3, ev)
+    store_tail(yg[r * w:], xl, w, wg, pb)
+    asc.set_flag(asc.HardEvent.MTE3_MTE2, ev)
+
+
+@asc.jit
 def store_tail(dst: asc.GlobalTensor, src: asc.LocalTensor, n: int, ws: asc.GlobalTensor,
                per_block: asc.ConstExpr[int]):
     """dst[0:n] = src[0:n] (run-time n >= 0), writing no GM byte past dst[n-1]; src must hold

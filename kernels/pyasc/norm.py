@@ -35,7 +35,6 @@ def _nm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, ro
     """V: the normalisation of the row in buffer ev (float32: in place; float16: in rowf,
     rounded back into the buffer), then MTE3: its store from the buffer."""
     dt = xl.dtype
-    pb = 32 // dt.sizeof()
     asc.wait_flag(asc.HardEvent.MTE2_V, ev)
     if dt.sizeof() == 2:
         row = rowf
@@ -57,12 +56,7 @@ def _nm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, ro
     asc.mul(row, row, gf, w)
     if kind == "layer":
         asc.add(row, row, bf, w)
-    if dt.sizeof() == 2:
-        asc.cast(xl, row, asc.RoundMode.CAST_RINT, w)
-    asc.set_flag(asc.HardEvent.V_MTE3, ev)
-    asc.wait_flag(asc.HardEvent.V_MTE3, ev)
-    cm.store_tail(yg[r * w:], xl, w, wg, pb)
-    asc.set_flag(asc.HardEvent.MTE3_MTE2, ev)
+    cm.store_row_db(yg, wg, xl, row, r, w, ev)
 
 
 @asc.jit

@@ -74,7 +74,6 @@ def _sm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, ro
     """V: softmax of the row in buffer ev (float32: in place; float16: in rowf, rounded back
     into the buffer), then MTE3: its store from the buffer."""
     dt = xl.dtype
-    pb = 32 // dt.sizeof()
     asc.wait_flag(asc.HardEvent.MTE2_V, ev)
     if dt.sizeof() == 2:
         row = rowf
@@ -88,12 +87,7 @@ def _sm_step(yg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, ro
     asc.reduce_sum(red, row, work, w)
     asc.brcb(bcast, red, 1, asc.BrcbRepeatParams(1, 8))
     cm.row_bcast("div", row, bcast, w)
-    if dt.sizeof() == 2:
-        asc.cast(xl, row, asc.RoundMode.CAST_RINT, w)
-    asc.set_flag(asc.HardEvent.V_MTE3, ev)
-    asc.wait_flag(asc.HardEvent.V_MTE3, ev)
-    cm.store_tail(yg[r * w:], xl, w, wg, pb)
-    asc.set_flag(asc.HardEvent.MTE3_MTE2, ev)
+    cm.store_row_db(yg, wg, xl, row, r, w, ev)
 
 
 @asc.jit
