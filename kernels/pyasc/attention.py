@@ -32,8 +32,16 @@ GM the kernel writes besides O; no GM byte outside Q, K, V and the workspaces is
 BQ = min(128, Sq rounded up to 32), BKV = min(128, Sk rounded up to 16).
 Semantics of the data paths: docs/semantics.md §5 (NZ/ZZ/ZN), cross-core counters:
 docs/timing.md; the cube/vector hand-off through GM is the one of matmul_leakyrelu_mix.py.
-On coupled profiles (teach) a mix kernel does not exist: `attention` raises ValueError.
-Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/attention.py"""
+Coupled profiles (teach, ascend910): a mix kernel does not exist there, but each core has the
+cube, the vector unit, L0C -> UB (fixpipe to UB, mov_l0c_to_ub) and UB -> L1 (data_copy,
+mov_ub_to_l1), so `attention_coupled_kernel` (an AIC_ONLY kernel) does a whole task on one core:
+per key block, K_t and V_t -> L1 NZ (padding rows zeroed as above), S_t = Q_blk K_t^T -> L0C ->
+UB rows of BKV f32, the same online-softmax step (aiv_softmax) over all mq rows, P (f16) ->
+L1 NZ by one strided UB -> L1 copy per 16-column block (the rows past mq stay zero), PV_t ->
+L0C -> UB, O = O * alpha + PV_t; no GM workspace, no cross-core flag.  The stages are
+serialised by pipe barriers (a correct teaching kernel, not a fast one).  BQ is the largest
+multiple of 16 whose buffers fit the profile (`coupled_block`: 64 on teach for D = 128).
+Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/attention.py [teach]"""
 import numpy as np
 
 import asc
@@ -264,6 +272,120 @@ def attention_kernel(q: asc.GlobalAddress, k: asc.GlobalAddress, v: asc.GlobalAd
             asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
 
 
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def attention_coupled_kernel(q: asc.GlobalAddress, k: asc.GlobalAddress, v: asc.GlobalAddress,
+                             o: asc.GlobalAddress, z: asc.GlobalAddress, ntask: int, per_core: int,
+                             scale: float, sq: asc.ConstExpr[int], sk: asc.ConstExpr[int],
+                             d: asc.ConstExpr[int], bq: asc.ConstExpr[int], bkv: asc.ConstExpr[int]):
+    """The attention block on a coupled profile (teach, ascend910): one core has the cube and
+    the vector unit and L0C -> UB and UB -> L1 paths, so a task runs on one core with no GM
+    workspace and no cross-core flag (module docstring, "Coupled profiles")."""
+    nqb = (sq + bq - 1) // bq
+    nkb = (sk + bkv - 1) // bkv
+    last = sk - (nkb - 1) * bkv          # rows of the last key block (1..bkv)
+    h16 = asc.float16
+    f32 = asc.float32
+    c = asc.get_block_idx()
+    t0 = c * per_core
+    nt = min(per_core, ntask - t0)
+    qg = asc.GlobalTensor()
+    kg = asc.GlobalTensor()
+    vg = asc.GlobalTensor()
+    og = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    # L1: Q, K, V, P in NZ (column blocks bq / bkv rows apart); L0A Q, P; L0B K^T, V; L0C S, PV
+    q1 = asc.LocalTensor(h16, asc.TPosition.A1, 0, bq * d)
+    k1 = asc.LocalTensor(h16, asc.TPosition.B1, bq * d * 2, bkv * d)
+    v1 = asc.LocalTensor(h16, asc.TPosition.B1, bq * d * 2 + bkv * d * 2, bkv * d)
+    p1 = asc.LocalTensor(h16, asc.TPosition.A1, bq * d * 2 + bkv * d * 4, bq * bkv)
+    q2 = asc.LocalTensor(h16, asc.TPosition.A2, 0, bq * d)
+    p2 = asc.LocalTensor(h16, asc.TPosition.A2, bq * d * 2, bq * bkv)
+    k2 = asc.LocalTensor(h16, asc.TPosition.B2, 0, bkv * d)
+    v2 = asc.LocalTensor(h16, asc.TPosition.B2, bkv * d * 2, bkv * d)
+    s0 = asc.LocalTensor(f32, asc.TPosition.CO1, 0, bq * bkv)
+    o0 = asc.LocalTensor(f32, asc.TPosition.CO1, bq * bkv * 4, bq * d)
+    # UB: S rows (bkv f32), P rows (bkv f16), O and PV rows (d f32), per-row m, l, alpha
+    sl = asc.LocalTensor(f32, asc.TPosition.VECIN, 0, bq * bkv)
+    pl = asc.LocalTensor(h16, asc.TPosition.VECOUT, bq * bkv * 4, bq * bkv)
+    ol = asc.LocalTensor(f32, asc.TPosition.VECCALC, bq * bkv * 6, bq * d)
+    pvl = asc.LocalTensor(f32, asc.TPosition.VECIN, bq * bkv * 6 + bq * d * 4, bq * d)
+    base = bq * bkv * 6 + bq * d * 8
+    mb = asc.LocalTensor(f32, asc.TPosition.VECCALC, base, bq * 8)
+    lb = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 32, bq * 8)
+    ab = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 64, bq * 8)
+    tmp = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 96, 64)
+    bc = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 96 + 256, 64)
+    red = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 96 + 512, 64)
+    work = asc.LocalTensor(f32, asc.TPosition.VECCALC, base + bq * 96 + 768, 64)
+    asc.duplicate(sl, 0.0, bq * bkv)     # S columns past a short last block: defined, never used
+    asc.duplicate(pl, 0.0, bq * bkv)     # P rows past mq: zero rows of the last fractal row
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    for ti in range(nt):
+        task = t0 + ti
+        hd = task // nqb
+        q0 = task % nqb * bq
+        mq = min(bq, sq - q0)
+        mf = (mq + F - 1) // F
+        qg.set_global_buffer(q + (hd * sq + q0) * d)
+        kg.set_global_buffer(k + hd * sk * d)
+        vg.set_global_buffer(v + hd * sk * d)
+        og.set_global_buffer(o + (hd * sq + q0) * d)
+        load_nz(q1, qg, mq, d, bq)
+        mm.zero_pad_rows(q1, zg, mq, d // F, bq)      # Q's padding rows: S rows never written out
+        asc.duplicate(mb, NEG, mq * 8)
+        asc.duplicate(lb, 0.0, mq * 8)
+        asc.duplicate(ol, 0.0, mq * d)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        for i in range(mf):
+            asc.load_data(q2[i * (d // F) * 256:], q1, asc.LoadData2DParams(i, d // F, bq // F, 0, 0, False))
+        for t in range(nkb):
+            k0 = t * bkv
+            kc = min(bkv, sk - k0)
+            kf = (kc + F - 1) // F
+            # S_t = Q_blk K_t^T (mq x kc f32) -> UB rows of bkv
+            load_nz(k1, kg[k0 * d:], kc, d, bkv)
+            mm.zero_pad_rows(k1, zg, kc, d // F, bkv)
+            load_nz(v1, vg[k0 * d:], kc, d, bkv)
+            mm.zero_pad_rows(v1, zg, kc, d // F, bkv)    # V's K padding rows (P's columns there are 0)
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            for kk in asc.static_range(d // F):    # K_t's NZ fractals are K_t^T's ZN fractals
+                asc.load_data(k2[kk * kf * 256:], k1, asc.LoadData2DParams(kk * (bkv // F), kf, 1, 0, 0, False))
+            for kk in range(kf):
+                asc.load_data(v2[kk * (d // F) * 256:], v1, asc.LoadData2DParams(kk, d // F, bkv // F, 0, 0, True))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            asc.mmad(s0, q2, k2, asc.MmadParams(mq, kc, d, 0, 0, 0, True))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            asc.fixpipe(sl, s0, asc.FixpipeParamsV220(kc, mq, 0, bkv, 0, False))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            # online softmax of the block, P (f16) -> L1 NZ, one strided UB -> L1 copy per column block
+            if t < nkb - 1:           # (reduce counts are compile-time: two bodies)
+                aiv_softmax(sl, pl, mb, lb, ab, tmp, bc, red, work, mq, scale, bkv, bkv)
+            else:
+                aiv_softmax(sl, pl, mb, lb, ab, tmp, bc, red, work, mq, scale, last, bkv)
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            for cb in asc.static_range(bkv // F):
+                asc.data_copy(p1[cb * bq * F:], pl[cb * F:], asc.DataCopyParams(mf * F, 1, bkv // F - 1, 0))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            # PV_t = P_t V_t (mq x d f32, K = kc) -> UB; O = O * alpha + PV_t
+            for i in range(mf):
+                asc.load_data(p2[i * kf * 256:], p1, asc.LoadData2DParams(i, kf, bq // F, 0, 0, False))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            asc.mmad(o0, p2, v2, asc.MmadParams(mq, d, kc, 0, 0, 0, True))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            asc.fixpipe(pvl, o0, asc.FixpipeParamsV220(d, mq, 0, d, 0, False))
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+            for r in range(mq):
+                cm.row_bcast("mul", ol[r * d:], ab[r * 8:], d)
+            asc.add(ol, ol, pvl, mq * d)
+            asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        for r in range(mq):
+            cm.row_bcast("div", ol[r * d:], lb[r * 8:], d)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        asc.data_copy(og, ol, asc.DataCopyParams(1, mq * d * 4 // 32, 0, 0))
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
 def _check(q, k, v):
     for x, what in ((q, "q"), (k, "k"), (v, "v")):
         if x.dtype != np.float16:
@@ -278,6 +400,25 @@ def _check(q, k, v):
         raise ValueError(f"attention: head_dim must be 64 or 128, got {q.shape[2]}")
 
 
+def coupled_block(sq, bkv, d, prof):
+    """BQ of attention_coupled_kernel: the largest multiple of 16, at most min(128, Sq rounded
+    up to 16), whose buffers fit the profile's L1, L0A, L0B, L0C and UB (the byte counts of the
+    kernel's LocalTensor layout).  teach, D = 128, BKV = 128: 64 (L0C and UB bound)."""
+    ub = prof["ub_bytes"] - prof["ub_reserved_bytes"]
+    bq = min(128, -(-sq // F) * F)
+    while bq > F:
+        if (bq * d * 2 + bkv * d * 4 + bq * bkv * 2 <= prof["l1_bytes"]
+                and bq * d * 2 + bq * bkv * 2 <= prof["l0a_bytes"]
+                and bq * bkv * 4 + bq * d * 4 <= prof["l0c_bytes"]
+                and bq * bkv * 6 + bq * d * 8 + bq * 96 + 1024 <= ub):
+            break
+        bq -= F
+    if bkv * d * 4 > prof["l0b_bytes"] or bq * bkv * 4 + bq * d * 4 > prof["l0c_bytes"]:
+        raise ValueError(f"attention: profile {prof['name']} is too small for head_dim {d} "
+                         f"(L0B {prof['l0b_bytes']} B, L0C {prof['l0c_bytes']} B)")
+    return bq
+
+
 def attention(q, k, v, scale=None, target=None, cores=None, **launch):
     """softmax(q @ k^T * scale) @ v per head: q (H, Sq, D), k and v (H, Sk, D) float16
     (2-D arrays are one head), D 64 or 128; returns float32 (H, Sq, D).  scale defaults to
@@ -289,14 +430,20 @@ def attention(q, k, v, scale=None, target=None, cores=None, **launch):
     sk = k.shape[1]
     if scale is None:
         scale = 1.0 / float(np.sqrt(d))
-    bq = min(128, -(-sq // 32) * 32)
     bkv = min(128, -(-sk // F) * F)
-    nqb = -(-sq // bq)
     out = np.zeros((hn, sq, d), np.float32)
     with cm.on_target(target) as tgt:
-        if not targets.load(tgt)["split"]:
-            raise ValueError(f"attention: target {tgt} has coupled cores; the attention block is a mix "
-                             "kernel (AIC + 2 AIV per AI core), which needs a split profile (ascend910b)")
+        prof = targets.load(tgt)
+        if not prof["split"]:
+            bq = coupled_block(sq, bkv, d, prof)
+            nqb = -(-sq // bq)
+            ncores, per = cm.core_split(hn * nqb, 1, cores, tgt, kind="aic")
+            attention_coupled_kernel[ncores](q.reshape(-1), k.reshape(-1), v.reshape(-1), out.reshape(-1),
+                                             np.zeros(F * (F - 1), np.float16), hn * nqb, per, float(scale),
+                                             sq, sk, d, bq, bkv, **launch)
+            return out[0] if two else out
+        bq = min(128, -(-sq // 32) * 32)
+        nqb = -(-sq // bq)
         ncores, per = cm.core_split(hn * nqb, 1, cores, tgt, kind="aic")
         attention_kernel[ncores](q.reshape(-1), k.reshape(-1), v.reshape(-1), out.reshape(-1),
                                  np.zeros(ncores * 2 * bq * bkv, np.float32),
@@ -315,17 +462,19 @@ def reference(q, k, v, scale=None):
     return np.einsum("...qk,...kd->...qd", p / p.sum(axis=-1, keepdims=True), v)
 
 
-def run(h=2, sq=100, sk=150, d=64, cores=None, **kw):
+def run(h=2, sq=100, sk=150, d=64, cores=None, target="ascend910b", **kw):
     rng = np.random.default_rng(0)
     q = rng.standard_normal((h, sq, d)).astype(np.float16)
     k = rng.standard_normal((h, sk, d)).astype(np.float16)
     v = rng.standard_normal((h, sk, d)).astype(np.float16)
-    o = attention(q, k, v, target="ascend910b", cores=cores, **kw)
-    return q, k, v, o, attention_kernel.last_result
+    o = attention(q, k, v, target=target, cores=cores, **kw)
+    kern = attention_kernel if targets.load(target)["split"] else attention_coupled_kernel
+    return q, k, v, o, kern.last_result
 
 
 if __name__ == "__main__":
-    q, k, v, o, res = run()
+    import sys
+    q, k, v, o, res = run(target=sys.argv[1] if len(sys.argv) > 1 else "ascend910b")
     err = np.abs(o - reference(q, k, v)).max()
     assert err < 2e-3, err
     print(f"attention OK (max abs error {err:.2e}):", res)

@@ -7,7 +7,7 @@ Output IR: lowered IR: machine ops take only Values and fully-static config fiel
 """
 from __future__ import annotations
 
-from .. import ir, isa
+from .. import ir, isa, targets
 from ..errors import CompileError
 from .common import SCALAR_BIN, const_of, f32_bits, mkey, wrap
 
@@ -32,6 +32,11 @@ class _Lower:
         # core kinds set_mask_norm is available (an AIC kernel runs on cube cores only)
         core = "aic" if fn.kernel_kind == "aic" else "aiv"
         self.vector_mask = isa.mnemonics()["set_mask_norm"][core]
+        if not self.vector_mask and not targets.load(fn.target)["split"]:
+            # a coupled core (teach, ascend910) runs an AIC kernel with its vector unit: a kernel
+            # that uses vector masks needs the state reset at block ends like an AIV one
+            self.vector_mask = any(isinstance(op.attrs, dict) and op.attrs.get("mask") is not None
+                                   for op in ir.walk(fn.body))
         self._next = max([op.result.id for op in ir.walk(fn.body) if op.result is not None] +
                          [op.var.id for op in ir.walk(fn.body) if isinstance(op, ir.For)] +
                          [a.value.id for a in fn.args] + [0]) + 1
