@@ -1,7 +1,10 @@
 """Cube-only matmul through asc.adv.Matmul: C (f32) = A x B, A and B float16 or bfloat16, any
 M, N, K (tails included), the tiling from asc.lib.host.MultiCoreMatmulTiling over `cores` AI
-cores of the target; optional transposed A (stored K x M) or B (stored N x K).
-Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/matmul_adv.py [M N K [cores]]
+cores of the target; optional transposed A (stored K x M) or B (stored N x K).  Profiles:
+ascend910b (the AIC's fixpipe writes C to GM) and the coupled teach / ascend910, whose cores
+have no L0C -> GM path: there asc.adv.Matmul reads each tile out L0C -> UB -> GM
+(python/pyasc/adv/matmul.py `_readout_ub`, as kernels/pyasc/matmul.py does).
+Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/matmul_adv.py [M N K [cores [target]]]
 """
 import sys
 
@@ -10,6 +13,13 @@ import numpy as np
 import asc
 import asc.lib.host as host
 import asc.runtime.config as config
+
+try:
+    from . import _common as cm
+except ImportError:            # run as a script or loaded by path
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as cm
 
 @asc.jit(matmul_cube_only=True)
 def matmul_adv(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
@@ -61,8 +71,12 @@ def tiling_for(m, n, k, cores, dtype=host.DataType.DT_FLOAT16, trans_a=False, tr
     return tiling
 
 
-def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, **kw):
-    """(a, b, c, tiling, launch result) of one float16 run (numpy has no bfloat16 arrays to pass)."""
+def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, target=None, **kw):
+    """(a, b, c, tiling, launch result) of one float16 run (numpy has no bfloat16 arrays to pass)
+    on profile `target` (None: the default one; cores are capped at the profile's AI cores)."""
+    if target is not None:
+        with cm.on_target(target) as tgt:
+            return run(m, n, k, min(cores, cm.max_cores(tgt, "aic")), trans_a, trans_b, seed, None, **kw)
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
     a = (rng.random((m, k)) - 0.5).astype(np.float16)
@@ -76,10 +90,11 @@ def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, **kw
 
 
 if __name__ == "__main__":
-    args = [int(x) for x in sys.argv[1:]]
+    args = [int(x) for x in sys.argv[1:5]]
     m, n, k = args[:3] if len(args) >= 3 else (256, 256, 256)
     cores = args[3] if len(args) > 3 else 4
-    a, b, c, tiling, res = run(m, n, k, cores)
+    target = sys.argv[5] if len(sys.argv) > 5 else None
+    a, b, c, tiling, res = run(m, n, k, cores, target=target)
     err = np.abs(c - a.astype(np.float64) @ b.astype(np.float64)).max()
     assert err < 1e-3, err
     print(tiling)

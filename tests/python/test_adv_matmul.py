@@ -19,8 +19,7 @@ def _ref(a, b):
     return a.astype(np.float64) @ b.astype(np.float64)
 
 
-@pytest.mark.libasc
-@pytest.mark.parametrize("m,n,k,cores,ta,tb", [
+SHAPES = [
     (32, 32, 32, 1, False, False),
     (100, 72, 40, 1, False, False),      # M, N tails; K a multiple of 8 but not of 16
     (37, 45, 29, 1, False, False),       # nothing a multiple of 16 (row strides not 32-byte blocks)
@@ -28,21 +27,64 @@ def _ref(a, b):
     (130, 90, 70, 3, True, False),
     (130, 90, 70, 3, False, True),
     (64, 48, 80, 24, True, True),
-])
+]
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,ta,tb", SHAPES)
 def test_adv_matmul(m, n, k, cores, ta, tb):
     a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=ta, trans_b=tb)
     assert np.abs(c - _ref(a, b)).max() < 1e-3, tiling
 
 
 @pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,ta,tb", SHAPES + [(1, 1, 1, 1, False, False), (17, 300, 33, 2, False, True)])
+def test_adv_matmul_teach(m, n, k, cores, ta, tb):
+    """The coupled teach (2 cores, no L0C -> GM path: each tile leaves L0C through UB); the
+    bytes of C around each tile are checked too (data_copy_pad writes exactly the tile)."""
+    a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=ta, trans_b=tb, target="teach")
+    assert tiling.used_core_num <= 2
+    assert np.abs(c - _ref(a, b)).max() < 1e-3, tiling
+
+
+@pytest.mark.libasc
+def test_adv_matmul_teach_exact_writes():
+    """C inside a larger array: no byte outside C's rows and columns is written on teach."""
+    import asc.runtime.config as config
+    import _common as cm
+    m, n, k = 37, 45, 29
+    rng = np.random.default_rng(3)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    with cm.on_target("teach"):
+        tiling = matmul_adv.tiling_for(m, n, k, 2)
+        big = np.full(m * n + 64, -7.0, np.float32)
+        matmul_adv.matmul_adv[tiling.used_core_num](a, b, big[32:32 + m * n], tiling, False, False)
+    assert (big[:32] == -7).all() and (big[32 + m * n:] == -7).all()
+    assert np.abs(big[32:32 + m * n].reshape(m, n) - _ref(a, b)).max() < 1e-3
+    assert config.get_target() == "ascend910b"
+
+
+@pytest.mark.libasc
 def test_adv_matmul_sweep():
     """Fixed-seed random shapes, transposes and core counts (ascend910b: asc.adv.Matmul writes
-    through the AIC's fixpipe to GM, which coupled profiles do not have)."""
+    through the AIC's fixpipe to GM; test_adv_matmul_sweep_teach: through UB on teach)."""
     rng = np.random.default_rng(26)
     for i in range(4):
         m, n, k = (int(v) for v in rng.integers(1, 200, 3))
         cores = int(rng.integers(1, 9))
         a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=bool(i & 1), trans_b=bool(i & 2), seed=i)
+        assert np.abs(c - _ref(a, b)).max() < 1e-3, (m, n, k, cores, tiling)
+
+
+@pytest.mark.libasc
+def test_adv_matmul_sweep_teach():
+    rng = np.random.default_rng(27)
+    for i in range(4):
+        m, n, k = (int(v) for v in rng.integers(1, 200, 3))
+        cores = int(rng.integers(1, 3))
+        a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=bool(i & 1), trans_b=bool(i & 2), seed=i,
+                                              target="teach")
         assert np.abs(c - _ref(a, b)).max() < 1e-3, (m, n, k, cores, tiling)
 
 

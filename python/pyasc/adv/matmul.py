@@ -29,7 +29,7 @@ from ..language import ops as _ops
 from ..language.adv_tiling import TCubeTiling
 from ..language.enums import CubeFormat, HardEvent, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
-from ..language.types import DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
+from ..language.types import DataCopyExtParams, DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
 
 __all__ = ["Matmul", "MatmulType", "MatmulConfig", "MatmulBatchParams", "MatmulFuncParams", "MatmulQuantParams",
            "MatmulShapeParams", "QuantConfig", "MatmulApiStaticTiling", "get_basic_config",
@@ -299,6 +299,8 @@ class Matmul:
         cap = b.target_capacity
         need = {"L1": 2 * (bm * bk + bk * bn) * es, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es,
                 "L0C": bm * bn * 4}
+        if not b.target["split"]:
+            need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
             if nb > cap(buf):
                 raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
@@ -388,6 +390,10 @@ class Matmul:
         waitf(HardEvent.MTE1_MTE2, 2, _b=b)
         setf(HardEvent.M_MTE1, 2, _b=b)
         waitf(HardEvent.M_MTE1, 2, _b=b)
+        if not b.target["split"]:
+            self._readout_ub(c1, c_gm[mi * bm * N + ni * bn:], m_eff, n_eff, mp)
+            self.count += 1
+            return
         setf(HardEvent.M_FIX, 0, _b=b)
         waitf(HardEvent.M_FIX, 0, _b=b)
         _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
@@ -395,6 +401,32 @@ class Matmul:
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
+
+    def _readout_ub(self, c1, c_gm, m_eff, n_eff, mp):
+        """A coupled profile's core (teach, ascend910) has no L0C -> GM path (fix_l0c_to_out is
+        the split AIC's): the tile goes L0C -> UB (fixpipe to UB, mov_l0c_to_ub.f32 on the vector
+        pipe, ND rows of ceil(n_eff/8)*8 f32) and UB -> GM by data_copy_pad, m_eff bursts of
+        exactly n_eff*4 bytes, GM rows N apart: no other byte written (as kernels/pyasc/matmul.py;
+        Ascend C's DataCopy CO1 -> CO2 on dav_m200).  UB from address 0 holds the tile."""
+        b = self.b
+        bm, bn, _ = self.base
+        N = self.dims[1]
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        ub = LocalTensor(dt.float32, TPosition.VECOUT, 0, bm * bn, _b=b)
+        row = ((n_eff + 7) >> 3) << 3
+
+        def out():
+            _ops.fixpipe.__wrapped__(ub, c1, FixpipeParamsV220(n_eff, m_eff, mp, row), _b=b)
+            setf(HardEvent.V_MTE3, 0, _b=b)
+            waitf(HardEvent.V_MTE3, 0, _b=b)
+            _ops.data_copy_pad.__wrapped__(c_gm, ub, DataCopyExtParams(m_eff, n_eff * 4, 0, (N - n_eff) * 4), _b=b)
+        setf(HardEvent.M_V, 0, _b=b)
+        waitf(HardEvent.M_V, 0, _b=b)
+        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, out))
+        setf(HardEvent.MTE3_V, 0, _b=b)      # the next tile's readout rewrites the UB tile
+        waitf(HardEvent.MTE3_V, 0, _b=b)
+        setf(HardEvent.V_M, 0, _b=b)         # ... and its mmad the L0C tile
+        waitf(HardEvent.V_M, 0, _b=b)
 
     def _nd2nz(self, dst, src, rows, cols, cols_pad, stride, rows_pad):
         """GM ND block (rows x cols, row stride `stride` elements) -> L1 NZ: 16-column blocks of
