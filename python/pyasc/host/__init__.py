@@ -10,7 +10,7 @@ streams (streams, events, simulated time), profiler, log (PYASC_DEBUG).
 """
 import functools
 
-from . import amp, distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
+from . import amp, bf16, distributed, errors, fusion, kernels, log, memory, ops, profiler, streams, tensor  # noqa: F401
 from .errors import (AscendError, DeviceMemoryError, DTypeError, KernelLaunchError,  # noqa: F401
                      KernelNotFound, ShapeError, StreamError)
 from .memory import memory_allocator  # noqa: F401
@@ -49,6 +49,8 @@ def export(ns):
 
 class _Utils:
     numpy = staticmethod(tensor.numpy)
+    to_bfloat16 = staticmethod(bf16.to_bfloat16)       # float32 -> bf16 bits (uint16), RNE
+    from_bfloat16 = staticmethod(bf16.from_bfloat16)   # bf16 bits -> float32, exact
 
 
 utils = _Utils()

@@ -14,13 +14,25 @@ Rules (after torch.autocast's op lists, reduced to the operators pyasc has):
     (their kernels widen exactly and round once at the end) and give the 16-bit dtype;
     batch_norm's statistics and affine vectors stay float32 (the kernel takes them so);
   * float16 operands and integer tensors are left as they are.
-Only float16: numpy has no bfloat16 dtype for host tensors (the kernel library passes bf16 as
-uint16 bits), so dtype=bfloat16 is refused with a DTypeError rather than silently run in f16.
+bfloat16 (dtype=pyasc.bfloat16, "bfloat16" or "bf16"; numpy has none, so bf16 tensors are uint16
+bits, pyasc.host.bf16): the vector unit has no bf16 arithmetic, so
+  * element-wise and row operators (add, sub, mul, div, relu, sigmoid, tanh, gelu, erf, softmax,
+    layernorm, rmsnorm) compute in float32 on bf16 values: a float32 operand is rounded to bf16
+    on the device (cast.cast_bf16, RNE) and widened back exactly, a bf16 operand widened; a
+    Python number is rounded to bf16 on the host; the float32 result is rounded to bf16 (RNE)
+    once.  That is each operator's exact result rounded to float32, then to bf16;
+  * matmul takes the bf16 operands to the cube (mmad.bf16f32, float32 accumulation in L0C,
+    kernels/pyasc/matmul.py, any M, N, K) and rounds the float32 result to bf16 once;
+  * conv2d and batch_norm have no bf16 path (DTypeError from conv2d; batch_norm computes in
+    float32 and gives float32).
+Inside a fusion scope a bf16 result is rounded per operator too (each rounding is a launch), so
+the fused chain computes what the unfused one does.
 """
 import contextlib
 
 import numpy as np
 
+from . import bf16
 from .errors import DTypeError
 
 _stack = []
@@ -34,15 +46,15 @@ def current():
 
 @contextlib.contextmanager
 def autocast(dtype=np.float16, enabled=True):
-    if isinstance(dtype, str):
-        name = dtype
+    if bf16.is_bf16_name(dtype):
+        dt = bf16.DTYPE
     else:
-        name = getattr(dtype, "__name__", None) or str(dtype)
-    if "bfloat16" in str(name) or name == "bf16":
-        raise DTypeError("pyasc.autocast: bfloat16 has no host tensor dtype (numpy has none); use float16")
-    dt = np.dtype(dtype)
-    if dt != np.dtype(np.float16):
-        raise DTypeError(f"pyasc.autocast: dtype must be float16, got {dt.name}")
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise DTypeError(f"pyasc.autocast: dtype must be float16 or bfloat16, got {dtype!r}") from None
+        if dt != np.dtype(np.float16) or bf16.is_bf16(dt):
+            raise DTypeError(f"pyasc.autocast: dtype must be float16 or bfloat16, got {dt.name}")
     _stack.append(dt if enabled else None)
     try:
         yield dt
@@ -50,20 +62,56 @@ def autocast(dtype=np.float16, enabled=True):
         _stack.pop()
 
 
+def is_bf16():
+    """True inside an autocast(dtype=bfloat16) scope."""
+    dt = current()
+    return dt is not None and bf16.is_bf16(dt)
+
+
 def operand(x):
-    """x converted to the autocast dtype when a scope is active and x is a float32 tensor."""
+    """x converted to the autocast dtype when a scope is active and x is a float32 tensor.  In a
+    bf16 scope: a float32 tensor of bf16 values (float32 rounded to bf16 and widened, bf16
+    widened; done once per tensor), a Python number rounded to bf16."""
     from .tensor import AscendTensor
     dt = current()
-    if dt is None or not isinstance(x, AscendTensor) or x.dtype != _F32:
+    if dt is None:
         return x
     from . import nn
+    if bf16.is_bf16(dt):
+        if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+            return bf16.round_value(x)
+        if not isinstance(x, AscendTensor) or getattr(x, "_bf16_values", False):
+            return x
+        if bf16.is_bf16(x.dtype):
+            y = nn.cast(x, _F32)
+        elif x.dtype == _F32:
+            y = nn.cast(nn.cast(x, bf16.DTYPE), _F32)
+        else:
+            return x
+        y._bf16_values = True
+        return y
+    if not isinstance(x, AscendTensor) or x.dtype != _F32:
+        return x
     return nn.cast(x, dt)
 
 
+def cube_operand(x):
+    """A matmul operand: in a bf16 scope a bf16 tensor (float32 rounded on the device), else
+    operand(x)."""
+    from .tensor import AscendTensor
+    if not is_bf16():
+        return operand(x)
+    if isinstance(x, AscendTensor) and x.dtype == _F32 and not bf16.is_bf16(x.dtype):
+        from . import nn
+        return nn.cast(x, bf16.DTYPE)
+    return x
+
+
 def result(y):
-    """An accumulating operator's float32 result, rounded to the autocast dtype in a scope."""
+    """An operator's float32 result rounded to the autocast dtype in a scope (f16: the
+    accumulating operators call it; bf16: every operator does, its float32 compute)."""
     dt = current()
-    if dt is None or y.dtype != _F32:
+    if dt is None or y.dtype != _F32 or bf16.is_bf16(y.dtype):
         return y
     from . import nn
     return nn.cast(y, dt)

@@ -20,7 +20,7 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
 """
 import numpy as np
 
-from . import amp as autocast, fusion, kernels, ops
+from . import amp as autocast, bf16, fusion, kernels, ops
 from .errors import AscendError, DTypeError, KernelNotFound, ShapeError
 from .tensor import AscendTensor, full
 
@@ -38,6 +38,8 @@ def _int(op, what, v, lo):
 def cast(x, dtype):
     """x converted to dtype (float32 <-> float16, RNE), kernel cast.cast_kernel."""
     x = ops._tensor("cast", x)
+    if bf16.is_bf16_name(dtype) or bf16.is_bf16(x.dtype):
+        return _cast_bf16(x, dtype)
     dt = np.dtype(dtype)
     if dt == x.dtype:
         return x
@@ -53,9 +55,32 @@ def cast(x, dtype):
     return out
 
 
+def _cast_bf16(x, dtype):
+    """float32 <-> bfloat16 (uint16 bits, pyasc.host.bf16), kernel cast.cast_bf16_kernel (RNE)."""
+    to = bf16.is_bf16_name(dtype)
+    if to == bf16.is_bf16(x.dtype):
+        return x
+    dt = bf16.DTYPE if to else np.dtype(dtype)
+    if (to and x.dtype != _F32) or (not to and dt != _F32):
+        raise DTypeError(f"pyasc.cast: bfloat16 converts to and from float32 only; got x ({ops._desc(x)}) -> "
+                         f"{'bfloat16' if to else dt.name}")
+    kern = kernels.function("cast", "cast", "cast_bf16")
+    lib = kernels.library("cast")
+    x = x.contiguous()
+    out = ops._out(x.shape, dt, x)
+    if out.size:
+        ops.launch("cast", lib.cast_bf16_kernel, [x], [out],
+                   lambda **o: kern(x._flat().view(np.uint16) if not to else x._flat(), to, target=x.device.target,
+                                    out=out._flat().view(np.uint16) if to else out._flat(), **o))
+    return out
+
+
 def conv2d(x, w, stride=1, padding=0, bias=None):
     """2-D convolution, NCHW float16 x, OIHW float16 w -> NCHW float32 (see the module docstring)."""
     x, w = ops._tensor("conv2d", x, "x"), ops._tensor("conv2d", w, "w")
+    if autocast.is_bf16():
+        raise DTypeError(f"pyasc.conv2d: no bfloat16 kernel (the library's conv2d takes float16 x and w); "
+                         f"x ({ops._desc(x)}), w ({ops._desc(w)}) inside autocast(dtype=bfloat16)")
     x, w = autocast.operand(x), autocast.operand(w)
     stride = _int("conv2d", "stride", stride, 1)
     padding = _int("conv2d", "padding", padding, 0)

@@ -22,7 +22,7 @@ Operators and their kernels:
 import numpy as np
 
 from ..compiler.errors import CompileError, KernelFault, LaunchError
-from . import amp as autocast, fusion, kernels, log, memory, profiler, streams
+from . import amp as autocast, bf16, fusion, kernels, log, memory, profiler, streams
 from .errors import AscendError, DTypeError, KernelLaunchError, KernelNotFound, ShapeError
 from .tensor import AscendTensor, full
 
@@ -35,7 +35,7 @@ def _name(x, i):
 
 def _desc(x):
     if isinstance(x, AscendTensor):
-        return f"{x.dtype.name}{list(x.shape)}"
+        return f"{'bfloat16' if bf16.is_bf16(x.dtype) else x.dtype.name}{list(x.shape)}"
     return f"{type(x).__name__} {x!r}"
 
 
@@ -193,10 +193,10 @@ def _binary(op, module, fn, a, b, pre=None, kernel_attr="ew_kernel"):
     if fusion.current() is not None and op in ("add", "sub", "mul"):
         r = _fused_scalar(op, a, b)
         if r is not None:
-            return r
+            return autocast.result(r)
     a, b, shape, dtype = _operands(op, a, b)
     if fusion.current() is not None and op in ("add", "sub", "mul") and a.size:
-        return fusion.record(op, a, b, out_factory=lambda: _out(shape, dtype, a))
+        return autocast.result(fusion.record(op, a, b, out_factory=lambda: _out(shape, dtype, a)))
     lib = kernels.library(module)
     out = _out(shape, dtype, a)
     if out.size == 0:
@@ -206,7 +206,7 @@ def _binary(op, module, fn, a, b, pre=None, kernel_attr="ew_kernel"):
     else:
         call = lambda **o: pre(kern, a, b, out, **o)
     launch(op, getattr(lib, kernel_attr), [a, b], [out], call)
-    return out
+    return autocast.result(out)      # (bf16 scope: the float32 result rounded to bf16)
 
 
 def _fused_scalar(op, a, b):
@@ -257,13 +257,13 @@ def _unary(op, module, fn, x, kernel_attr="ew_kernel", **kw):
         raise DTypeError(f"pyasc.{op}: the kernel takes float16 and float32; got x ({_desc(x)})")
     x = x.contiguous()
     if fusion.current() is not None and op in fusion.UNARY and x.size:
-        return fusion.record(op, x, out_factory=lambda: _out(x.shape, x.dtype, x))
+        return autocast.result(fusion.record(op, x, out_factory=lambda: _out(x.shape, x.dtype, x)))
     out = _out(x.shape, x.dtype, x)
     if out.size == 0:
-        return out
+        return autocast.result(out)
     launch(op, getattr(lib, kernel_attr), [x], [out],
            lambda **o: kern(x._flat().reshape(x.shape), out=out._flat(), target=x.device.target, **kw, **o))
-    return out
+    return autocast.result(out)
 
 
 def relu(x):
@@ -321,7 +321,7 @@ def _norm(op, fn, x, gamma, beta, eps):
     launch(op, lib.norm_kernel, [x] + args, [out],
            lambda **o: kern(x._flat().reshape(x.shape), *[v._flat() for v in args], eps=eps, out=out._flat(),
                         target=x.device.target, **o))
-    return out
+    return autocast.result(out)
 
 
 def layernorm(x, gamma=None, beta=None, eps=1e-5):
@@ -341,6 +341,8 @@ def matmul(a, b):
     module constants M, K, N (256 each), float16 in, float32 out; other shapes and dtypes have
     no kernel (KernelNotFound)."""
     a, b = _tensor("matmul", a, "a"), _tensor("matmul", b, "b")
+    if autocast.is_bf16():
+        return _matmul_bf16(a, b)
     a, b = autocast.operand(a), autocast.operand(b)
     kern = kernels.function("matmul", "matmul_cube", "matmul")
     lib = kernels.library("matmul_cube")
@@ -357,6 +359,32 @@ def matmul(a, b):
     out = _out((lib.M, lib.N), np.float32, a)
     launch("matmul", kern, [a, b], [out],
            lambda **o: kern[lib.M // lib.MT](a._flat(), b._flat(), out._flat(), **o))
+    return autocast.result(out)
+
+
+def _matmul_bf16(a, b):
+    """a @ b inside autocast(dtype=bfloat16): bf16 operands (float32 ones rounded on the device)
+    on the cube, float32 accumulation, the hand-tiled matmul.matmul (any M, N, K), the float32
+    result rounded to bf16 once."""
+    a, b = autocast.cube_operand(a), autocast.cube_operand(b)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ShapeError(f"pyasc.matmul: shapes do not multiply: a ({_desc(a)}) and b ({_desc(b)})")
+    if not (bf16.is_bf16(a.dtype) and bf16.is_bf16(b.dtype)):
+        raise DTypeError(f"pyasc.matmul: inside autocast(dtype=bfloat16) a and b must be float32 or bfloat16; "
+                         f"got a ({_desc(a)}) and b ({_desc(b)})")
+    if a.device is not b.device:
+        raise AscendError(f"pyasc.matmul: operands on different devices: a ({_desc(a)}), b ({_desc(b)})")
+    kern = kernels.function("matmul", "matmul", "matmul")
+    lib = kernels.library("matmul")
+    a, b = a.contiguous(), b.contiguous()
+    if 0 in a.shape or 0 in b.shape:
+        raise ShapeError(f"pyasc.matmul: the kernel (kernels/pyasc/matmul.py) needs M, N, K >= 1; got a ({_desc(a)}) "
+                         f"and b ({_desc(b)})")
+    out = _out((a.shape[0], b.shape[1]), np.float32, a)
+    if out.size:
+        launch("matmul", lib.matmul_kernel, [a, b], [out],
+               lambda **o: kern(a._flat().view(np.uint16).reshape(a.shape), b._flat().view(np.uint16).reshape(b.shape),
+                                target=a.device.target, out=out._flat(), **o))
     return autocast.result(out)
 
 

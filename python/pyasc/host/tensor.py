@@ -77,7 +77,8 @@ class AscendTensor:
         return self._shape[0]
 
     def __repr__(self):
-        return (f"AscendTensor(shape={self._shape}, dtype={self._dtype.name}, device={self.device.target}, "
+        md = self._dtype.metadata or {}
+        return (f"AscendTensor(shape={self._shape}, dtype={md.get('pyasc', self._dtype.name)}, device={self.device.target}, "
                 f"addr={self.data_ptr:#x})")
 
     # ---- device <-> host --------------------------------------------------------------------
