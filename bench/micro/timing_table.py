@@ -47,7 +47,8 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; not among the per-core rates quoted from the SoC ini (3P-INI)",
     "dma.fix_latency": "as dma.local_latency: no public fixpipe latency",
     "xcore_max_pending": None,
-    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished; 1 us is an order of magnitude for a DMA start across a link",
+    "link.mbytes_per_s": "Ascend 910's figure, 240 Gbps per HCCS link (VENG), for every profile: no public per-link HCCS rate of 910B was found (hiascend.com documents HCCS only as a topology and a profiler counter in MB/s; third-party pages give 910B servers 8 fully interconnected cards, no per-link rate)",
+    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished (for 910 and 910B alike); 1 us is an order of magnitude for a DMA start across a link",
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 
