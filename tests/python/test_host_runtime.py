@@ -143,6 +143,22 @@ def test_matmul_on_the_cube_kernel():
     assert np.array_equal((pyasc.from_numpy(a) @ pyasc.from_numpy(b)).numpy(), c.numpy())
 
 
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (37, 70, 45), (130, 257, 20)])
+def test_matmul_any_shape_f16(m, k, n):
+    """Shapes other than matmul_cube's 256^3 run on the hand-tiled kernels/pyasc/matmul.py (f16 in,
+    f32 out; float32 accumulation of exact f16 products: 2^-22 * K relative to sum |a||b|)."""
+    r = rng(m + k + n)
+    a = (r.random((m, k)) - 0.5).astype(np.float16)
+    b = (r.random((k, n)) - 0.5).astype(np.float16)
+    c = pyasc.matmul(pyasc.from_numpy(a), pyasc.from_numpy(b))
+    assert c.dtype == np.float32 and c.shape == (m, n)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    assert (np.abs(c.numpy() - a64 @ b64) <= k * 2.0 ** -22 * (np.abs(a64) @ np.abs(b64)) + 1e-30).all()
+    with pyasc.autocast(dtype=np.float16):
+        h = pyasc.matmul(pyasc.from_numpy(a.astype(np.float32)), pyasc.from_numpy(b.astype(np.float32)))
+    assert h.dtype == np.float16 and np.array_equal(h.numpy(), c.numpy().astype(np.float16))
+
+
 def test_operators_without_kernels_raise_naming_the_kernel():
     x = pyasc.from_numpy(np.ones((4, 8), np.float32))
     for f, what in ((lambda: pyasc.softmax(x, dim=0), "last axis"),

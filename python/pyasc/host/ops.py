@@ -337,9 +337,9 @@ def rmsnorm(x, gamma=None, eps=1e-6):
 
 
 def matmul(a, b):
-    """a @ b.  The library's only matmul kernel is matmul_cube.matmul: M x K by K x N with its
-    module constants M, K, N (256 each), float16 in, float32 out; other shapes and dtypes have
-    no kernel (KernelNotFound)."""
+    """a @ b, float16 in, float32 out: matmul_cube.matmul for its one shape (its module constants
+    M, K, N, 256 each), the hand-tiled matmul.matmul (any M, N, K >= 1) for the others; float32
+    operands have no kernel (KernelNotFound; pyasc.autocast runs them in float16 or bfloat16)."""
     a, b = _tensor("matmul", a, "a"), _tensor("matmul", b, "b")
     if autocast.is_bf16():
         return _matmul_bf16(a, b)
@@ -351,10 +351,12 @@ def matmul(a, b):
     if a.dtype != b.dtype:
         raise DTypeError(f"pyasc.matmul: a ({_desc(a)}) and b ({_desc(b)}) differ in dtype")
     want = ((lib.M, lib.K), (lib.K, lib.N), np.dtype(np.float16))
+    if (a.shape, b.shape, a.dtype) != want and a.dtype == np.dtype(np.float16) and not bf16.is_bf16(b.dtype):
+        return autocast.result(_matmul_tiled(a, b))
     if (a.shape, b.shape, a.dtype) != want:
         raise KernelNotFound(f"pyasc.matmul: no kernel for a ({_desc(a)}) @ b ({_desc(b)}): the kernel "
-                             f"library's matmul (kernels/pyasc/matmul_cube.py) does float16[{lib.M}, {lib.K}] @ "
-                             f"float16[{lib.K}, {lib.N}] only")
+                             f"library's matmuls (kernels/pyasc/matmul_cube.py, matmul.py) take float16 (or, in "
+                             f"autocast(dtype=bfloat16), bf16) operands")
     a, b = a.contiguous(), b.contiguous()
     out = _out((lib.M, lib.N), np.float32, a)
     launch("matmul", kern, [a, b], [out],
@@ -372,6 +374,11 @@ def _matmul_bf16(a, b):
     if not (bf16.is_bf16(a.dtype) and bf16.is_bf16(b.dtype)):
         raise DTypeError(f"pyasc.matmul: inside autocast(dtype=bfloat16) a and b must be float32 or bfloat16; "
                          f"got a ({_desc(a)}) and b ({_desc(b)})")
+    return autocast.result(_matmul_tiled(a, b))
+
+
+def _matmul_tiled(a, b):
+    """a @ b (2-D, same dtype: float16, or bf16 bits) by matmul.matmul -> float32."""
     if a.device is not b.device:
         raise AscendError(f"pyasc.matmul: operands on different devices: a ({_desc(a)}), b ({_desc(b)})")
     kern = kernels.function("matmul", "matmul", "matmul")
@@ -381,11 +388,12 @@ def _matmul_bf16(a, b):
         raise ShapeError(f"pyasc.matmul: the kernel (kernels/pyasc/matmul.py) needs M, N, K >= 1; got a ({_desc(a)}) "
                          f"and b ({_desc(b)})")
     out = _out((a.shape[0], b.shape[1]), np.float32, a)
+    host = np.uint16 if bf16.is_bf16(a.dtype) else np.float16      # matmul.py: uint16 arrays are bf16 bits
     if out.size:
         launch("matmul", lib.matmul_kernel, [a, b], [out],
-               lambda **o: kern(a._flat().view(np.uint16).reshape(a.shape), b._flat().view(np.uint16).reshape(b.shape),
+               lambda **o: kern(a._flat().view(host).reshape(a.shape), b._flat().view(host).reshape(b.shape),
                                 target=a.device.target, out=out._flat(), **o))
-    return autocast.result(out)
+    return out
 
 
 mm = matmul
