@@ -1,4 +1,5 @@
-"""Cube-only matmul through asc.adv.Matmul: C (f32) = A x B, A and B float16 or bfloat16, any
+"""Cube-only matmul through asc.adv.Matmul: C (f32) = A x B, A and B float16 or bfloat16 (uint16
+bits tagged pyasc.host.bf16.DTYPE, e.g. from pyasc.utils.to_bfloat16), any
 M, N, K (tails included), the tiling from asc.lib.host.MultiCoreMatmulTiling over `cores` AI
 cores of the target; optional transposed A (stored K x M) or B (stored N x K).  Profiles:
 ascend910b (the AIC's fixpipe writes C to GM) and the coupled teach / ascend910, whose cores
@@ -71,20 +72,28 @@ def tiling_for(m, n, k, cores, dtype=host.DataType.DT_FLOAT16, trans_a=False, tr
     return tiling
 
 
-def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, target=None, **kw):
-    """(a, b, c, tiling, launch result) of one float16 run (numpy has no bfloat16 arrays to pass)
-    on profile `target` (None: the default one; cores are capped at the profile's AI cores)."""
+def run(m=256, n=256, k=256, cores=4, trans_a=False, trans_b=False, seed=0, target=None, bf16=False, **kw):
+    """(a, b, c, tiling, launch result) of one float16 run, or bf16 (bf16=True: a, b are uint16
+    arrays of bf16 bits tagged as pyasc.host.bf16.DTYPE, which a GlobalAddress reads as
+    asc.bfloat16; numpy has no bfloat16), on profile `target` (None: the default one; cores are
+    capped at the profile's AI cores)."""
     if target is not None:
         with cm.on_target(target) as tgt:
-            return run(m, n, k, min(cores, cm.max_cores(tgt, "aic")), trans_a, trans_b, seed, None, **kw)
+            return run(m, n, k, min(cores, cm.max_cores(tgt, "aic")), trans_a, trans_b, seed, None, bf16, **kw)
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
-    a = (rng.random((m, k)) - 0.5).astype(np.float16)
-    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    if bf16:
+        from pyasc.host import bf16 as hb
+        a = hb.to_bfloat16(rng.random((m, k)) - 0.5)
+        b = hb.to_bfloat16(rng.random((k, n)) - 0.5)
+    else:
+        a = (rng.random((m, k)) - 0.5).astype(np.float16)
+        b = (rng.random((k, n)) - 0.5).astype(np.float16)
     ga = np.ascontiguousarray(a.T) if trans_a else a
     gb = np.ascontiguousarray(b.T) if trans_b else b
     c = np.zeros((m, n), np.float32)
-    tiling = tiling_for(m, n, k, cores, trans_a=trans_a, trans_b=trans_b)
+    tiling = tiling_for(m, n, k, cores, host.DataType.DT_BF16 if bf16 else host.DataType.DT_FLOAT16,
+                        trans_a=trans_a, trans_b=trans_b)
     res = matmul_adv[tiling.used_core_num](ga, gb, c, tiling, trans_a, trans_b, **kw)
     return a, b, c, tiling, res
 

@@ -123,3 +123,18 @@ def test_real_pyasc_tutorial_04(tmp_path):
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "python", "tutorials", "run_tutorial.py"), str(f)],
                        capture_output=True, text=True, env=dict(os.environ), timeout=1200)
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("target", ["ascend910b", "teach"])
+@pytest.mark.parametrize("m,n,k,cores,ta,tb", [(1, 1, 1, 1, False, False), (37, 45, 29, 1, False, False),
+                                               (130, 90, 70, 3, True, False), (64, 48, 80, 2, False, True)])
+def test_adv_matmul_bf16(target, m, n, k, cores, ta, tb):
+    """bf16 in (uint16 bits tagged pyasc.host.bf16.DTYPE: a GlobalAddress of asc.bfloat16, so the
+    Matmul runs mmad.bf16f32), f32 out; the bf16 products are exact in f32, so the error is the
+    f32 accumulation's: K * 2^-24 * sum |a||b|."""
+    from pyasc.host import bf16 as hb
+    a, b, c, tiling, res = matmul_adv.run(m, n, k, cores, trans_a=ta, trans_b=tb, target=target, bf16=True)
+    assert hb.is_bf16(a.dtype)
+    a64, b64 = hb.from_bfloat16(a).astype(np.float64), hb.from_bfloat16(b).astype(np.float64)
+    assert (np.abs(c - a64 @ b64) <= k * 2.0 ** -24 * (np.abs(a64) @ np.abs(b64)) + 1e-30).all(), tiling

@@ -60,6 +60,8 @@ def from_numpy(dt) -> DataType:
     """The DataType of a numpy (or torch) dtype; TypeError when the type has no kernel equivalent."""
     if isinstance(dt, type) and issubclass(dt, np.generic):
         dt = np.dtype(dt)
+    if (getattr(dt, "metadata", None) or {}).get("pyasc") == "bfloat16":
+        return bfloat16      # numpy has no bfloat16: uint16 bits tagged so (pyasc/host/bf16.py)
     s = str(dt).replace("torch.", "")
     aliases = {"half": "float16", "float": "float32", "bool": "bool", "bfloat16": "bfloat16"}
     s = aliases.get(s, s)
