@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins as _bi
 
-from ..compiler import ir
+from ..compiler import dbuf, ir
 from ..compiler.builder import GmPtr, RVal, is_static, type_name
 from ..compiler.errors import CompileError
 from . import dtype as dt
@@ -461,6 +461,8 @@ class TPipe:
                                "before the loops", b.loc)
         if isinstance(que, TQue) and num > 8:
             raise CompileError(f"a TQue has at most 8 buffers (one hardware event id each), got {num}", b.loc)
+        if isinstance(que, TQue) and not getattr(que, "_pooled", False):
+            num = dbuf.depth(b, que, num)     # -O2: a one-buffer queue gets two (compiler/dbuf.py)
         key = f"q{_bi.len(b.fn.buffers)}"
         que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
                             f"{key}:{type(que).__name__}({que.pos.name})")
@@ -678,6 +680,8 @@ class TBufPool(TBuf):
             raise CompileError(f"TBufPool of {self.length} bytes: init_buffer needs {nbytes} more bytes, "
                                f"{self.length - self.used} are left", b.loc)
         self.used += nbytes
+        if isinstance(tgt, TQue):
+            tgt._pooled = True       # the pool's bytes are counted: no -O2 second buffer (compiler/dbuf.py)
         return TPipe.init_buffer(self.pipe, que, num, len, buf)
 
     def reset(self):
