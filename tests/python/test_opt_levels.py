@@ -237,3 +237,20 @@ def test_simt_kernel_double_buffered_from_o2():
         np.testing.assert_array_equal(y, x * 2)
         cyc[lv] = simt_ex.double_kernel.last_result.cycles
     assert cyc[2] < cyc[1]
+
+
+@pytest.mark.parametrize("n", [48 * 1000 + 7, 48 * 3000 + 5])
+def test_simt_tile_search_at_o3(n):
+    """-O3 runs every tile that fits (4096 down to 256) and keeps the fastest: at these sizes a
+    smaller tile than the largest wins (less pipeline fill and drain per core)."""
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    cyc = {}
+    for lv in (2, 3):
+        y = np.zeros_like(x)
+        _at(lv, lambda: simt_ex.double_kernel(x, y, n))
+        np.testing.assert_array_equal(y, x * 2)
+        cyc[lv] = simt_ex.double_kernel.last_result.cycles
+    tuning = simt_ex.double_kernel.last_tuning["tile"]
+    assert tuning["chosen"] < 4096 and simt_ex.double_kernel.tile == tuning["chosen"]
+    assert cyc[3] == tuning["cycles"][tuning["chosen"]] == min(tuning["cycles"].values())
+    assert cyc[3] < cyc[2]
