@@ -13,7 +13,7 @@ import pytest
 
 import asc
 import pyasc.runtime.config as config
-from pyasc.compiler.errors import LaunchError
+from pyasc.compiler.errors import CompileError, LaunchError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc"))
@@ -254,3 +254,42 @@ def test_simt_tile_search_at_o3(n):
     assert tuning["chosen"] < 4096 and simt_ex.double_kernel.tile == tuning["chosen"]
     assert cyc[3] == tuning["cycles"][tuning["chosen"]] == min(tuning["cycles"].values())
     assert cyc[3] < cyc[2]
+
+
+@asc.jit
+def two_live(x: asc.GlobalAddress):
+    """Holds two tensors of a one-buffer queue at once: as written, the second alloc_tensor waits
+    for a free that never comes; -O2's second buffer must not make this kernel run."""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(q, 1, 256)
+    a = q.alloc_tensor(asc.float32)
+    b = q.alloc_tensor(asc.float32)
+    asc.data_copy(a, xg, 64)
+    asc.data_copy(b, xg, 64)
+    q.free_tensor(a)
+    q.free_tensor(b)
+
+
+@asc.jit
+def enque_twice(x: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(q, 1, 64)
+    t = q.alloc_tensor(asc.float16)
+    q.enque(t)
+    q.enque(t)
+
+
+def test_double_buffering_keeps_the_kernels_limits():
+    """-O2 compiles a kernel that holds more tensors than it gave buffers as written (as many
+    flags as at -O1), and a second enque on a one-buffer queue stays an error."""
+    x = np.zeros(64, np.float32)
+    at1 = _at(1, lambda: two_live.compile(x))
+    at2 = _at(2, lambda: two_live.compile(x))
+    assert at2.asm.count("wait_flag") == at1.asm.count("wait_flag")
+    assert at2.asm.count("set_flag") == at1.asm.count("set_flag")
+    with pytest.raises(CompileError, match="enque on a full TQue"):
+        _at(2, lambda: enque_twice.compile(np.zeros(64, np.float16)))

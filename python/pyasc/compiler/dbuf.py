@@ -16,6 +16,12 @@ slot static (a run-time trip count whose tail leaves a queue in an unknown slot 
 later queue operations).  When a compile with promoted queues fails, driver.compile_kernel
 compiles again without promotion (option `double_buffer=False`, which a kernel may also give
 itself), so a kernel that compiles at -O1 compiles at -O2.
+
+The kernel's own limits stay those of the buffers it asked for (TQue.asked in language/tensor.py):
+a second enque on a one-buffer queue is still "enque on a full TQue", vacant_in_que and
+has_idle_buffer answer for one buffer, and holding two allocated tensors of it at once (which as
+written waits for a free that never comes) fails the promoted compile, so it is compiled as
+written: the extra buffer never turns a kernel that hangs or is refused into one that runs.
 """
 from __future__ import annotations
 

@@ -462,6 +462,7 @@ class TPipe:
         if isinstance(que, TQue) and num > 8:
             raise CompileError(f"a TQue has at most 8 buffers (one hardware event id each), got {num}", b.loc)
         if isinstance(que, TQue) and not getattr(que, "_pooled", False):
+            que.asked = int(num)              # what the kernel may use: enque/alloc limits stay this
             num = dbuf.depth(b, que, num)     # -O2: a one-buffer queue gets two (compiler/dbuf.py)
         key = f"q{_bi.len(b.fn.buffers)}"
         que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
@@ -499,6 +500,8 @@ class TQue:
         self.alloc_next = 0
         self.fifo = []          # slots enqueued, oldest first
         self.unknown = False    # state depends on a run-time condition
+        self.asked = None       # the buffer count the kernel gave (init_buffer), when -O2 gave more
+        self.live = 0           # tensors allocated and not yet freed
         b.queues.append(self)
 
     # slots and their events
@@ -516,10 +519,14 @@ class TQue:
                                                     "pipe": self.cons, "why": f"{self.req.key} slot {s} starts free"}))
 
     def state(self):
-        return (self.alloc_next, tuple(self.fifo), self.unknown)
+        return (self.alloc_next, tuple(self.fifo), self.unknown, self.live)
 
     def set_state(self, st):
-        self.alloc_next, self.fifo, self.unknown = st[0], list(st[1]), st[2]
+        self.alloc_next, self.fifo, self.unknown, self.live = st[0], list(st[1]), st[2], st[3]
+
+    def _limit(self):
+        """The buffers the kernel may hold at once: those it asked for (compiler/dbuf.py)."""
+        return self.num if self.asked is None else min(self.asked, self.num)
 
     def _check(self, b):
         if self.req is None:
@@ -533,6 +540,12 @@ class TQue:
         b = self.b
         self._check(b)
         dtype = dtype or dt.float16
+        if self._limit() < self.num and self.live >= self._limit():
+            # more tensors at once than the buffers the kernel asked for: as written it waits for
+            # a free that never comes; the extra -O2 buffer must not hide that (driver falls back)
+            raise CompileError(f"alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer TQue "
+                               f"are not freed yet", b.loc)
+        self.live += 1
         s = self.alloc_next
         self.alloc_next = (s + 1) % self.num
         if self.prod:
@@ -550,7 +563,7 @@ class TQue:
         b = self.b
         self._check(b)
         s = self._slot_of(t, b)
-        if len(self.fifo) >= max(self.num, 1):
+        if len(self.fifo) >= max(self._limit(), 1):
             raise CompileError("enque on a full TQue", b.loc)
         self.fifo.append(s)
         if self.prod:
@@ -573,6 +586,7 @@ class TQue:
         b = self.b
         self._check(b)
         s = self._slot_of(t, b)
+        self.live = max(0, self.live - 1)
         if self.prod:
             b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
                                                 "pipe": self.cons, "why": f"free {self.req.key}[{s}]"}))
@@ -583,12 +597,12 @@ class TQue:
         return t.slot[1]
 
     def vacant_in_que(self):
-        return len(self.fifo) < self.num
+        return len(self.fifo) < self._limit()
 
     def has_idle_buffer(self):
         """A slot that is neither enqueued nor allocated can be allocated without waiting for
         an earlier free (compile-time queue state)."""
-        return len(self.fifo) < self.num
+        return len(self.fifo) < self._limit()
 
     def free_all_event(self):
         """Ascend C FreeAllEvent: the slots' free flags are consumed at the kernel end here."""
