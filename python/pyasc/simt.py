@@ -28,6 +28,7 @@ from .compiler import targets
 from .compiler.errors import CompileError, LaunchError
 from .runtime import config
 from .runtime import jit as _jit
+from .runtime import tune as _tune
 
 SIMT_TILE = 4096            # the largest tile (elements); smaller when UB cannot hold the buffers
 _TILES = (4096, 2048, 1024, 512, 256, 128, 64, 32, 16)
@@ -237,7 +238,8 @@ class SimtKernel:
                 cyc, ref = {}, None
                 for cand in [f for f in fits if f[0] >= 256] or fits[:1]:
                     argv = argv_of(cand[2], cand[3], cand[4], True)
-                    r = kernel_of(cand[1])[ncores](*argv)
+                    with _tune.trial_runs():
+                        r = kernel_of(cand[1])[ncores](*argv)
                     got = [a.tobytes() for a in argv[len(cand[3]):len(cand[3]) + len(cand[4])]]
                     if ref is not None and got != ref:
                         raise LaunchError(f"internal: the per-element kernel gives other numbers with {cand[0]}-element "

@@ -19,9 +19,24 @@ workspace, whose contents depend on the tiling) are not compared.  The search is
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..compiler.errors import CompileError, LaunchError
+
+
+@contextlib.contextmanager
+def trial_runs():
+    """Candidate runs are not launches of the program: the launch recorders (the native plan of a
+    numpy bundle, pyasc.script.native) do not see them."""
+    from . import launch
+    saved = list(launch.RECORDERS)
+    launch.RECORDERS.clear()
+    try:
+        yield
+    finally:
+        launch.RECORDERS[:] = saved
 
 
 def _sig(specs, values):
@@ -67,7 +82,8 @@ def search(jf, specs, values, core_num, launch_run, run_kw):
             except CompileError:
                 continue                     # this tile does not fit (UB, queue events): not a candidate
             copies = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
-            res = launch_run(c, copies, core_num, **run_kw)
+            with trial_runs():
+                res = launch_run(c, copies, core_num, **run_kw)
             outs = [v for v, sp in zip(copies, [s for s in specs if s.kind != "const"])
                     if isinstance(v, np.ndarray) and sp.name not in scratch]
             if ref is None:
