@@ -1,5 +1,6 @@
-"""Cycles per optimisation level (-O0..-O3) for the kernel library's vector kernels and for the
-numpy acceptance script (a 256x256 matmul and three element-wise operations).
+"""Cycles per optimisation level (-O0..-O3) for the kernel library's vector kernels, for the
+per-element (SIMT) x * 2 kernel of kernels/pyasc/simt/examples.py, and for the numpy acceptance
+script (a 256x256 matmul and three element-wise operations).
 
 Run: ASC_LIB=build/libasc.so PYTHONPATH=python /usr/bin/python3 bench/opt_levels.py [--n ELEMENTS]
 Prints one row per kernel: its cycles at each level (numbers equal at every level: checked).
@@ -13,6 +14,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc"))
+sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc", "simt"))
 
 from pyasc.runtime import config  # noqa: E402
 from pyasc.script import compile_script  # noqa: E402
@@ -20,6 +22,7 @@ from pyasc.script.run import Bundle  # noqa: E402
 import elementwise as ew  # noqa: E402
 import reduce as rd  # noqa: E402
 import softmax as sm  # noqa: E402
+import examples as simt  # noqa: E402
 
 
 def main():
@@ -46,6 +49,17 @@ def main():
             cyc.append(k.last_result.cycles)
         assert all(np.array_equal(o, outs[0]) for o in outs), name
         print(f"{name + ' (f32)':<18}" + "".join(f"{c:>10}" for c in cyc))
+    ns = 4096 * 48 * 4 + 1000                    # the per-element kernel runs on all 48 vector cores
+    xs = r.standard_normal(ns).astype(np.float32)
+    cyc, outs = [], []
+    for lv in range(4):
+        ys = np.zeros_like(xs)
+        with config.opt_level(lv):
+            simt.double_kernel(xs, ys, ns)
+        outs.append(ys)
+        cyc.append(simt.double_kernel.last_result.cycles)
+    assert all(np.array_equal(o, xs * 2) for o in outs)
+    print(f"{'simt x*2 (f32)':<18}" + "".join(f"{c:>10}" for c in cyc) + f"   ({ns} elements, 48 cores)")
     mm = os.path.join(ROOT, "tests", "python", "scripts", "mm_ew.py")
     cells, outs = [], []
     for lv in range(4):

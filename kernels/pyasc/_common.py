@@ -30,6 +30,11 @@ import asc.runtime.config as config
 from pyasc.compiler import targets
 
 PROFILES = ("ascend910b", "teach")
+# -O3's tiling search (python/pyasc/runtime/tune.py): the per-element kernels' tile is a free
+# choice (every element is computed alone), so @asc.jit(tune=TUNE_TILE) lets -O3 pick it by the
+# simulated cycles of each candidate (outputs compared, the store_tail workspace `ws` excepted);
+# -O0..-O2 run the tile the host passes
+TUNE_TILE = {"tile": (512, 1024, 2048, 4096), "scratch": ("ws",)}
 DTYPES = {np.dtype(np.float16): asc.float16, np.dtype(np.float32): asc.float32}
 _INT_OF = {2: np.int16, 4: np.int32}
 

@@ -29,7 +29,7 @@ TILE = 4096
 UNIT = 16
 
 
-@asc.jit
+@asc.jit(tune=cm.TUNE_TILE)
 def cast_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress, n: int, per_core: int,
                 tile: asc.ConstExpr[int]):
     """z[i] = cast(x[i]) for i < n; core c does [c*per_core, min(n, (c+1)*per_core))."""

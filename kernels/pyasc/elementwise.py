@@ -118,7 +118,7 @@ def _ew_step(zg: asc.GlobalTensor, wg: asc.GlobalTensor, xl: asc.LocalTensor, yl
     asc.set_flag(asc.HardEvent.MTE3_V, ev)
 
 
-@asc.jit
+@asc.jit(tune=cm.TUNE_TILE)
 def ew_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress,
               n: int, per_core: int, alpha: float, zoff: int, op: asc.ConstExpr[str],
               tile: asc.ConstExpr[int]):

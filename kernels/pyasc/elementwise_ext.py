@@ -56,7 +56,7 @@ def _erf_f32(b: asc.LocalTensor, a: asc.LocalTensor, t: asc.LocalTensor, u: asc.
     asc.mul(b, u, v, cnt)
 
 
-@asc.jit
+@asc.jit(tune=cm.TUNE_TILE)
 def ext_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress,
                n: int, per_core: int, op: asc.ConstExpr[str], tile: asc.ConstExpr[int]):
     """z[i] = op(x[i], y[i]) for i < n (op "div" or "erf", which ignores y)."""

@@ -72,7 +72,7 @@ def _step(op: asc.ConstExpr[str], d: asc.LocalTensor, a: asc.LocalTensor, b: asc
         ew._f32_compute(op, d, a, t, u, cnt)
 
 
-@asc.jit
+@asc.jit(tune=cm.TUNE_TILE)
 def fused_kernel(x0: asc.GlobalAddress, x1: asc.GlobalAddress, x2: asc.GlobalAddress, z: asc.GlobalAddress,
                  ws: asc.GlobalAddress, n: int, per_core: int, prog: asc.ConstExpr[tuple],
                  nin: asc.ConstExpr[int], tile: asc.ConstExpr[int]):

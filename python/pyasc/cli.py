@@ -164,8 +164,8 @@ def main(argv=None) -> int:
     c.add_argument("-S", "--asm", action="store_true", help="write assembly text instead of a binary")
     c.add_argument("--target", default=None, help="target profile (ascend910b, ascend910, teach)")
     c.add_argument("-O", "--opt-level", dest="opt", type=_level, default=None, metavar="N",
-                   help="optimisation level 0..3 (-O2 and --opt-level=O2 are the same; default 3 for kernels, "
-                        "2 for numpy scripts; docs/pyasc.md)")
+                   help="optimisation level 0..3 (-O2 and --opt-level=O2 are the same; default 2 "
+                        "(kernels and numpy scripts); docs/pyasc.md)")
     c.add_argument("--enable-memory-opt", "--enable-memory-reuse", dest="memory_opt", action="store_true",
                    help="numpy scripts: reuse GM buffers whose last reader ran")
     c.add_argument("--dynamic-dims", default=None, metavar="LO-HI,...",
@@ -190,7 +190,7 @@ def main(argv=None) -> int:
     if _is_script(args):
         return _compile_script(args)
     if args.opt is None:
-        args.opt = 3
+        args.opt = 2
     from .compiler.errors import CompileError
     from .runtime.jit import JITFunction
     try:

@@ -28,6 +28,7 @@ from .compiler import targets
 from .compiler.errors import CompileError, LaunchError
 from .runtime import config
 from .runtime import jit as _jit
+from .runtime import tune as _tune
 
 SIMT_TILE = 4096            # the largest tile (elements); smaller when UB cannot hold the buffers
 _TILES = (4096, 2048, 1024, 512, 256, 128, 64, 32, 16)
@@ -186,47 +187,79 @@ class SimtKernel:
         kname = self.fn.__name__
         budget = tgt["ub_bytes"] - tgt["ub_reserved_bytes"]
         cap = SIMT_TILE if not plan.shared_elems else max(16, plan.shared_elems // 16 * 16)
-        tile = None
+        fits = []
         for t in _TILES:
             if t > cap:
                 continue
             src, sargs, ins, outs2, ntmp = _an.map_source(plan, dtypes, types, t, kname)
             need = sum(2 * t * dtypes[a].itemsize + 32 for a in ins + outs2) + ntmp * (t * 4 + 32)
             if need <= budget:
-                tile = t
-                break
-        if tile is None:
+                fits.append((t, src, sargs, ins, outs2))
+        if not fits:
             raise CompileError("this per-element kernel needs more UB than the target has even with "
                                "16-element tiles", plan.loc)
         per = -(-elems // ncores)
         per = -(-per // 16) * 16
-        skinds = tuple((nm, d.kind) for nm, _, d in sargs)
-        key = (src, tname)
-        jf = self._kernels.get(key)
-        if jf is None:
-            digest = hashlib.sha256(src.encode()).hexdigest()[:12]
-            fname = f"<pyasc-simt {self.fn.__module__}.{kname} {digest}>"
-            text = "import pyasc as asc\n\n\n@asc.runtime.jit.jit\n" + src
-            linecache.cache[fname] = (len(text), None, text.splitlines(True), fname)
-            ns = {"__name__": f"pyasc_simt_{kname}"}
-            exec(compile(text, fname, "exec"), ns)   # noqa: S102  (our own generated kernel source)
-            jf = ns[kname]
-            jf.options.update({k: v for k, v in self.options.items() if k in ("target", "opt_level", "debug")})
-            jf.options.setdefault("target", tname)
-            self._kernels[key] = jf
+
+        def kernel_of(src):
+            key = (src, tname)
+            jf = self._kernels.get(key)
+            if jf is None:
+                digest = hashlib.sha256(src.encode()).hexdigest()[:12]
+                fname = f"<pyasc-simt {self.fn.__module__}.{kname} {digest}>"
+                text = "import pyasc as asc\n\n\n@asc.runtime.jit.jit\n" + src
+                linecache.cache[fname] = (len(text), None, text.splitlines(True), fname)
+                ns = {"__name__": f"pyasc_simt_{kname}"}
+                exec(compile(text, fname, "exec"), ns)   # noqa: S102  (our own generated kernel source)
+                jf = ns[kname]
+                jf.options.update({k: v for k, v in self.options.items() if k in ("target", "opt_level", "debug")})
+                jf.options.setdefault("target", tname)
+                self._kernels[key] = jf
+            return jf
+
+        def argv_of(sargs, ins, outs2, copy_outs):
+            argv = [np.ascontiguousarray(arrays[a]).reshape(-1) for a in ins]
+            argv += [(arrays[a].reshape(-1).copy() if copy_outs else arrays[a].reshape(-1)) for a in outs2]
+            argv += [elems, per]
+            for _, e, dt in sargs:
+                v = _eval_scalar(e, scalars)
+                argv.append(float(v) if dt.kind == "f" else int(v))
+            return argv
+
+        choice = fits[0]                 # the largest tile that fits
+        level = self.options.get("opt_level", config.get_opt_level())
+        if level >= 3 and len(fits) > 1:
+            # -O3's tiling search (docs/pyasc.md "Optimisation levels"): every tile that fits, down
+            # to 256 elements, runs once on copies of the outputs; the fewest cycles win (ties: the
+            # larger tile), and every candidate must give the same bytes
+            memo = self.__dict__.setdefault("_tuned", {})
+            mkey = (fits[0][1], tname, elems, ncores)
+            if mkey not in memo:
+                cyc, ref = {}, None
+                for cand in [f for f in fits if f[0] >= 256] or fits[:1]:
+                    argv = argv_of(cand[2], cand[3], cand[4], True)
+                    with _tune.trial_runs():
+                        r = kernel_of(cand[1])[ncores](*argv)
+                    got = [a.tobytes() for a in argv[len(cand[3]):len(cand[3]) + len(cand[4])]]
+                    if ref is not None and got != ref:
+                        raise LaunchError(f"internal: the per-element kernel gives other numbers with {cand[0]}-element "
+                                          f"tiles than with {fits[0][0]}")
+                    ref = got
+                    cyc[cand[0]] = r.cycles
+                best = min(cyc.values())
+                memo[mkey] = (next(t for t, *_ in fits if cyc.get(t) == best), cyc)
+            pick, cyc = memo[mkey]
+            self.last_tuning = {"tile": {"chosen": pick, "cycles": cyc}}
+            choice = next(f for f in fits if f[0] == pick)
+        tile, src, sargs, ins, outs2 = choice
+        jf = kernel_of(src)
         self.last_source = src
         d = os.environ.get("PYASC_DUMP_PATH")
         if d:
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, kname + ".simt.py"), "w", encoding="utf-8") as f:
                 f.write(src)
-        argv = [np.ascontiguousarray(arrays[a]).reshape(-1) for a in ins]
-        argv += [arrays[a].reshape(-1) for a in outs2]
-        argv += [elems, per]
-        for (_, e, dt), _k in zip(sargs, skinds):
-            v = _eval_scalar(e, scalars)
-            argv.append(float(v) if dt.kind == "f" else int(v))
-        res = jf[ncores](*argv, **launch)
+        res = jf[ncores](*argv_of(sargs, ins, outs2, False), **launch)
         self.last_result = res
         self.tile, self.cores = tile, ncores
         return res

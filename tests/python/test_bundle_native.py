@@ -31,7 +31,7 @@ def _inputs(tmp_path, shapes, seed=7):
     return out
 
 
-@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("level", [0, 2, 3])   # 3: the tiling search's trial runs are not in the plan
 def test_asc_sim_runs_bundle_like_pyasc(tmp_path, level):
     om = str(tmp_path / f"mm{level}.om")
     b = compile_script(MM, om, opt_level=level)

@@ -7,7 +7,8 @@ every import, including those inside function bodies).  Lower layers never impor
     pyasc (package), cli, __main__      the user-facing top: anything
     runtime, lib                        jit, launch, cache, streams: compiler.driver, the
                                         language, _libasc
-    language                            the asc.* kernel API: the IR core and compiler.builder.
+    language                            the asc.* kernel API: the IR core and compiler.builder
+                                        (and compiler.dbuf, -O2's TQue depth rule: no imports).
                                         It sits above the IR because its intrinsics emit IR ops
                                         through the Builder the frontend hands them
     compiler.driver                     the pipeline: frontend, passes, codegen, builder, core
@@ -38,7 +39,7 @@ LAYERS = {
     "pyasc": ("pyasc",),
     "pyasc.runtime": _COMPILER + ("pyasc.language", "pyasc._libasc", "pyasc.runtime"),
     "pyasc.lib": _COMPILER + ("pyasc.language", "pyasc._libasc", "pyasc.runtime", "pyasc.lib"),
-    "pyasc.language": CORE + ("pyasc.compiler.builder",),
+    "pyasc.language": CORE + ("pyasc.compiler.builder", "pyasc.compiler.dbuf"),
     "pyasc.compiler": (),
     "pyasc.compiler.driver": _COMPILER,
     "pyasc.compiler.frontend": CORE + ("pyasc.compiler.builder",),
@@ -53,6 +54,7 @@ LAYERS = {
     "pyasc.compiler.abi": ("pyasc.abi",),
     "pyasc.compiler.events": (),
     "pyasc.compiler.simt": CORE,
+    "pyasc.compiler.dbuf": (),
     "pyasc._libasc": ("pyasc.abi",),
     "pyasc.abi": (),
 }

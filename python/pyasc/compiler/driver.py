@@ -114,6 +114,8 @@ def _lower(front, target, options, mix=False):
         func.sync_warnings = unordered_accesses(func, target)
     if options.get("opt_level", 3) == 0 and not mix:
         passes.serialise(func)
+    if options["opt_level"] >= 3 and options.get("unroll") is not False:
+        front.b.unrolled = passes.unroll(func)
     passes.lower(func, options.get("opt_level", 3) >= 1)
     if options.get("opt_level", 3) >= 1:
         passes.dce(func)
@@ -132,7 +134,21 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
     it through with its traceback)."""
     where = []
     try:
-        return _compile(fn, specs, options, where)
+        try:
+            c = _compile(fn, specs, options, where)
+        except CompileError:
+            if not any(getattr(b, "promoted_queues", 0) for b in where):
+                raise
+            # -O2's second TQue buffers (compiler/dbuf.py) did not fit: the kernel as written
+            options = dict(options or {}, double_buffer=False)
+            where = []
+            c = _compile(fn, specs, options, where)
+        if any(getattr(b, "unrolled", 0) for b in where) and any(k == "stack" for _, k, _ in c.args):
+            # -O3's unrolled loops need more registers than there are (codegen spills to GM):
+            # the loops as they were (passes/unroll.py)
+            where = []
+            c = _compile(fn, specs, dict(options or {}, unroll=False), where)
+        return c
     except (CompileError, KeyboardInterrupt, MemoryError):
         raise
     except Exception as e:
@@ -145,6 +161,7 @@ def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:
 
 def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
     options = dict(options or {})
+    options.setdefault("opt_level", 2)    # the default level (runtime/config.py)
     tname = options.get("target") or targets.DEFAULT_TARGET
     try:
         target = targets.load(tname)

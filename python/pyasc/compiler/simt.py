@@ -14,8 +14,9 @@ AST once and returns a Plan:
                    operator becomes one vector instruction over the tile; python constants and
                    scalar parameters become the scalar operand of vadds/vmuls/vmaxs/vmins or a
                    vdup'ed tile).  `map_source` writes the asc-language kernel: each core takes a
-                   contiguous range, walks it in tiles through double-buffered TQues (MTE2 copies
-                   tile t+1 in while V computes tile t and MTE3 writes tile t-1), the `if idx <
+                   contiguous range, walks it in tiles through TQues, which -O2 and up make
+                   double-buffered (compiler/dbuf.py: MTE2 copies tile t+1 in while V computes
+                   tile t and MTE3 writes tile t-1; one buffer each at -O0/-O1), the `if idx <
                    size` guard gives the range's end, whose last, short tile is read and written
                    with byte-exact data_copy_pad.
   Plan("gemm")     `for k in range(K): s += A[row, k] * B[k, col]` under `row < M and col < N`,
@@ -833,8 +834,9 @@ def map_source(plan, arrays, types, tile, kname):
     for a in ins + outs:
         src += [f"    g_{a} = asc.GlobalTensor()", f"    g_{a}.set_global_buffer({a})"]
         pos = "VECIN" if a in ins else "VECOUT"
-        src += [f"    q_{a} = asc.TQue(asc.TPosition.{pos}, 2)",
-                f"    pipe.init_buffer(q_{a}, 2, {tile * _SIZE[np.dtype(arrays[a]).name]})"]
+        # one buffer as written; -O2 and up give the queue its second one (compiler/dbuf.py)
+        src += [f"    q_{a} = asc.TQue(asc.TPosition.{pos}, 1)",
+                f"    pipe.init_buffer(q_{a}, 1, {tile * _SIZE[np.dtype(arrays[a]).name]})"]
     for t in sorted(used):
         src += [f"    tb{t} = asc.TBuf(asc.TPosition.VECCALC)", f"    pipe.init_buffer(tb{t}, {tile * 4})"]
     src += [f"    ntile = (cnt + {tile - 1}) // {tile}",

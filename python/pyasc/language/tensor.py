@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins as _bi
 
-from ..compiler import ir
+from ..compiler import dbuf, ir
 from ..compiler.builder import GmPtr, RVal, is_static, type_name
 from ..compiler.errors import CompileError
 from . import dtype as dt
@@ -461,6 +461,9 @@ class TPipe:
                                "before the loops", b.loc)
         if isinstance(que, TQue) and num > 8:
             raise CompileError(f"a TQue has at most 8 buffers (one hardware event id each), got {num}", b.loc)
+        if isinstance(que, TQue) and not getattr(que, "_pooled", False):
+            que.asked = int(num)              # what the kernel may use: enque/alloc limits stay this
+            num = dbuf.depth(b, que, num)     # -O2: a one-buffer queue gets two (compiler/dbuf.py)
         key = f"q{_bi.len(b.fn.buffers)}"
         que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
                             f"{key}:{type(que).__name__}({que.pos.name})")
@@ -497,6 +500,8 @@ class TQue:
         self.alloc_next = 0
         self.fifo = []          # slots enqueued, oldest first
         self.unknown = False    # state depends on a run-time condition
+        self.asked = None       # the buffer count the kernel gave (init_buffer), when -O2 gave more
+        self.live = 0           # tensors allocated and not yet freed
         b.queues.append(self)
 
     # slots and their events
@@ -514,10 +519,14 @@ class TQue:
                                                     "pipe": self.cons, "why": f"{self.req.key} slot {s} starts free"}))
 
     def state(self):
-        return (self.alloc_next, tuple(self.fifo), self.unknown)
+        return (self.alloc_next, tuple(self.fifo), self.unknown, self.live)
 
     def set_state(self, st):
-        self.alloc_next, self.fifo, self.unknown = st[0], list(st[1]), st[2]
+        self.alloc_next, self.fifo, self.unknown, self.live = st[0], list(st[1]), st[2], st[3]
+
+    def _limit(self):
+        """The buffers the kernel may hold at once: those it asked for (compiler/dbuf.py)."""
+        return self.num if self.asked is None else min(self.asked, self.num)
 
     def _check(self, b):
         if self.req is None:
@@ -531,6 +540,12 @@ class TQue:
         b = self.b
         self._check(b)
         dtype = dtype or dt.float16
+        if self._limit() < self.num and self.live >= self._limit():
+            # more tensors at once than the buffers the kernel asked for: as written it waits for
+            # a free that never comes; the extra -O2 buffer must not hide that (driver falls back)
+            raise CompileError(f"alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer TQue "
+                               f"are not freed yet", b.loc)
+        self.live += 1
         s = self.alloc_next
         self.alloc_next = (s + 1) % self.num
         if self.prod:
@@ -548,7 +563,7 @@ class TQue:
         b = self.b
         self._check(b)
         s = self._slot_of(t, b)
-        if len(self.fifo) >= max(self.num, 1):
+        if len(self.fifo) >= max(self._limit(), 1):
             raise CompileError("enque on a full TQue", b.loc)
         self.fifo.append(s)
         if self.prod:
@@ -571,6 +586,7 @@ class TQue:
         b = self.b
         self._check(b)
         s = self._slot_of(t, b)
+        self.live = max(0, self.live - 1)
         if self.prod:
             b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
                                                 "pipe": self.cons, "why": f"free {self.req.key}[{s}]"}))
@@ -581,12 +597,12 @@ class TQue:
         return t.slot[1]
 
     def vacant_in_que(self):
-        return len(self.fifo) < self.num
+        return len(self.fifo) < self._limit()
 
     def has_idle_buffer(self):
         """A slot that is neither enqueued nor allocated can be allocated without waiting for
         an earlier free (compile-time queue state)."""
-        return len(self.fifo) < self.num
+        return len(self.fifo) < self._limit()
 
     def free_all_event(self):
         """Ascend C FreeAllEvent: the slots' free flags are consumed at the kernel end here."""
@@ -678,6 +694,8 @@ class TBufPool(TBuf):
             raise CompileError(f"TBufPool of {self.length} bytes: init_buffer needs {nbytes} more bytes, "
                                f"{self.length - self.used} are left", b.loc)
         self.used += nbytes
+        if isinstance(tgt, TQue):
+            tgt._pooled = True       # the pool's bytes are counted: no -O2 second buffer (compiler/dbuf.py)
         return TPipe.init_buffer(self.pipe, que, num, len, buf)
 
     def reset(self):

@@ -37,7 +37,7 @@ class Platform(Enum):
 # SoC -> our target profile
 _PLATFORM_TARGET = dict({p.value: "ascend910b" for p in Platform}, Ascend910="ascend910")
 
-_state = {"backend": Backend.Model, "platform": "Ascend910B1", "target": "ascend910b", "opt_level": 3}
+_state = {"backend": Backend.Model, "platform": "Ascend910B1", "target": "ascend910b", "opt_level": 2}
 
 
 def set_platform(backend=Backend.Model, soc_version=None, device_id=None, check=True):
@@ -67,8 +67,9 @@ def npu_on_model() -> bool:
 
 
 def get_opt_level() -> int:
-    """The optimisation level of kernels whose @asc.jit gives none (3 unless opt_level() is active)."""
-    return _state.get("opt_level", 3)
+    """The optimisation level of kernels whose @asc.jit gives none (2 unless opt_level() is active;
+    -O3 adds a simulator search at a kernel's first launch, so it is asked for: docs/pyasc.md)."""
+    return _state.get("opt_level", 2)
 
 
 class opt_level:
@@ -81,7 +82,7 @@ class opt_level:
         self.level = level
 
     def __enter__(self):
-        self.old = _state.get("opt_level", 3)
+        self.old = _state.get("opt_level", 2)
         _state["opt_level"] = self.level
         return self
 

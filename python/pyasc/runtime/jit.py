@@ -105,7 +105,7 @@ class JITFunction:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         known = {"kernel_type", "insert_sync", "auto_sync", "auto_sync_log", "opt_level", "always_compile",
-                 "debug", "matmul_cube_only", "bisheng_options", "verify_sync", "target"}
+                 "debug", "matmul_cube_only", "bisheng_options", "verify_sync", "target", "tune", "double_buffer", "unroll"}
         bad = set(options) - known
         if bad:
             raise TypeError(f"@asc.jit got unknown option(s) {', '.join(sorted(bad))} "
@@ -191,7 +191,7 @@ class JITFunction:
     def _options(self):
         o = dict(self.options)
         o.setdefault("target", config.get_target())
-        o.setdefault("opt_level", config.get_opt_level())   # 3 unless config.opt_level(n) says
+        o.setdefault("opt_level", config.get_opt_level())   # 2 unless config.opt_level(n) says
         if o.get("auto_sync") is False:
             pass
         return o
@@ -315,11 +315,14 @@ class _Launcher:
                               "simulator: config.set_platform(config.Backend.Model), or set ASC_BACKEND=model to run "
                               "Backend.NPU launches on the simulator")
         specs, bound = self.jf.specs(args, kwargs)
+        values = [bound.arguments[s.name] for s in specs if s.kind != "const"]
+        if self.jf.options.get("tune") and self.jf._options()["opt_level"] >= 3:
+            from . import tune           # -O3: the tiling search (runtime/tune.py)
+            specs = tune.search(self.jf, specs, values, self.core_num, launch.run, {"max_cycles": max_cycles})
         t0 = time.perf_counter()
         c = self.jf.compile(*specs)
         self.jf.compile_seconds = time.perf_counter() - t0
         trace = trace or os.environ.get("PYASC_TRACE")
-        values = [bound.arguments[s.name] for s in specs if s.kind != "const"]
         res = launch.run(c, values, self.core_num, trace=trace, report_dir=report_dir, functional=functional,
                          max_cycles=max_cycles, check_races=check_races, sanitize=sanitize)
         self.jf.last_result = res

@@ -13,6 +13,7 @@
                   scalar ops, vector mask / counter mode set only when it changes within a block.
 6. dce            scalar ops whose results nobody reads (-O1 and up).
 -O0 adds serialise (serialise.py) before lower: a full barrier after every pipe instruction.
+-O3 adds unroll (unroll.py) before lower: innermost run-time loops run two iterations a trip.
 Before them, the AIV program of a MIX_AIC_1_1 kernel goes through mix_one_aiv (mix.py).
 Every pass takes and returns the Function; none of them changes what the kernel computes.
 Each module states its input and output IR at its top.  Passes import only the IR core
@@ -26,5 +27,6 @@ from .lower import lower
 from .mix import mix_one_aiv
 from .place_buffers import place_buffers
 from .serialise import serialise
+from .unroll import unroll
 
-__all__ = ["mix_one_aiv", "const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce", "serialise"]
+__all__ = ["mix_one_aiv", "const_fold", "alloc_events", "place_buffers", "insert_sync", "lower", "dce", "serialise", "unroll"]

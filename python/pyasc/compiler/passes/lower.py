@@ -73,6 +73,12 @@ class _Lower:
                     mask[i] = -1
 
         for op in block.ops:
+            if op.result is not None:
+                # a value written again (a loop-carried home, a copy of an unrolled body) no
+                # longer holds what the mask registers were set from
+                for i in (1, 2):
+                    if mask[i] == ("v", op.result.id):
+                        mask[i] = "?"
             if isinstance(op, (ir.For, ir.If, ir.While)):
                 canon(op.loc)
                 if isinstance(op, ir.For):
