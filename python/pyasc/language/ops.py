@@ -1265,30 +1265,8 @@ def get_store_atomic_config(*, _b):
     return v & 7, (v >> 3) & 3
 
 
-class _Desc:
-    """ListTensorDesc / TensorDesc: real pyasc's descriptors of a GM tensor list."""
-
-    __asc_rejected__ = "GM tensor-list descriptors (ListTensorDesc / TensorDesc of dynamic inputs) are not modelled"
-
-    def __init__(self, *a, **k):
-        raise RuntimeError(f"asc.{type(self).__name__} is not supported: {self.__asc_rejected__}")
-
-
-class ListTensorDesc(_Desc):
-    pass
-
-
-class TensorDesc(_Desc):
-    pass
-
-
-for _cls, _ms in ((ListTensorDesc, ("get_data_ptr", "get_desc", "get_size", "init")),
-                  (TensorDesc, ("get_data_obj", "get_data_ptr", "get_dim", "get_index", "get_shape", "set_shape_addr"))):
-    for _m in _ms:
-        def _f(self, *a, **k):
-            raise RuntimeError(_Desc.__asc_rejected__)
-        _f.__asc_rejected__ = _Desc.__asc_rejected__
-        setattr(_cls, _m, _f)
+# ---- GM tensor lists: scalar GM loads of the descriptor (language/list_tensor.py) -----------
+from .list_tensor import ListTensorDesc, TensorDesc  # noqa: E402,F401
 
 
 # ---- the device print channel (language/debug.py) ------------------------------------------
