@@ -1172,8 +1172,6 @@ _REJECT = {
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
-    "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
-        ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
     "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
     "SoC state initialisation registers are not modelled": ("init_soc_state",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
@@ -1285,3 +1283,8 @@ for _n, _base, _rd in _fused.FUSED:
 # ---- instruction-cache hints: documented no-ops (language/hints.py) -------------------------
 from . import hints as _hints  # noqa: E402
 icache_preload, get_icache_preload_status = _hints.make(_sys.modules[__name__])
+
+# ---- inter-block synchronisation through GM flags (language/block_sync.py) -----------------
+from . import block_sync as _block_sync  # noqa: E402
+for _n in _block_sync.NAMES:
+    globals()[_n] = intrinsic(getattr(_block_sync, _n))
