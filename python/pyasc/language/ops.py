@@ -1162,8 +1162,6 @@ def get_program_counter(*, _b):
 _REJECT = {
     "the vector unit's dequantisation (deq scale register) is not modelled":
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
-    "fused vector-and-convert instructions (add/sub/mul with a cast) are not in the asc ISA":
-        ("add_relu_cast", "sub_relu_cast", "mul_cast"),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
@@ -1288,3 +1286,8 @@ icache_preload, get_icache_preload_status = _hints.make(_sys.modules[__name__])
 from . import block_sync as _block_sync  # noqa: E402
 for _n in _block_sync.NAMES:
     globals()[_n] = intrinsic(getattr(_block_sync, _n))
+
+# ---- binary op + convert, lowered to the op then vconv (language/fused_cast.py) -------------
+from . import fused_cast as _fused_cast  # noqa: E402
+for _n in _fused_cast.NAMES:
+    globals()[_n] = _fused_cast.make(_n, _sys.modules[__name__])
