@@ -1171,7 +1171,6 @@ _REJECT = {
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
-    "SoC state initialisation registers are not modelled": ("init_soc_state",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
         ("load_data_with_transpose",),
@@ -1291,3 +1290,7 @@ for _n in _block_sync.NAMES:
 from . import fused_cast as _fused_cast  # noqa: E402
 for _n in _fused_cast.NAMES:
     globals()[_n] = _fused_cast.make(_n, _sys.modules[__name__])
+
+# ---- InitSocState: atomic none, mask normal mode, full mask (language/soc_state.py) ---------
+from . import soc_state as _soc_state  # noqa: E402
+init_soc_state = _soc_state.make(_sys.modules[__name__])
