@@ -63,3 +63,16 @@ def k_wait_forever(flags: asc.GlobalAddress):
     fg.set_global_buffer(flags)
     ub = asc.LocalTensor(asc.int32, asc.TPosition.VECCALC, 0, 8)
     asc.ib_wait(fg, ub, 0, 1)
+
+
+@asc.jit(insert_sync=True)
+def k_chain_unsynced(acc: asc.GlobalAddress, x: asc.GlobalAddress, n: int):
+    """k_chain without the flags: the blocks' read-modify-writes of acc overlap."""
+    b = asc.get_block_idx()
+    accg = asc.GlobalTensor()
+    accg.set_global_buffer(acc)
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x + b * n)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    c = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 1024, 64)
+    _step(accg, xg, a, c, n)

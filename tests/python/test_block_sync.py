@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import asc
-from kernels_block_sync import N, k_chain, k_rounds, k_wait_forever
+from kernels_block_sync import N, k_chain, k_chain_unsynced, k_rounds, k_wait_forever
 
 
 @pytest.mark.parametrize("cores,n", [(4, N), (1, 1), (8, 5), (16, 63)])
@@ -25,6 +25,15 @@ def test_ib_chain(cores, n):
     # every flag a successor waited on was cleared by it; the last block's stays set
     assert list(flags.reshape(cores, 8)[:, 0]) == [0] * (cores - 1) + [1]
     assert not flags.reshape(cores, 8)[:, 1:].any()
+
+
+def test_chain_needs_the_flags():
+    """The same fold without ib_set/ib_wait is not the ordered one: the test above sees the order."""
+    cores, n = 4, N
+    x = np.ones((cores, n), np.float32)
+    acc = np.zeros(n, np.float32)
+    k_chain_unsynced[cores](acc, x.ravel(), n)
+    assert not np.array_equal(acc, np.full(n, 2 ** cores - 1, np.float32))
 
 
 @pytest.mark.parametrize("cores,rounds", [(3, 2), (4, 3), (1, 2), (8, 1)])
