@@ -1162,8 +1162,6 @@ def get_program_counter(*, _b):
 _REJECT = {
     "the vector unit's dequantisation (deq scale register) is not modelled":
         ("add_deq_relu", "cast_deq", "set_deq_scale"),
-    "fused vector-and-convert instructions (add/sub/mul with a cast) are not in the asc ISA":
-        ("add_relu_cast", "sub_relu_cast", "mul_cast"),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
@@ -1172,10 +1170,7 @@ _REJECT = {
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
-    "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
-        ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
     "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
-    "SoC state initialisation registers are not modelled": ("init_soc_state",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
         ("load_data_with_transpose",),
@@ -1265,30 +1260,8 @@ def get_store_atomic_config(*, _b):
     return v & 7, (v >> 3) & 3
 
 
-class _Desc:
-    """ListTensorDesc / TensorDesc: real pyasc's descriptors of a GM tensor list."""
-
-    __asc_rejected__ = "GM tensor-list descriptors (ListTensorDesc / TensorDesc of dynamic inputs) are not modelled"
-
-    def __init__(self, *a, **k):
-        raise RuntimeError(f"asc.{type(self).__name__} is not supported: {self.__asc_rejected__}")
-
-
-class ListTensorDesc(_Desc):
-    pass
-
-
-class TensorDesc(_Desc):
-    pass
-
-
-for _cls, _ms in ((ListTensorDesc, ("get_data_ptr", "get_desc", "get_size", "init")),
-                  (TensorDesc, ("get_data_obj", "get_data_ptr", "get_dim", "get_index", "get_shape", "set_shape_addr"))):
-    for _m in _ms:
-        def _f(self, *a, **k):
-            raise RuntimeError(_Desc.__asc_rejected__)
-        _f.__asc_rejected__ = _Desc.__asc_rejected__
-        setattr(_cls, _m, _f)
+# ---- GM tensor lists: scalar GM loads of the descriptor (language/list_tensor.py) -----------
+from .list_tensor import ListTensorDesc, TensorDesc  # noqa: E402,F401
 
 
 # ---- the device print channel (language/debug.py) ------------------------------------------
@@ -1307,3 +1280,17 @@ for _n, _base, _rd in _fused.FUSED:
 # ---- instruction-cache hints: documented no-ops (language/hints.py) -------------------------
 from . import hints as _hints  # noqa: E402
 icache_preload, get_icache_preload_status = _hints.make(_sys.modules[__name__])
+
+# ---- inter-block synchronisation through GM flags (language/block_sync.py) -----------------
+from . import block_sync as _block_sync  # noqa: E402
+for _n in _block_sync.NAMES:
+    globals()[_n] = intrinsic(getattr(_block_sync, _n))
+
+# ---- binary op + convert, lowered to the op then vconv (language/fused_cast.py) -------------
+from . import fused_cast as _fused_cast  # noqa: E402
+for _n in _fused_cast.NAMES:
+    globals()[_n] = _fused_cast.make(_n, _sys.modules[__name__])
+
+# ---- InitSocState: atomic none, mask normal mode, full mask (language/soc_state.py) ---------
+from . import soc_state as _soc_state  # noqa: E402
+init_soc_state = _soc_state.make(_sys.modules[__name__])

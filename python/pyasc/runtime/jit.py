@@ -159,6 +159,10 @@ class JITFunction:
                 specs.append(driver.ArgSpec(p.name, "const", value=v))
                 continue
             arr = _as_array(v)
+            if arr is None and isinstance(v, (list, tuple)) and v and all(isinstance(a, np.ndarray) for a in v):
+                # a tensor list: the kernel gets the descriptor's address (asc.ListTensorDesc)
+                specs.append(driver.ArgSpec(p.name, "gm", dt.uint64))
+                continue
             if ann is GlobalAddress or (isinstance(ann, str) and "GlobalAddress" in ann):
                 if arr is None:
                     raise LaunchError(f"argument '{p.name}' is a GlobalAddress and needs a numpy array "

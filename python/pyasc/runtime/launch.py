@@ -22,6 +22,7 @@ from .. import _libasc as L
 from .. import abi
 from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import regalloc, targets
+from . import tensor_list
 
 
 # Launch recorders (pyasc.script.native): each gets (compiled, image, blocks, plan) before the run,
@@ -308,6 +309,8 @@ def _record(c, img, blocks, values):
             plan.append(("stack", regalloc.SPILL_FRAME_BYTES * frames))
             continue
         v = next(vals)
+        if kind == "gm" and isinstance(v, (list, tuple)):
+            raise LaunchError(f"argument '{name}': tensor lists cannot be recorded into a script bundle")
         if kind == "gm":
             plan.append(("gm", _to_numpy(v)[0]))
         elif kind == "float":
@@ -366,6 +369,25 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             v = next(vals)
+            if kind == "gm" and isinstance(v, (list, tuple)):
+                # a tensor list: each array in GM, then the descriptor (runtime/tensor_list.py)
+                lst = tensor_list.check(name, v)
+                addrs = []
+                for a in lst:
+                    addr = C.c_uint64()
+                    if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
+                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                    if a.nbytes:
+                        lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
+                    addrs.append(addr.value)
+                    arrays.append((a, addr.value, None))
+                words = tensor_list.descriptor([a.shape for a in lst], addrs)
+                addr = C.c_uint64()
+                if not lib.asc_sim_gm_place(sim, words.nbytes, C.byref(addr)):
+                    raise LaunchError(f"argument '{name}': the tensor-list descriptor does not fit in simulated GM")
+                lib.asc_sim_gm_write(sim, addr.value, words.ctypes.data, words.nbytes)
+                lib.asc_sim_set_arg(sim, i, addr.value)
+                continue
             if kind == "gm":
                 a, orig = _to_numpy(v)
                 if a is None:
