@@ -14,10 +14,14 @@ tail leaves empty is skipped by a run-time `if`.  mmad runs on the tile padded t
 fractal with the exact K (the cube ignores K padding), fixpipe writes the exact rows and columns.
 The Matmul owns L1, L0A, L0B and L0C of its core from address 0.
 
-Limits (rejected at the kernel line with the reason): a mix kernel's AIV-side client (real
-pyasc's message queue to the AIC) is not implemented, so a Matmul runs on the AIC of a cube-only
-kernel or inside `if asc.ascend_is_aic():`; inputs f16 or bf16; bias, quantisation, HF32, sparse,
-batch and the asynchronous interfaces are rejected.  K must be known at compile time.
+Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
+`if asc.ascend_is_aic():` the AIC computes in place; in a mix kernel whose code calls the Matmul
+outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
+AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
+
+Limits (rejected at the kernel line with the reason): inputs f16 or bf16; bias only where a mix
+kernel's AIV receives C in UB (get_tensor_c); quantisation, HF32, sparse, batch and the
+asynchronous interfaces are rejected.  K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from ..compiler.errors import CompileError
 from ..language import dtype as dt
 from ..language import ops as _ops
 from ..language.adv_tiling import TCubeTiling
+from . import matmul_kfc as _kfc
 from ..language.enums import CubeFormat, HardEvent, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
@@ -135,9 +140,16 @@ class MatmulApiStaticTiling:
 def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
     """REGIST_MATMUL_OBJ: bind the tiling (and the workspace) to the Matmul object(s)."""
     objs = [matmul] + [m for m in more if isinstance(m, Matmul)]
+    if len(objs) > 1 and any(m.role != "direct" for m in objs):
+        raise CompileError("asc.adv.register_matmul: a mix kernel's AIC serves one Matmul object here "
+                           "(adv/matmul_kfc.py)", _b.loc if _b else None)
     for m in objs:
         m.init(tiling)
         m.workspace = workspace
+        if m.role == "server":
+            _kfc.serve(m)
+        elif m.role == "client":
+            _kfc.client_register(m)
 
 
 register_matmul._asc_builder = True
@@ -207,6 +219,11 @@ class Matmul:
         self.tail = None
         self.org = None
         self.count = 0
+        self.bias_gm = None
+        self._count = None
+        self.role = _kfc.role(self) if _b is not None else "direct"
+        if self.role == "client":
+            _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
         for t, what in ((a, "a"), (b, "b")):
             if t is not None and t.dtype is not None and t.dtype.name not in _INPUTS:
                 raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16 or "
@@ -220,13 +237,30 @@ class Matmul:
 
     def set_tensor_a(self, gm, is_trans_a=False, *a, **k):
         self._need_global(gm, "set_tensor_a")
+        self._client_trans("a", is_trans_a)
         self.ta, self.trans_a = gm, bool(is_trans_a)
 
     def set_tensor_b(self, gm, is_trans_b=False, *a, **k):
         self._need_global(gm, "set_tensor_b")
+        self._client_trans("b", is_trans_b)
         self.tb, self.trans_b = gm, bool(is_trans_b)
 
+    def _client_trans(self, what, v):
+        if self.role == "client" and bool(v) != getattr(self, "trans_" + what):
+            raise CompileError(f"asc.adv.Matmul.set_tensor_{what}: in a mix kernel the AIC serving this call "
+                               f"takes the transpose from the MatmulType (is_trans="
+                               f"{getattr(self, 'trans_' + what)}); pass the same value here", self.b.loc)
+
     def set_bias(self, gm, *a, **k):
+        if self.role == "server":       # the AIC has returned: its server loop runs the AIVs' calls
+            return
+        if self.role == "client":
+            self._need_global(gm, "set_bias")
+            if self.c_type is None or self.c_type.position == TPosition.GM:
+                raise CompileError("asc.adv.Matmul.set_bias: the bias is added where the AIV receives C "
+                                   "(get_tensor_c into UB); with C in GM it is not implemented", self.b.loc)
+            self.bias_gm = gm
+            return
         raise CompileError("asc.adv.Matmul.set_bias: the bias add is not implemented yet (the cube path here has "
                            "no bias table, and the L0C initialisation from a broadcast row is not lowered)", self.b.loc)
 
@@ -240,6 +274,9 @@ class Matmul:
         self.tail = (single_m, single_n, single_k)
 
     def set_org_shape(self, org_m, org_n, org_ka, org_kb=None, org_kc=None):
+        if self.role == "client":
+            raise CompileError("asc.adv.Matmul.set_org_shape in a mix kernel: the AIC serving the call takes "
+                               "the shape from the tiling (set it on the host)", self.b.loc)
         self.org = (org_m, org_n, org_ka, org_ka if org_kb is None else org_kb)
 
     def end(self):
@@ -259,6 +296,12 @@ class Matmul:
                                "VECCALC of a mix kernel's AIV is not implemented)", b.loc)
         if en_atomic:
             raise CompileError("asc.adv.Matmul.iterate_all: en_atomic (an atomic-add fixpipe) is not lowered", b.loc)
+        if self.role == "server":
+            return
+        if self.role == "client":
+            self._client_ready()
+            _kfc.send(self, _kfc.F_ALL, c_addr=c_gm.addr)
+            return
         self._prepare()
         for ti in self._tiles():
             self._tile(ti, c_gm)
@@ -329,7 +372,13 @@ class Matmul:
         np_ = min(bn, _up(sn - ni * bn, 16))
         self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
 
-    def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm):
+    def _client_ready(self):
+        if self.tiling is None:
+            raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", self.b.loc)
+        if self.ta is None or self.tb is None:
+            raise CompileError("asc.adv.Matmul: set_tensor_a and set_tensor_b come before iterate", self.b.loc)
+
+    def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm, c_at=None):
         b = self.b
         bm, bn, bk = self.base
         _, _, sk = self.single
@@ -390,8 +439,9 @@ class Matmul:
         waitf(HardEvent.M_MTE1, 2, _b=b)
         setf(HardEvent.M_FIX, 0, _b=b)
         waitf(HardEvent.M_FIX, 0, _b=b)
+        c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
         _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
-            c_gm[mi * bm * N + ni * bn:], c1, FixpipeParamsV220(n_eff, m_eff, mp, N), _b=b)))
+            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), _b=b)))
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
@@ -422,12 +472,43 @@ class Matmul:
                 dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
 
     def iterate(self, en_partial_sum=False, *a, **k):
+        if self.role == "server":
+            return _Iterate(self)
+        if self.role == "client":
+            self._client_ready()
+            return _Iterate(self)
         raise CompileError("asc.adv.Matmul.iterate: the per-tile iteration with get_tensor_c is not implemented "
                            "yet; use iterate_all", self.b.loc)
 
-    def get_tensor_c(self, *a, **k):
+    def get_tensor_c(self, dst=None, en_atomic=0, en_sequential_write=False, *a, **k):
+        if self.role == "server":
+            return
+        if self.role == "client" and isinstance(dst, LocalTensor):
+            if self._count is None:
+                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside `with matmul.iterate() as count:`",
+                                   self.b.loc)
+            if en_atomic:
+                raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
+            if not en_sequential_write:
+                raise CompileError("asc.adv.Matmul.get_tensor_c into UB: only en_sequential_write=True (the "
+                                   "tile alone, base_m x base_n) is implemented", self.b.loc)
+            _kfc.get_tensor_c(self, dst, self._count())
+            return
         raise CompileError("asc.adv.Matmul.get_tensor_c: the per-tile iteration is not implemented yet; use "
                            "iterate_all", self.b.loc)
+
+
+class _Iterate:
+    """`with matmul.iterate() as count:` on the AIV of a mix kernel: the body runs once per tile
+    of the single-core output (count 0, 1, ...), get_tensor_c inside fetches tile `count`."""
+    _asc_builder = True
+
+    def __init__(self, m):
+        self.m = m
+
+    def _asc_with_loop(self, count):
+        self.m._count = count
+        return _kfc.n_tiles(self.m)
 
 
 for _n, _why in _UNSUP.items():
