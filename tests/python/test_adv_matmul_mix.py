@@ -56,3 +56,78 @@ def test_adv_on_aiv_only_kernel_is_an_error():
         k_aiv_only.asm(np.zeros(8, np.float16), np.zeros(8, np.float16), np.zeros(8, np.float32), t,
                        np.zeros(64, np.uint8))
     assert "AIV-only kernel" in str(e.value)
+
+
+@asc.jit
+def k_tails(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+            tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+    """Each AIV's share of C = A x B + bias with tails on every axis: set_tail, the iterate loop over
+    the tail's tiles, get_tensor_c, and a byte-exact copy of the tile's valid part."""
+    idx = asc.get_block_idx()
+    m_blocks = tiling.m.ceildiv(tiling.single_core_m)
+    mi = idx % m_blocks
+    ni = idx // m_blocks
+    tail_m = tiling.m - mi * tiling.single_core_m
+    if tail_m > tiling.single_core_m:
+        tail_m = tiling.single_core_m
+    tail_n = tiling.n - ni * tiling.single_core_n
+    if tail_n > tiling.single_core_n:
+        tail_n = tiling.single_core_n
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    biasg = asc.GlobalTensor()
+    ag.set_global_buffer(a + mi * tiling.single_core_m * tiling.k_a)
+    bg.set_global_buffer(b + ni * tiling.single_core_n)
+    cg.set_global_buffer(c + mi * tiling.single_core_m * tiling.n + ni * tiling.single_core_n)
+    biasg.set_global_buffer(bias + ni * tiling.single_core_n)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(que=q, num=1, len=tiling.base_m * tiling.base_n * 4)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(pipe, workspace, mm, tiling)
+    if idx < tiling.used_core_num:
+        mm.set_tensor_a(ag)
+        mm.set_tensor_b(bg)
+        mm.set_bias(biasg)
+        mm.set_tail(tail_m, tail_n)
+        round_m = (tail_m + tiling.base_m - 1) // tiling.base_m
+        with mm.iterate() as count:
+            x = q.alloc_tensor(asc.float32)
+            mm.get_tensor_c(x, en_sequential_write=True)
+            q.enque(x)
+            x = q.deque(asc.float32)
+            ti = count % round_m
+            tj = count // round_m
+            rows = tail_m - ti * tiling.base_m
+            if rows > tiling.base_m:
+                rows = tiling.base_m
+            cols = tail_n - tj * tiling.base_n
+            if cols > tiling.base_n:
+                cols = tiling.base_n
+            asc.data_copy_pad(cg[ti * tiling.base_m * tiling.n + tj * tiling.base_n:], x, asc.DataCopyExtParams(
+                rows, cols * 4, (tiling.base_n * 4 - (cols * 4 + 31) // 32 * 32) // 32, (tiling.n - cols) * 4, 0))
+            q.free_tensor(x)
+        mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,base", [
+    (200, 136, 100, 2, (64, 64)),       # nothing a multiple of the 64 x 64 tile; K not of 16
+    (37, 45, 29, 1, (32, 32)),          # nothing a multiple of 16
+    (130, 90, 70, 3, (48, 32)),         # 6 AIVs, some with tails, K and N not multiples of 16
+])
+def test_adv_mix_iterate_get_tensor_c_bias_tails(m, n, k, cores, base):
+    config.set_platform(config.Backend.Model)
+    rng = np.random.default_rng(m + n + k)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random((1, n)) - 0.5).astype(np.float32)
+    c = np.full((m, n), 7.0, np.float32)
+    ws = np.zeros(4 * 1024 * 1024, np.uint8)
+    tiling = mam.tiling_for(m, n, k, 2 * cores, base=base)
+    k_tails[cores](a, b, c, bias, tiling, ws, check_races=True)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + bias
+    assert np.abs(c - ref).max() < 1e-3, tiling

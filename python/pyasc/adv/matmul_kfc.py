@@ -38,7 +38,7 @@ from ..language import dtype as dt
 from ..language import ops as _ops
 from ..language.enums import HardEvent, PipeID, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
-from ..language.types import BinaryRepeatParams, DataCopyParams
+from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyParams
 
 F_QUIT, F_ALL, F_TILE = 1, 2, 3
 MSG_WORDS = 8
@@ -108,10 +108,7 @@ def send(m, func, c_addr=0, tile=0, wait=True):
     idx = _ops.get_block_idx.__wrapped__(_b=b)
     ws = _ws(m)
     base = idx * MSG_WORDS
-    tm, tn = (m.tail or (-1, -1, -1))[:2]
-    t = m.tiling
-    tm = int(t.single_core_m) if is_static(tm) and tm <= 0 else tm
-    tn = int(t.single_core_n) if is_static(tn) and tn <= 0 else tn
+    tm, tn = _tails(m)
     for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (0, func)):
         ws.set_value(base + w, v)
     if _ratio(b) == 1:
@@ -130,12 +127,29 @@ def client_register(m):
     m.b.at_end.append(quit_)
 
 
-def n_tiles(m):
+def _tails(m):
     t = m.tiling
-    bm, bn = int(t.base_m), int(t.base_n)
     tm, tn = (m.tail or (-1, -1, -1))[:2]
     tm = int(t.single_core_m) if is_static(tm) and tm <= 0 else tm
     tn = int(t.single_core_n) if is_static(tn) and tn <= 0 else tn
+    return tm, tn
+
+
+def _tile_mn(t, k, tm, tn):
+    """Tile k of a tm x tn single-core output in base blocks, M first (iterate_order 0) or N
+    first, as the server's Iterate walks them (the client's count is the same k)."""
+    bm, bn = int(t.base_m), int(t.base_n)
+    if int(t.iterate_order) == 1:
+        nt = (tn + bn - 1) // bn
+        return k // nt, k % nt
+    mt = (tm + bm - 1) // bm
+    return k % mt, k // mt
+
+
+def n_tiles(m):
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    tm, tn = _tails(m)
     return ((tm + bm - 1) // bm) * ((tn + bn - 1) // bn)
 
 
@@ -163,11 +177,16 @@ def get_tensor_c(m, dst, tile):
     _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, bm * bn * 4 // 32, 0, 0), _b=b)
     bias = None
     if m.bias_gm is not None:
-        mt = -(-int(t.single_core_m) // bm)
-        nt = -(-int(t.single_core_n) // bn)
-        ni = tile // mt if int(t.iterate_order) != 1 else tile % nt
+        tm, tn = _tails(m)
+        _, ni = _tile_mn(t, tile, tm, tn)
+        n_eff = tn - ni * bn
+        if not is_static(n_eff):
+            n_eff = b.binop("min", n_eff, bn)
+        else:
+            n_eff = min(n_eff, bn)
         bias = LocalTensor(dt.float32, TPosition.VECCALC, b.target_capacity("UB") - bn * 4, bn, _b=b)
-        _ops.data_copy.__wrapped__(bias, m.bias_gm[ni * bn:], DataCopyParams(1, bn * 4 // 32, 0, 0), _b=b)
+        # the tile's columns of the bias row, byte-exact (a tail tile must not read past the row)
+        _ops.data_copy_pad.__wrapped__(bias, m.bias_gm[ni * bn:], DataCopyExtParams(1, n_eff * 4, 0, 0, 0), _b=b)
     setf(HardEvent.MTE2_V, 0, _b=b)
     waitf(HardEvent.MTE2_V, 0, _b=b)
     if bias is not None:
@@ -238,13 +257,8 @@ def serve(m):
         def tile_():
             load_ab()
             tt = ws.get_value(base + 6)
-            mt = -(-int(t.single_core_m) // bm)
-            nt = -(-int(t.single_core_n) // bn)
-            if int(t.iterate_order) == 1:
-                mi, ni = tt // nt, tt % nt
-            else:
-                mi, ni = tt % mt, tt // mt
             tm, tn = m.tails
+            mi, ni = _tile_mn(t, tt, tm, tn)
             m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
             n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
             c = GlobalTensor(dt.float32, _b=b)
