@@ -283,6 +283,9 @@ class Matmul:
         pass
 
     def _need_global(self, gm, what):
+        if what == "set_bias" and not isinstance(gm, GlobalTensor):
+            raise CompileError(f"asc.adv.Matmul.set_bias: the bias row comes from GM here (a GlobalTensor); "
+                               f"got {type(gm).__name__}", self.b.loc)
         if not isinstance(gm, GlobalTensor):
             raise CompileError(f"asc.adv.Matmul.{what}: A and B come from GM here (a GlobalTensor); "
                                f"got {type(gm).__name__}", self.b.loc)
@@ -485,7 +488,7 @@ class Matmul:
             return
         if self.role == "client" and isinstance(dst, LocalTensor):
             if self._count is None:
-                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside `with matmul.iterate() as count:`",
+                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside 'with matmul.iterate() as count:'",
                                    self.b.loc)
             if en_atomic:
                 raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
