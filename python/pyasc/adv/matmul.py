@@ -161,7 +161,6 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "iterate_n_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "get_batch_tensor_c": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "set_batch_num": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
@@ -374,6 +373,55 @@ class Matmul:
         mp = min(bm, _up(sm - mi * bm, 16))
         np_ = min(bn, _up(sn - ni * bn, 16))
         self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
+
+    def iterate_batch(self, c_gm, batch_a=1, batch_b=1, en_sequential_write=False, matrix_stride_a=0,
+                      matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True,
+                      wait_iterate_batch=None):
+        """IterateBatch, NORMAL layout (Ascend C docs IterateBatch.md: A [batch_a, M, K], B
+        [batch_b, K, N], C [max, M, N], each matrix `matrix_stride_*` elements after the last, 0 for
+        dense): one iterate_all per batch in a run-time loop over the batches; the batch that is 1
+        is broadcast.  M, N, K are the tiling's (one matrix)."""
+        b = self.b
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.iterate_batch: batched Matmul runs where the AIC computes (a "
+                               "cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
+                               "not implemented", b.loc)
+        if not isinstance(c_gm, GlobalTensor):
+            raise CompileError("asc.adv.Matmul.iterate_batch writes C to a GlobalTensor here", b.loc)
+        if en_sequential_write or en_partial_sum or en_atomic:
+            raise CompileError("asc.adv.Matmul.iterate_batch to GM: en_sequential_write must be False (as real "
+                               "pyasc checks); en_partial_sum and en_atomic are not lowered", b.loc)
+        for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b"), (matrix_stride_a, "matrix_stride_a"),
+                        (matrix_stride_b, "matrix_stride_b"), (matrix_stride_c, "matrix_stride_c")):
+            if not is_static(v) or int(v) < (1 if what.startswith("batch") else 0):
+                raise CompileError(f"asc.adv.Matmul.iterate_batch: {what} must be a compile-time integer "
+                                   f"(>= 1 for a batch count), got {v!r}", b.loc)
+        ba, bb = int(batch_a), int(batch_b)
+        if ba != bb and 1 not in (ba, bb):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} differ and neither "
+                               f"is 1: the G-axis broadcast between other multiples is not implemented", b.loc)
+        self._prepare()
+        M, N, KA, KB = self.dims
+        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
+        nb = max(ba, bb)
+        ta0, tb0 = self.ta, self.tb
+        if nb == 1:
+            for ti in self._tiles():
+                self._tile(ti, c_gm)
+            return
+        var = b.new_value(hint="batch.")
+        op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
+        b.nonneg.add(var.id)
+        b.push(op.body)
+        i = RVal(b, var)
+        self.ta = ta0[i * sa:] if ba > 1 else ta0
+        self.tb = tb0[i * sb:] if bb > 1 else tb0
+        c_i = c_gm[i * sc:]
+        for ti in self._tiles():
+            self._tile(ti, c_i)
+        b.pop()
+        b.emit(op)
+        self.ta, self.tb = ta0, tb0
 
     def _client_ready(self):
         if self.tiling is None:
