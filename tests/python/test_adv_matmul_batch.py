@@ -68,3 +68,64 @@ def test_iterate_batch_other_multiples_rejected():
         k_batch.asm(np.zeros(8, np.float16), np.zeros(8, np.float16), np.zeros(8, np.float32), _tiling(32, 32, 32),
                     4, 2, 0)
     assert "G-axis broadcast" in str(e.value)
+
+
+@asc.jit(matmul_cube_only=True)
+def k_iter(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiles: asc.GlobalAddress,
+           tiling: asc.adv.TCubeTiling, sequential: asc.ConstExpr[bool]):
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    tg = asc.GlobalTensor()
+    ag.set_global_buffer(a)
+    bg.set_global_buffer(b)
+    cg.set_global_buffer(c)
+    tg.set_global_buffer(tiles)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(asc.TPipe(), c, mm, tiling)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    with mm.iterate() as count:
+        if sequential:
+            mm.get_tensor_c(tg[count * tiling.base_m * tiling.base_n:], en_sequential_write=True)
+        else:
+            mm.get_tensor_c(cg)
+    mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,base", [(100, 72, 40, (64, 48)), (37, 45, 29, (32, 32)), (130, 90, 70, (48, 64))])
+@pytest.mark.parametrize("sequential", [False, True])
+def test_iterate_get_tensor_c_on_aic(m, n, k, base, sequential):
+    """`with mm.iterate() as count: mm.get_tensor_c(c)` on the AIC: each tile at its place in C,
+    or (en_sequential_write) base_m x base_n tiles one after the other, M first."""
+    config.set_platform(config.Backend.Model)
+    rng = np.random.default_rng(m + n + k)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    t = host.MatmulApiTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.set_fix_split(base[0], base[1], -1)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    bm, bn = tc.base_m, tc.base_n
+    mt, nt = -(-m // bm), -(-n // bn)
+    c = np.full((m, n), 3.0, np.float32)
+    tiles = np.full((mt * nt, bm, bn), 3.0, np.float32)
+    k_iter[1](a, b, c, tiles, tc, sequential, check_races=True)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    if sequential:
+        got = np.zeros((mt * bm, nt * bn))
+        for i in range(mt * nt):
+            mi, ni = i % mt, i // mt
+            got[mi * bm:(mi + 1) * bm, ni * bn:(ni + 1) * bn] = tiles[i]
+        got = got[:m, :n]
+    else:
+        got = c
+    assert np.abs(got - ref).max() < 1e-3, tc

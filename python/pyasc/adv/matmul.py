@@ -423,6 +423,20 @@ class Matmul:
         b.emit(op)
         self.ta, self.tb = ta0, tb0
 
+    def _direct_tile(self, c_gm, k, sequential):
+        """Tile k of the single-core output, computed by this AIC into C in GM: at its place in C
+        (row stride N), or with en_sequential_write alone at c_gm (base_m x base_n, rows base_n
+        apart), as Ascend C's GetTensorC(GlobalTensor) writes it."""
+        b = self.b
+        bm, bn, _ = self.base
+        tm, tn = self.tails
+        mi, ni = _kfc._tile_mn(self.tiling, k, tm, tn)
+        m_eff = _max0(b, _min(b, bm, tm - mi * bm))
+        n_eff = _max0(b, _min(b, bn, tn - ni * bn))
+        N = self.dims[1]
+        at = (0, bn) if sequential else (mi * bm * N + ni * bn, N)
+        self._tile_body(mi, ni, m_eff, n_eff, bm, bn, c_gm, c_at=at)
+
     def _client_ready(self):
         if self.tiling is None:
             raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", self.b.loc)
@@ -528,6 +542,9 @@ class Matmul:
         if self.role == "client":
             self._client_ready()
             return _Iterate(self)
+        if not en_partial_sum:
+            self._prepare()
+            return _Iterate(self)
         raise CompileError("asc.adv.Matmul.iterate: the per-tile iteration with get_tensor_c is not implemented "
                            "yet; use iterate_all", self.b.loc)
 
@@ -544,6 +561,14 @@ class Matmul:
                 raise CompileError("asc.adv.Matmul.get_tensor_c into UB: only en_sequential_write=True (the "
                                    "tile alone, base_m x base_n) is implemented", self.b.loc)
             _kfc.get_tensor_c(self, dst, self._count())
+            return
+        if self.role == "direct" and isinstance(dst, GlobalTensor):
+            if self._count is None:
+                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside 'with matmul.iterate() as count:'",
+                                   self.b.loc)
+            if en_atomic:
+                raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
+            self._direct_tile(dst, self._count(), bool(en_sequential_write))
             return
         raise CompileError("asc.adv.Matmul.get_tensor_c: the per-tile iteration is not implemented yet; use "
                            "iterate_all", self.b.loc)
