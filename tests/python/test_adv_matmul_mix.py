@@ -24,14 +24,14 @@ def test_adv_mix_512(tmp_path):
     a, b, bias, c, tiling, res = mam.run(trace=tr, check_races=True)
     assert np.abs(c - mam.reference(a, b)).max() < 1e-3
     # 8 AIVs x 256 x 128 each, in 128 x 128 tiles: 2 tile requests + 1 quit per AIV (AIV -> AIC
-    # arrows) and 2 response rounds per AI core reaching both AIVs (AIC -> AIV arrows)
+    # arrows) and 3 rounds per AI core (2 tiles, the quit) answered to both AIVs (AIC -> AIV arrows)
     assert (tiling.single_core_m, tiling.single_core_n, tiling.base_m, tiling.base_n) == (256, 128, 128, 128)
     ev = json.load(open(tr))["traceEvents"]
     ends = {}
     for e in ev:
         if e.get("name") == "flow" and str(e.get("id", "")).startswith("inter_"):
             ends.setdefault(e["id"], []).append((e["ph"], e["pid"]))
-    assert len(ends) == 4 * (2 * 3 + 2 * 2)
+    assert len(ends) == 4 * (2 * 3 + 3 * 2)
     for v in ends.values():
         assert sorted(p for p, _ in v) == ["s", "t"] and v[0][1] != v[1][1]
 
@@ -58,8 +58,7 @@ def test_adv_on_aiv_only_kernel_is_an_error():
     assert "AIV-only kernel" in str(e.value)
 
 
-@asc.jit
-def k_tails(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+def _k_tails(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
             tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
     """Each AIV's share of C = A x B + bias with tails on every axis: set_tail, the iterate loop over
     the tail's tiles, get_tensor_c, and a byte-exact copy of the tile's valid part."""
@@ -113,6 +112,10 @@ def k_tails(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bi
         mm.end()
 
 
+k_tails = asc.jit(_k_tails)
+k_tails_1_1 = asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_1)(_k_tails)
+
+
 @pytest.mark.libasc
 @pytest.mark.parametrize("m,n,k,cores,base", [
     (200, 136, 100, 2, (64, 64)),       # nothing a multiple of the 64 x 64 tile; K not of 16
@@ -131,3 +134,40 @@ def test_adv_mix_iterate_get_tensor_c_bias_tails(m, n, k, cores, base):
     k_tails[cores](a, b, c, bias, tiling, ws, check_races=True)
     ref = a.astype(np.float64) @ b.astype(np.float64) + bias
     assert np.abs(c - ref).max() < 1e-3, tiling
+
+
+@pytest.mark.libasc
+def test_adv_mix_1_1():
+    """MIX_AIC_1_1: one AIV per AI core is the client (its block_idx the AI core's), flag 0 only."""
+    config.set_platform(config.Backend.Model)
+    m, n, k, cores = 90, 70, 50, 3
+    rng = np.random.default_rng(1)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random((1, n)) - 0.5).astype(np.float32)
+    c = np.full((m, n), 7.0, np.float32)
+    tiling = mam.tiling_for(m, n, k, cores, base=(32, 32))
+    k_tails_1_1[cores](a, b, c, bias, tiling, np.zeros(1 << 20, np.uint8), check_races=True)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + bias)).max() < 1e-3
+
+
+@pytest.mark.libasc
+def test_adv_mix_uneven_aivs():
+    """AIV 1 has no work (used_core_num 1), AIV 0 has 20 tiles: AIV 1 takes part in every round
+    after its QUIT, so no response piles up on its counter (15 would be the overflow fault) and
+    GM racecheck finds the end-of-service hand-off ordered."""
+    config.set_platform(config.Backend.Model)
+    m, n, k = 160, 128, 32
+    rng = np.random.default_rng(5)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random((1, n)) - 0.5).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    tiling = mam.tiling_for(m, n, k, 1, base=(32, 32))
+    assert tiling.used_core_num == 1 and mam_tiles(tiling) == 20
+    k_tails[1](a, b, c, bias, tiling, np.zeros(1 << 20, np.uint8), sanitize="racecheck")
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + bias)).max() < 1e-3
+
+
+def mam_tiles(t):
+    return -(-t.single_core_m // t.base_m) * -(-t.single_core_n // t.base_n)

@@ -18,13 +18,16 @@ docs/timing.md), so the race checker sees every hand-off.  Lowered here, all thr
              call cross_core_wait_flag(0); get_tensor_c then copies the tile GM -> UB (MTE2) and
              adds the bias row in UB when set_bias was called (see below)
   AIC        the server loop: rounds until every AIV has sent QUIT (at the end of its kernel); in a
-             round it waits the request of each AIV still active, reads the message with scalar
-             loads and runs it (ITERATE_ALL: every tile into C in GM; TILE: one tile into the AIV's
+             round it waits the request of each AIV, reads the message with scalar loads and
+             runs it (ITERATE_ALL: every tile into C in GM; TILE: one tile into the AIV's
              workspace tile), then cross_core_set_flag(0, mode 2, PIPE_FIX) once: the response
              reaches both AIVs, each having sent one request in the round
-The AIVs' requests are served in rounds, so an AIV that sends fewer requests than its sibling
-collects the responses of the rounds after its QUIT on its counter; more than 15 of those is the
-simulator's cross-core overflow fault (the pile-up real c220 KFC has on the other AIV's flag id).
+The AIC serves in rounds: one message from every AIV, then one response to both.  An AIV that
+has quit keeps sending QUIT, one per round, and taking the round's response, until the AIC, in
+the round in which the last AIV quits, sets word 7 of every message (after it has waited for
+their messages of that round, so the stores are ordered after the AIVs' last reads): no response
+piles up on an AIV's counter however uneven the AIVs' work (real c220 KFC answers each AIV on its
+own flag id, which mode 2 delivers to both AIVs, and the other AIV's count piles up).
 Flag ids 0 and 1 are the Matmul's, as Ascend C reserves [0, 2 N - 1] for N Matmul objects.
 The bias (set_bias) is added by the client AIV in UB after the copy (the cube's bias table is not
 modelled): C = A x B + bias in f32, the same sums as the cube's.
@@ -109,7 +112,7 @@ def send(m, func, c_addr=0, tile=0, wait=True):
     ws = _ws(m)
     base = idx * MSG_WORDS
     tm, tn = _tails(m)
-    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (0, func)):
+    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (0, func)):
         ws.set_value(base + w, v)
     if _ratio(b) == 1:
         _SET_CC(0, 2, PipeID.PIPE_MTE2, _b=b)
@@ -123,7 +126,22 @@ def send(m, func, c_addr=0, tile=0, wait=True):
 
 def client_register(m):
     def quit_(b):
+        # after QUIT the AIV still takes part in every round (a QUIT message, one response) until
+        # the AIC marks word 7 of its message: no response piles up on its counter
         send(m, F_QUIT, wait=False)
+        ws = _ws(m)
+        base = _ops.get_block_idx.__wrapped__(_b=b) * MSG_WORDS
+        loop = ir.While(name="while", loc=b.loc)
+        b.push(loop.head)
+        _WAIT_CC(RESP, _b=b)
+        d = ws.get_value(base + 7)
+        zero = b.reg(0)
+        b.pop()
+        loop.cond = ("eq", d.v, zero)
+        b.push(loop.body)
+        send(m, F_QUIT, wait=False)     # still here: take part in the next round
+        b.pop()
+        b.emit(loop)
     m.b.at_end.append(quit_)
 
 
@@ -212,7 +230,6 @@ def serve(m):
     t = m.tiling
     bm, bn = int(t.base_m), int(t.base_n)
     act = b.new_value(hint="kfc_active.")
-    served = b.new_value(hint="kfc_served.")
     b.mov_into(act, (1 << ratio) - 1)
     loop = ir.While(name="while", loc=b.loc)
     b.push(loop.head)
@@ -220,13 +237,11 @@ def serve(m):
     b.pop()
     loop.cond = ("ne", act, zero)
     b.push(loop.body)
-    b.mov_into(served, 0)
     sv = b.new_value(hint="kfc_sub.")
     fo = ir.For(name="for", var=sv, lo=ir.Const(0), hi=ir.Const(ratio), step=1, loc=b.loc)
     b.nonneg.add(sv.id)
     b.push(fo.body)
     s = RVal(b, sv)
-    bit = b.binop("and", b.binop("sra", RVal(b, act), s), 1)
 
     def one():
         if ratio == 1:
@@ -238,7 +253,7 @@ def serve(m):
         f = ws.get_value(base)
 
         def quit_():
-            b.mov_into(act, b.binop("xor", RVal(b, act), b.binop("shl", 1, s)))
+            b.mov_into(act, b.binop("and", RVal(b, act), b.binop("xor", b.binop("shl", 1, s), -1)))
 
         def load_ab():
             m.ta = _gt(b, m.a_type, ws.get_value(base + 1))
@@ -252,7 +267,6 @@ def serve(m):
             c.addr = ws.get_value(base + 3)
             for ti in m._tiles():
                 m._tile(ti, c)
-            b.mov_into(served, 1)
 
         def tile_():
             load_ab()
@@ -264,16 +278,20 @@ def serve(m):
             c = GlobalTensor(dt.float32, _b=b)
             c.addr = ws.addr + TILE_AREA + idx * (bm * bn * 4)
             m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
-            b.mov_into(served, 1)
 
         _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
         _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
         _if(b, ("eq", b.reg(f), b.reg(F_TILE)), tile_)
 
-    _if(b, ("ne", b.reg(bit), b.reg(0)), one)
+    one()
     b.pop()
     b.emit(fo)
-    _if(b, ("ne", served, b.reg(0)), lambda: _SET_CC(RESP, 2, PipeID.PIPE_FIX, _b=b))
+
+    def done():     # every AIV has quit: mark word 7 of each message, the last response ends them
+        for k in range(ratio):
+            ws.set_value((core * ratio + k) * MSG_WORDS + 7, 1)
+    _if(b, ("eq", act, b.reg(0)), done)
+    _SET_CC(RESP, 2, PipeID.PIPE_FIX, _b=b)
     b.pop()
     b.emit(loop)
     _ops.pipe_barrier.__wrapped__(PipeID.PIPE_ALL, _b=b)
