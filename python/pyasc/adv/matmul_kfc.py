@@ -8,7 +8,10 @@ rest of the kernel body; each AIV's Matmul object posts a 128-byte message into 
 per call and, for a synchronous call, waits for the AIC's NotifyEvent (mode 2 on PIPE_FIX).
 The c220 server finds messages by polling GM; here the request is a cross-core flag instead (one
 counter per AIV on the AIC: the simulator's mode 2 from an AIV reaches the AIC per set, see
-docs/timing.md), so the race checker sees every hand-off.  Lowered here, all through the ISA:
+docs/timing.md), so the race checker sees every hand-off.  asc-devkit's CrossCoreSetFlag page
+describes mode 2 from the AIVs as a join (the AIC's wait passes once both AIVs have set the id);
+since every round takes one message from every AIV, that model needs one shared request id and
+one wait per round instead of ids 0 and 1.  Lowered here, all through the ISA:
 
   workspace  64-byte message of AIV i (i = its block_idx) at word 8 i (int64 words):
              0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index;
