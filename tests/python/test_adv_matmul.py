@@ -100,25 +100,29 @@ def test_adv_matmul_long_branch():
     assert np.abs(c - _ref(a, b)).max() < 1e-3
 
 
-@pytest.mark.parametrize("call", ["set_quant_scalar", "set_hf32", "iterate_batch", "set_sparse_index"])
+@pytest.mark.parametrize("call", ["set_quant_scalar", "set_hf32", "iterate_n_batch", "set_sparse_index"])
 def test_rejected_names_carry_a_reason(call):
     assert getattr(asc.adv.Matmul, call).__asc_rejected__
 
 
-TUTORIAL = "python/tutorials/04_matmul_cube_only/matmul_cube_only.py"
+TUTORIALS = ["python/tutorials/04_matmul_cube_only/matmul_cube_only.py",
+             "python/tutorials/03_matmul_mix/matmul_mix.py",
+             "python/tutorials/05_matmul_leakyrelu/matmul_leakyrelu.py"]
 MIRROR = os.environ.get("PYASC_MIRROR", "/work/.mirror/hicann+pyasc/repo")
 
 
 @pytest.mark.libasc
-def test_real_pyasc_tutorial_04(tmp_path):
+@pytest.mark.parametrize("tutorial", TUTORIALS, ids=["04", "03", "05"])
+def test_real_pyasc_tutorial(tutorial, tmp_path):
     """The tutorial's own file from a hicann/pyasc clone (PYASC_MIRROR; skipped without one), its
-    torch host calls served by tests/python/tutorials/numpy_torch.py: its own assertion decides."""
+    torch host calls served by tests/python/tutorials/numpy_torch.py: its own assertion decides.
+    03 and 05 are mix kernels whose Matmul is called on the AIVs (the AIC serves them)."""
     try:
-        src = subprocess.run(["git", "-C", MIRROR, "show", "HEAD:" + TUTORIAL], capture_output=True, text=True,
+        src = subprocess.run(["git", "-C", MIRROR, "show", "HEAD:" + tutorial], capture_output=True, text=True,
                              check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("no hicann/pyasc clone at PYASC_MIRROR")
-    f = tmp_path / "matmul_cube_only.py"
+    f = tmp_path / os.path.basename(tutorial)
     f.write_text(src)
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "python", "tutorials", "run_tutorial.py"), str(f)],
                        capture_output=True, text=True, env=dict(os.environ), timeout=1200)

@@ -14,10 +14,14 @@ tail leaves empty is skipped by a run-time `if`.  mmad runs on the tile padded t
 fractal with the exact K (the cube ignores K padding), fixpipe writes the exact rows and columns.
 The Matmul owns L1, L0A, L0B and L0C of its core from address 0.
 
-Limits (rejected at the kernel line with the reason): a mix kernel's AIV-side client (real
-pyasc's message queue to the AIC) is not implemented, so a Matmul runs on the AIC of a cube-only
-kernel or inside `if asc.ascend_is_aic():`; inputs f16 or bf16; bias, quantisation, HF32, sparse,
-batch and the asynchronous interfaces are rejected.  K must be known at compile time.
+Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
+`if asc.ascend_is_aic():` the AIC computes in place; in a mix kernel whose code calls the Matmul
+outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
+AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
+
+Limits (rejected at the kernel line with the reason): inputs f16 or bf16; bias only where a mix
+kernel's AIV receives C in UB (get_tensor_c); quantisation, HF32, sparse, batch and the
+asynchronous interfaces are rejected.  K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from ..compiler.errors import CompileError
 from ..language import dtype as dt
 from ..language import ops as _ops
 from ..language.adv_tiling import TCubeTiling
+from . import matmul_kfc as _kfc
 from ..language.enums import CubeFormat, HardEvent, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import DataCopyExtParams, DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
@@ -135,9 +140,16 @@ class MatmulApiStaticTiling:
 def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
     """REGIST_MATMUL_OBJ: bind the tiling (and the workspace) to the Matmul object(s)."""
     objs = [matmul] + [m for m in more if isinstance(m, Matmul)]
+    if len(objs) > 1 and any(m.role != "direct" for m in objs):
+        raise CompileError("asc.adv.register_matmul: a mix kernel's AIC serves one Matmul object here "
+                           "(adv/matmul_kfc.py)", _b.loc if _b else None)
     for m in objs:
         m.init(tiling)
         m.workspace = workspace
+        if m.role == "server":
+            _kfc.serve(m)
+        elif m.role == "client":
+            _kfc.client_register(m)
 
 
 register_matmul._asc_builder = True
@@ -149,7 +161,6 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "iterate_n_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "get_batch_tensor_c": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
     "set_batch_num": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
@@ -207,6 +218,11 @@ class Matmul:
         self.tail = None
         self.org = None
         self.count = 0
+        self.bias_gm = None
+        self._count = None
+        self.role = _kfc.role(self) if _b is not None else "direct"
+        if self.role == "client":
+            _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
         for t, what in ((a, "a"), (b, "b")):
             if t is not None and t.dtype is not None and t.dtype.name not in _INPUTS:
                 raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16 or "
@@ -220,13 +236,30 @@ class Matmul:
 
     def set_tensor_a(self, gm, is_trans_a=False, *a, **k):
         self._need_global(gm, "set_tensor_a")
+        self._client_trans("a", is_trans_a)
         self.ta, self.trans_a = gm, bool(is_trans_a)
 
     def set_tensor_b(self, gm, is_trans_b=False, *a, **k):
         self._need_global(gm, "set_tensor_b")
+        self._client_trans("b", is_trans_b)
         self.tb, self.trans_b = gm, bool(is_trans_b)
 
+    def _client_trans(self, what, v):
+        if self.role == "client" and bool(v) != getattr(self, "trans_" + what):
+            raise CompileError(f"asc.adv.Matmul.set_tensor_{what}: in a mix kernel the AIC serving this call "
+                               f"takes the transpose from the MatmulType (is_trans="
+                               f"{getattr(self, 'trans_' + what)}); pass the same value here", self.b.loc)
+
     def set_bias(self, gm, *a, **k):
+        if self.role == "server":       # the AIC has returned: its server loop runs the AIVs' calls
+            return
+        if self.role == "client":
+            self._need_global(gm, "set_bias")
+            if self.c_type is None or self.c_type.position == TPosition.GM:
+                raise CompileError("asc.adv.Matmul.set_bias: the bias is added where the AIV receives C "
+                                   "(get_tensor_c into UB); with C in GM it is not implemented", self.b.loc)
+            self.bias_gm = gm
+            return
         raise CompileError("asc.adv.Matmul.set_bias: the bias add is not implemented yet (the cube path here has "
                            "no bias table, and the L0C initialisation from a broadcast row is not lowered)", self.b.loc)
 
@@ -240,12 +273,18 @@ class Matmul:
         self.tail = (single_m, single_n, single_k)
 
     def set_org_shape(self, org_m, org_n, org_ka, org_kb=None, org_kc=None):
+        if self.role == "client":
+            raise CompileError("asc.adv.Matmul.set_org_shape in a mix kernel: the AIC serving the call takes "
+                               "the shape from the tiling (set it on the host)", self.b.loc)
         self.org = (org_m, org_n, org_ka, org_ka if org_kb is None else org_kb)
 
     def end(self):
         pass
 
     def _need_global(self, gm, what):
+        if what == "set_bias" and not isinstance(gm, GlobalTensor):
+            raise CompileError(f"asc.adv.Matmul.set_bias: the bias row comes from GM here (a GlobalTensor); "
+                               f"got {type(gm).__name__}", self.b.loc)
         if not isinstance(gm, GlobalTensor):
             raise CompileError(f"asc.adv.Matmul.{what}: A and B come from GM here (a GlobalTensor); "
                                f"got {type(gm).__name__}", self.b.loc)
@@ -259,6 +298,12 @@ class Matmul:
                                "VECCALC of a mix kernel's AIV is not implemented)", b.loc)
         if en_atomic:
             raise CompileError("asc.adv.Matmul.iterate_all: en_atomic (an atomic-add fixpipe) is not lowered", b.loc)
+        if self.role == "server":
+            return
+        if self.role == "client":
+            self._client_ready()
+            _kfc.send(self, _kfc.F_ALL, c_addr=c_gm.addr)
+            return
         self._prepare()
         for ti in self._tiles():
             self._tile(ti, c_gm)
@@ -331,7 +376,76 @@ class Matmul:
         np_ = min(bn, _up(sn - ni * bn, 16))
         self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
 
-    def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm):
+    def iterate_batch(self, c_gm, batch_a=1, batch_b=1, en_sequential_write=False, matrix_stride_a=0,
+                      matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True,
+                      wait_iterate_batch=None):
+        """IterateBatch, NORMAL layout (Ascend C docs IterateBatch.md: A [batch_a, M, K], B
+        [batch_b, K, N], C [max, M, N], each matrix `matrix_stride_*` elements after the last, 0 for
+        dense): one iterate_all per batch in a run-time loop over the batches; the batch that is 1
+        is broadcast.  M, N, K are the tiling's (one matrix)."""
+        b = self.b
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.iterate_batch: batched Matmul runs where the AIC computes (a "
+                               "cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
+                               "not implemented", b.loc)
+        if not isinstance(c_gm, GlobalTensor):
+            raise CompileError("asc.adv.Matmul.iterate_batch writes C to a GlobalTensor here", b.loc)
+        if en_sequential_write or en_partial_sum or en_atomic:
+            raise CompileError("asc.adv.Matmul.iterate_batch to GM: en_sequential_write must be False (as real "
+                               "pyasc checks); en_partial_sum and en_atomic are not lowered", b.loc)
+        for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b"), (matrix_stride_a, "matrix_stride_a"),
+                        (matrix_stride_b, "matrix_stride_b"), (matrix_stride_c, "matrix_stride_c")):
+            if not is_static(v) or int(v) < (1 if what.startswith("batch") else 0):
+                raise CompileError(f"asc.adv.Matmul.iterate_batch: {what} must be a compile-time integer "
+                                   f"(>= 1 for a batch count), got {v!r}", b.loc)
+        ba, bb = int(batch_a), int(batch_b)
+        if ba != bb and 1 not in (ba, bb):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} differ and neither "
+                               f"is 1: the G-axis broadcast between other multiples is not implemented", b.loc)
+        self._prepare()
+        M, N, KA, KB = self.dims
+        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
+        nb = max(ba, bb)
+        ta0, tb0 = self.ta, self.tb
+        if nb == 1:
+            for ti in self._tiles():
+                self._tile(ti, c_gm)
+            return
+        var = b.new_value(hint="batch.")
+        op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
+        b.nonneg.add(var.id)
+        b.push(op.body)
+        i = RVal(b, var)
+        self.ta = ta0[i * sa:] if ba > 1 else ta0
+        self.tb = tb0[i * sb:] if bb > 1 else tb0
+        c_i = c_gm[i * sc:]
+        for ti in self._tiles():
+            self._tile(ti, c_i)
+        b.pop()
+        b.emit(op)
+        self.ta, self.tb = ta0, tb0
+
+    def _direct_tile(self, c_gm, k, sequential):
+        """Tile k of the single-core output, computed by this AIC into C in GM: at its place in C
+        (row stride N), or with en_sequential_write alone at c_gm (base_m x base_n, rows base_n
+        apart), as Ascend C's GetTensorC(GlobalTensor) writes it."""
+        b = self.b
+        bm, bn, _ = self.base
+        tm, tn = self.tails
+        mi, ni = _kfc._tile_mn(self.tiling, k, tm, tn)
+        m_eff = _max0(b, _min(b, bm, tm - mi * bm))
+        n_eff = _max0(b, _min(b, bn, tn - ni * bn))
+        N = self.dims[1]
+        at = (0, bn) if sequential else (mi * bm * N + ni * bn, N)
+        self._tile_body(mi, ni, m_eff, n_eff, bm, bn, c_gm, c_at=at)
+
+    def _client_ready(self):
+        if self.tiling is None:
+            raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", self.b.loc)
+        if self.ta is None or self.tb is None:
+            raise CompileError("asc.adv.Matmul: set_tensor_a and set_tensor_b come before iterate", self.b.loc)
+
+    def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm, c_at=None):
         b = self.b
         bm, bn, bk = self.base
         _, _, sk = self.single
@@ -396,8 +510,9 @@ class Matmul:
             return
         setf(HardEvent.M_FIX, 0, _b=b)
         waitf(HardEvent.M_FIX, 0, _b=b)
+        c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
         _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
-            c_gm[mi * bm * N + ni * bn:], c1, FixpipeParamsV220(n_eff, m_eff, mp, N), _b=b)))
+            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), _b=b)))
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
@@ -454,12 +569,54 @@ class Matmul:
                 dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
 
     def iterate(self, en_partial_sum=False, *a, **k):
+        if self.role == "server":
+            return _Iterate(self)
+        if self.role == "client":
+            self._client_ready()
+            return _Iterate(self)
+        if not en_partial_sum:
+            self._prepare()
+            return _Iterate(self)
         raise CompileError("asc.adv.Matmul.iterate: the per-tile iteration with get_tensor_c is not implemented "
                            "yet; use iterate_all", self.b.loc)
 
-    def get_tensor_c(self, *a, **k):
+    def get_tensor_c(self, dst=None, en_atomic=0, en_sequential_write=False, *a, **k):
+        if self.role == "server":
+            return
+        if self.role == "client" and isinstance(dst, LocalTensor):
+            if self._count is None:
+                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside 'with matmul.iterate() as count:'",
+                                   self.b.loc)
+            if en_atomic:
+                raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
+            if not en_sequential_write:
+                raise CompileError("asc.adv.Matmul.get_tensor_c into UB: only en_sequential_write=True (the "
+                                   "tile alone, base_m x base_n) is implemented", self.b.loc)
+            _kfc.get_tensor_c(self, dst, self._count())
+            return
+        if self.role == "direct" and isinstance(dst, GlobalTensor):
+            if self._count is None:
+                raise CompileError("asc.adv.Matmul.get_tensor_c comes inside 'with matmul.iterate() as count:'",
+                                   self.b.loc)
+            if en_atomic:
+                raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
+            self._direct_tile(dst, self._count(), bool(en_sequential_write))
+            return
         raise CompileError("asc.adv.Matmul.get_tensor_c: the per-tile iteration is not implemented yet; use "
                            "iterate_all", self.b.loc)
+
+
+class _Iterate:
+    """`with matmul.iterate() as count:` on the AIV of a mix kernel: the body runs once per tile
+    of the single-core output (count 0, 1, ...), get_tensor_c inside fetches tile `count`."""
+    _asc_builder = True
+
+    def __init__(self, m):
+        self.m = m
+
+    def _asc_with_loop(self, count):
+        self.m._count = count
+        return _kfc.n_tiles(self.m)
 
 
 for _n, _why in _UNSUP.items():

@@ -147,6 +147,8 @@ class Builder:
         self.uses_vector = False
         self.loop_depth = 0
         self.nonneg = set()       # ids of Values known >= 0 (integer semantics: see binop)
+        self.dead = False         # True: emit() drops what follows (the kernel returned)
+        self.at_end = []          # callables run at the end of the kernel body (Matmul clients' quit)
 
     # ---- target questions ----------------------------------------------------------------
     def target_capacity(self, buf: str) -> int:
@@ -160,6 +162,8 @@ class Builder:
         return ir.Value(self._next, ty, hint)
 
     def emit(self, op: ir.Op) -> ir.Op:
+        if self.dead:       # the AIC of a mix kernel after its Matmul server loop (adv/matmul_kfc.py)
+            return op
         if op.loc is None:
             op.loc = self.loc
         mnem = op.attrs.get("mnem") if op.attrs else None

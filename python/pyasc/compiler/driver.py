@@ -92,6 +92,8 @@ class _Front:
         except NeedUnroll as e:
             raise CompileError(e.msg, e.loc) from None
         b.loc = None
+        for h in b.at_end:
+            h(b)
         for q in b.queues:
             q.drain(b)
         self.func, self.b, self.fe, self.parsed = func, b, fe, parsed
@@ -180,7 +182,7 @@ def _compile(fn, specs: list, options: dict | None, where: list) -> Compiled:
             cube_side = front
             if getattr(front.b, "asks_core_kind", False):
                 cube_side = _Front(fn, specs, options, target, tname, "aic", where)
-            if front.b.uses_cube and front.b.uses_vector or (cube_side is not front and cube_side.b.uses_cube
+            if getattr(front.b, "needs_mix", False) or front.b.uses_cube and front.b.uses_vector or (cube_side is not front and cube_side.b.uses_cube
                                                              and front.b.uses_vector):
                 kind, ratio = "mix", 2
             elif cube_side.b.uses_cube:

@@ -59,7 +59,6 @@ _UNSUPPORTED = {
     ast.Continue: "'continue' is not supported in @asc.jit functions",
     ast.Raise: "'raise' is not supported in @asc.jit functions",
     ast.Try: "'try'/'except' is not supported in @asc.jit functions",
-    ast.With: "'with' statements are not supported in @asc.jit functions",
     ast.AsyncWith: "'async with' is not supported in @asc.jit functions",
     ast.AsyncFor: "'async for' is not supported in @asc.jit functions",
     ast.AsyncFunctionDef: "async functions are not supported in @asc.jit functions",
@@ -438,6 +437,34 @@ class Frontend:
             break
         for o in ops:
             self.b.emit(o)
+
+    def s_With(self, node):
+        """`with obj as i:` for objects that iterate (asc.adv.Matmul.iterate()): the body is the
+        body of `for i in range(obj.count)`, obj told the loop variable's name (frontend state
+        the object reads through the callable it is given)."""
+        if len(node.items) != 1:
+            raise self.err("unsupported syntax: 'with' statements are not supported in @asc.jit functions "
+                           "(except `with matmul.iterate() as count:` of an asc.adv.Matmul)", node)
+        item = node.items[0]
+        ce = item.context_expr
+        enter = None
+        if isinstance(ce, ast.Call) and isinstance(ce.func, ast.Attribute) and ce.func.attr == "iterate":
+            ctx = self.expr(ce)
+            enter = getattr(ctx, "_asc_with_loop", None)
+        if enter is None:
+            raise self.err("unsupported syntax: 'with' statements are not supported in @asc.jit functions "
+                           "(except `with matmul.iterate() as count:` of an asc.adv.Matmul)", node)
+        if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
+            raise self.err("the 'as' target of a with statement must be a plain name", item.optional_vars)
+        name = item.optional_vars.id if item.optional_vars is not None else f"__asc_with_{id(node)}"
+        hi = enter(lambda: self.scope.env[name])
+        tmp_hi, tmp_range = f"__asc_with_hi_{id(node)}", f"__asc_with_range_{id(node)}"
+        self.scope.env[tmp_hi], self.scope.env[tmp_range] = hi, range
+        call = ast.Call(func=ast.Name(tmp_range, ast.Load()), args=[ast.Name(tmp_hi, ast.Load())], keywords=[])
+        loop = ast.For(target=ast.Name(name, ast.Store()), iter=call, body=node.body, orelse=[])
+        for n in (call, call.func, call.args[0], loop, loop.target):
+            ast.copy_location(n, node)
+        self.s_For(loop)
 
     def _static_probe(self, test):
         if isinstance(test, ast.Constant):

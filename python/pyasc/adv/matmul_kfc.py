@@ -1,0 +1,326 @@
+"""The Matmul of a mix kernel: the AIVs are clients, the AIC serves them (Ascend C's "KFC":
+cannmirror/asc-devkit impl/basic_api/dav_c220/kfc/kfc_comm_client.h and kfc_comm.h, the server
+loop of impl/adv_api/detail/matmul/kfc/matmul_server_impl_c220.h; real pyasc tutorials
+03_matmul_mix and 05_matmul_leakyrelu call a Matmul from the AIV this way).
+
+In Ascend C a mix kernel's AIC enters the server loop at REGIST_MATMUL_OBJ and never runs the
+rest of the kernel body; each AIV's Matmul object posts a 128-byte message into the GM workspace
+per call and, for a synchronous call, waits for the AIC's NotifyEvent (mode 2 on PIPE_FIX).
+The c220 server finds messages by polling GM; here the request is a cross-core flag instead (one
+counter per AIV on the AIC: the simulator's mode 2 from an AIV reaches the AIC per set, see
+docs/timing.md), so the race checker sees every hand-off.  asc-devkit's CrossCoreSetFlag page
+describes mode 2 from the AIVs as a join (the AIC's wait passes once both AIVs have set the id);
+since every round takes one message from every AIV, that model needs one shared request id and
+one wait per round instead of ids 0 and 1.  Lowered here, all through the ISA:
+
+  workspace  64-byte message of AIV i (i = its block_idx) at word 8 i (int64 words):
+             0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index;
+             its C tile (base_m x base_n f32, rows base_n apart) at byte 4096 + i * base_m * base_n * 4
+  AIV        scalar stores the message, cross_core_set_flag(sub_block_idx, mode 2, PIPE_MTE2)
+             (the set fires after the AIV's earlier reads of its C tile), and for a synchronous
+             call cross_core_wait_flag(0); get_tensor_c then copies the tile GM -> UB (MTE2) and
+             adds the bias row in UB when set_bias was called (see below)
+  AIC        the server loop: rounds until every AIV has sent QUIT (at the end of its kernel); in a
+             round it waits the request of each AIV, reads the message with scalar loads and
+             runs it (ITERATE_ALL: every tile into C in GM; TILE: one tile into the AIV's
+             workspace tile), then cross_core_set_flag(0, mode 2, PIPE_FIX) once: the response
+             reaches both AIVs, each having sent one request in the round
+The AIC serves in rounds: one message from every AIV, then one response to both.  An AIV that
+has quit keeps sending QUIT, one per round, and taking the round's response, until the AIC, in
+the round in which the last AIV quits, sets word 7 of every message (after it has waited for
+their messages of that round, so the stores are ordered after the AIVs' last reads): no response
+piles up on an AIV's counter however uneven the AIVs' work (real c220 KFC answers each AIV on its
+own flag id, which mode 2 delivers to both AIVs, and the other AIV's count piles up).
+Flag ids 0 and 1 are the Matmul's, as Ascend C reserves [0, 2 N - 1] for N Matmul objects.
+The bias (set_bias) is added by the client AIV in UB after the copy (the cube's bias table is not
+modelled): C = A x B + bias in f32, the same sums as the cube's.
+"""
+from __future__ import annotations
+
+from ..compiler import ir
+from ..compiler.builder import RVal, is_static
+from ..compiler.errors import CompileError
+from ..language import dtype as dt
+from ..language import ops as _ops
+from ..language.enums import HardEvent, PipeID, TPosition
+from ..language.tensor import GlobalTensor, LocalTensor
+from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyParams
+
+F_QUIT, F_ALL, F_TILE = 1, 2, 3
+MSG_WORDS = 8
+TILE_AREA = 4096          # bytes of messages before the C tiles (64 AIVs)
+RESP = 0                  # AIC -> AIVs (each AIV's counter 0)
+_WAIT_CC = _ops.cross_core_wait_flag.__wrapped__
+_SET_CC = _ops.cross_core_set_flag.__wrapped__
+
+
+def role(m) -> str:
+    """'direct' (the AIC computes where it stands), 'server' or 'client' for a Matmul of this
+    compilation (module text)."""
+    b = m.b
+    opt = b.fn.options or {}
+    kt = opt.get("kernel_type")
+    cube_only = (kt is None and opt.get("matmul_cube_only")) or (kt is not None and int(kt) in (1, 5))
+    vec_only = kt is not None and int(kt) in (0, 4)
+    asked = getattr(b, "asks_core_kind", False)
+    if b.fn.kernel_kind == "aic":
+        return "direct" if cube_only or asked else "server"
+    if cube_only:
+        return "direct"
+    if vec_only:
+        raise CompileError("asc.adv.Matmul in an AIV-only kernel: the AIC that computes it runs only in a mix "
+                           "kernel (leave kernel_type out, or KernelType.MIX_AIC_1_2)", b.loc)
+    if asked:
+        raise CompileError("asc.adv.Matmul on the AIV side of a kernel that branches on asc.ascend_is_aic/aiv: "
+                           "create and call the Matmul outside the core-kind branches (the AIC serves the "
+                           "AIVs' calls) or inside `if asc.ascend_is_aic():` only", b.loc)
+    return "client"
+
+
+def _ratio(b):
+    kt = (b.fn.options or {}).get("kernel_type")
+    return 1 if kt is not None and int(kt) == 6 else 2
+
+
+def _ws(m):
+    w = m.workspace
+    if w is None or not hasattr(w, "base"):
+        raise CompileError("asc.adv.Matmul in a mix kernel needs the workspace (a GlobalAddress) given to "
+                           "asc.adv.register_matmul: the AIVs' messages and C tiles live there", m.b.loc)
+    g = GlobalTensor(dt.int64, _b=m.b)
+    g.addr, g.size, g.gm = w.base, None, getattr(w, "name", None) or None
+    return g
+
+
+def _if(b, cond, then, els=None):
+    op = ir.If(name="if", cond=cond, loc=b.loc)
+    b.push(op.then)
+    then()
+    b.pop()
+    if els is not None:
+        b.push(op.els)
+        els()
+        b.pop()
+    b.emit(op)
+
+
+def _addr(g):
+    return g.addr if g is not None else 0
+
+
+# ---- the AIV side ---------------------------------------------------------------------------
+def send(m, func, c_addr=0, tile=0, wait=True):
+    b = m.b
+    idx = _ops.get_block_idx.__wrapped__(_b=b)
+    ws = _ws(m)
+    base = idx * MSG_WORDS
+    tm, tn = _tails(m)
+    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (0, func)):
+        ws.set_value(base + w, v)
+    if _ratio(b) == 1:
+        _SET_CC(0, 2, PipeID.PIPE_MTE2, _b=b)
+    else:
+        sub = _ops.get_sub_block_idx.__wrapped__(_b=b)
+        _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _SET_CC(0, 2, PipeID.PIPE_MTE2, _b=b),
+            lambda: _SET_CC(1, 2, PipeID.PIPE_MTE2, _b=b))
+    if wait:
+        _WAIT_CC(RESP, _b=b)
+
+
+def client_register(m):
+    def quit_(b):
+        # after QUIT the AIV still takes part in every round (a QUIT message, one response) until
+        # the AIC marks word 7 of its message: no response piles up on its counter
+        send(m, F_QUIT, wait=False)
+        ws = _ws(m)
+        base = _ops.get_block_idx.__wrapped__(_b=b) * MSG_WORDS
+        loop = ir.While(name="while", loc=b.loc)
+        b.push(loop.head)
+        _WAIT_CC(RESP, _b=b)
+        d = ws.get_value(base + 7)
+        zero = b.reg(0)
+        b.pop()
+        loop.cond = ("eq", d.v, zero)
+        b.push(loop.body)
+        send(m, F_QUIT, wait=False)     # still here: take part in the next round
+        b.pop()
+        b.emit(loop)
+    m.b.at_end.append(quit_)
+
+
+def _tails(m):
+    t = m.tiling
+    tm, tn = (m.tail or (-1, -1, -1))[:2]
+    tm = int(t.single_core_m) if is_static(tm) and tm <= 0 else tm
+    tn = int(t.single_core_n) if is_static(tn) and tn <= 0 else tn
+    return tm, tn
+
+
+def _tile_mn(t, k, tm, tn):
+    """Tile k of a tm x tn single-core output in base blocks, M first (iterate_order 0) or N
+    first, as the server's Iterate walks them (the client's count is the same k)."""
+    bm, bn = int(t.base_m), int(t.base_n)
+    if int(t.iterate_order) == 1:
+        nt = (tn + bn - 1) // bn
+        return k // nt, k % nt
+    mt = (tm + bm - 1) // bm
+    return k % mt, k // mt
+
+
+def n_tiles(m):
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    tm, tn = _tails(m)
+    return ((tm + bm - 1) // bm) * ((tn + bn - 1) // bn)
+
+
+def get_tensor_c(m, dst, tile):
+    """The AIV's synchronous GetTensorC of tile `tile` (the iterate loop's count) into UB."""
+    b = m.b
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    if dst.dtype.name != "float32":
+        raise CompileError(f"asc.adv.Matmul.get_tensor_c: C is float32 here (mmad f16/bf16 -> f32), the "
+                           f"destination is {dst.dtype.name}", b.loc)
+    if dst.size is not None and is_static(dst.size) and dst.size < bm * bn:
+        raise CompileError(f"asc.adv.Matmul.get_tensor_c: the destination holds {dst.size} elements, a "
+                           f"{bm} x {bn} tile needs {bm * bn}", b.loc)
+    send(m, F_TILE, tile=tile)
+    ws = _ws(m)
+    idx = _ops.get_block_idx.__wrapped__(_b=b)
+    slot = GlobalTensor(dt.float32, _b=b)
+    slot.addr, slot.gm = ws.addr + TILE_AREA + idx * (bm * bn * 4), ws.gm
+    setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+    setf(HardEvent.MTE3_MTE2, 0, _b=b)      # dst's earlier reads (its copy out) are done
+    waitf(HardEvent.MTE3_MTE2, 0, _b=b)
+    setf(HardEvent.V_MTE2, 0, _b=b)
+    waitf(HardEvent.V_MTE2, 0, _b=b)
+    _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, bm * bn * 4 // 32, 0, 0), _b=b)
+    bias = None
+    if m.bias_gm is not None:
+        tm, tn = _tails(m)
+        _, ni = _tile_mn(t, tile, tm, tn)
+        n_eff = tn - ni * bn
+        if not is_static(n_eff):
+            n_eff = b.binop("min", n_eff, bn)
+        else:
+            n_eff = min(n_eff, bn)
+        bias = LocalTensor(dt.float32, TPosition.VECCALC, b.target_capacity("UB") - bn * 4, bn, _b=b)
+        # the tile's columns of the bias row, byte-exact (a tail tile must not read past the row)
+        _ops.data_copy_pad.__wrapped__(bias, m.bias_gm[ni * bn:], DataCopyExtParams(1, n_eff * 4, 0, 0, 0), _b=b)
+    setf(HardEvent.MTE2_V, 0, _b=b)
+    waitf(HardEvent.MTE2_V, 0, _b=b)
+    if bias is not None:
+        rs = bn * 4 // 32
+        for c0 in range(0, bn, 64):
+            for r0 in range(0, bm, 255):
+                rows = min(255, bm - r0)
+                d = dst[r0 * bn + c0:]
+                _ops.add.__wrapped__(d, d, bias[c0:], min(64, bn - c0), rows,
+                                     BinaryRepeatParams(1, 1, 1, rs, rs, 0), _b=b)
+        setf(HardEvent.V_MTE2, 0, _b=b)     # the next copy into bias waits for these adds
+        waitf(HardEvent.V_MTE2, 0, _b=b)
+
+
+# ---- the AIC side ---------------------------------------------------------------------------
+def serve(m):
+    """The server loop (module text); everything the kernel emits after it is dropped."""
+    b = m.b
+    _drop_vector_queue_flags(b.fn.body)
+    ratio = _ratio(b)
+    ws = _ws(m)
+    core = _ops.get_block_idx.__wrapped__(_b=b)
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    act = b.new_value(hint="kfc_active.")
+    b.mov_into(act, (1 << ratio) - 1)
+    loop = ir.While(name="while", loc=b.loc)
+    b.push(loop.head)
+    zero = b.reg(0)
+    b.pop()
+    loop.cond = ("ne", act, zero)
+    b.push(loop.body)
+    sv = b.new_value(hint="kfc_sub.")
+    fo = ir.For(name="for", var=sv, lo=ir.Const(0), hi=ir.Const(ratio), step=1, loc=b.loc)
+    b.nonneg.add(sv.id)
+    b.push(fo.body)
+    s = RVal(b, sv)
+
+    def one():
+        if ratio == 1:
+            _WAIT_CC(0, _b=b)
+        else:
+            _if(b, ("eq", sv, b.reg(0)), lambda: _WAIT_CC(0, _b=b), lambda: _WAIT_CC(1, _b=b))
+        idx = core * ratio + s
+        base = idx * MSG_WORDS
+        f = ws.get_value(base)
+
+        def quit_():
+            b.mov_into(act, b.binop("and", RVal(b, act), b.binop("xor", b.binop("shl", 1, s), -1)))
+
+        def load_ab():
+            m.ta = _gt(b, m.a_type, ws.get_value(base + 1))
+            m.tb = _gt(b, m.b_type, ws.get_value(base + 2))
+            m.tail = (ws.get_value(base + 4), ws.get_value(base + 5), -1)
+            m._prepare()
+
+        def all_():
+            load_ab()
+            c = GlobalTensor(dt.float32, _b=b)
+            c.addr = ws.get_value(base + 3)
+            for ti in m._tiles():
+                m._tile(ti, c)
+
+        def tile_():
+            load_ab()
+            tt = ws.get_value(base + 6)
+            tm, tn = m.tails
+            mi, ni = _tile_mn(t, tt, tm, tn)
+            m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
+            n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
+            c = GlobalTensor(dt.float32, _b=b)
+            c.addr = ws.addr + TILE_AREA + idx * (bm * bn * 4)
+            m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
+
+        _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
+        _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
+        _if(b, ("eq", b.reg(f), b.reg(F_TILE)), tile_)
+
+    one()
+    b.pop()
+    b.emit(fo)
+
+    def done():     # every AIV has quit: mark word 7 of each message, the last response ends them
+        for k in range(ratio):
+            ws.set_value((core * ratio + k) * MSG_WORDS + 7, 1)
+    _if(b, ("eq", act, b.reg(0)), done)
+    _SET_CC(RESP, 2, PipeID.PIPE_FIX, _b=b)
+    b.pop()
+    b.emit(loop)
+    _ops.pipe_barrier.__wrapped__(PipeID.PIPE_ALL, _b=b)
+    b.dead = True
+
+
+def _drop_vector_queue_flags(block):
+    """The kernel's TQue set-up before register_matmul pre-sets flags of pipes the AIC does not
+    have (a VECOUT queue's MTE3 -> V frees): on the AIC, which returns into the server loop, that
+    set-up is nothing (Ascend C's TPipe on the cube core has no UB), so those flags go."""
+    keep = []
+    for op in block.ops:
+        a = op.attrs if isinstance(op.attrs, dict) else {}
+        if op.name in ("set_flag", "wait_flag") and ({a.get("src"), a.get("dst")} & {"v", "mte3"}):
+            continue
+        for sub in ir.sub_blocks(op):
+            _drop_vector_queue_flags(sub)
+        keep.append(op)
+    block.ops[:] = keep
+
+
+def _max0(b, x):
+    return max(0, x) if is_static(x) else b.binop("max", x, 0)
+
+
+def _gt(b, mtype, addr):
+    g = GlobalTensor(mtype.dtype if mtype is not None and mtype.dtype is not None else dt.float16, _b=b)
+    g.addr = addr
+    return g
