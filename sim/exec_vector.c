@@ -671,6 +671,17 @@ static void vsem_VCONV(const VRepeat *v)
     }
 }
 
+/* vconv_deq.s32.f16: dst = the exact product src * scale (s32 x f16 fits f64),
+ * rounded once to f16 by rint (via f32 with round-to-odd, which keeps the
+ * one rounding exact); scale = the f16 in SPR deqscale bits 15:0, in sf */
+static void vsem_VDEQ(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        double x = (double)load_i(v->a, ASC_DT_S32, i) * (double)v->sf;
+        v->d->u16[i] = asc_f32_to_f16_rnd(asc_f64_to_f32_rnd(x, ASC_RND_ODD), ASC_RND_RINT);
+    }
+}
+
 /* vshl / vshr: the amount is the scalar as the element type holds it, read
  * unsigned; an amount >= the width shifts every bit out (vshr of a signed
  * type then gives the sign fill). */
@@ -1112,6 +1123,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;
         memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);

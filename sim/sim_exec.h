@@ -65,6 +65,7 @@ typedef struct AscIssued {
     uint64_t st_atomic;         /* SPR st_atomic at issue (GM writes; exec_atomic.c) */
     uint64_t nd2nz_para;        /* SPR nd2nz_para at issue (ND2NZ copies; exec_nd2nz.c) */
     uint64_t pad_val;           /* SPR pad_val at issue (DataCopyPad GM -> UB; exec_dmapad.c) */
+    uint64_t deqscale;          /* SPR deqscale at issue (vconv_deq; exec_vector.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56

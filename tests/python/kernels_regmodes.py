@@ -115,3 +115,27 @@ def k_cmpmask(x: asc.GlobalAddress, y: asc.GlobalAddress, m0: asc.GlobalAddress,
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
     asc.data_copy(zg, d, n)
     asc.data_copy(gg, back, 32)
+
+
+@asc.jit
+def k_cast_deq(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], scale: asc.ConstExpr[float],
+               form: asc.ConstExpr[str]):
+    """z (f16) = cast_deq(x (s32)) after set_deq_scale(scale); form "count" (n elements) or
+    "mask" (n // 64 repeats of 64 lanes)."""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    np_ = (n + 63) // 64 * 64
+    a = asc.LocalTensor(asc.int32, asc.TPosition.VECIN, 0, np_)
+    d = asc.LocalTensor(asc.float16, asc.TPosition.VECOUT, np_ * 4, np_)
+    asc.data_copy(a, xg, np_)
+    asc.data_copy(d, zg, np_)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.set_deq_scale(scale)
+    if form == "count":
+        asc.cast_deq(d, a, count=n, is_vec_deq=False, half_block=False)
+    else:
+        asc.cast_deq(d, a, 64, n // 64, asc.UnaryRepeatParams(1, 1, 4, 8))
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, d, np_)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import asc
-from kernels_regmodes import k_cmpmask, k_mm_f32, k_pad_reg
+from kernels_regmodes import k_cast_deq, k_cmpmask, k_mm_f32, k_pad_reg
 
 DT = {np.float32: asc.float32, np.float16: asc.float16, np.int32: asc.int32, np.int16: asc.int16}
 
@@ -145,3 +145,26 @@ def test_cmp_mask_register(dt, repeats, mask):
     np.testing.assert_array_equal(z, want)
     np.testing.assert_array_equal(got[:16], m0[:16])      # the register, not the overwritten UB
     np.testing.assert_array_equal(got[16:], m1[16:])      # get_cmp_mask writes 16 bytes only
+
+
+def f16_rint_of_exact(v):
+    """numpy model of Cast(src * scale) to f16 with one rounding: the exact product (f64 holds
+    it) rounded to nearest even f16; numpy's float64 -> float16 cast rounds once, to nearest even."""
+    with np.errstate(over="ignore"):            # past 65520: inf, as IEEE rounding gives
+        return np.asarray(v, np.float64).astype(np.float16)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("n,form", [(1, "count"), (63, "count"), (1000, "count"), (128, "mask"), (192, "mask")])
+@pytest.mark.parametrize("scale", [1.0, 0.0625, 0.333])
+def test_cast_deq_s32_f16(n, form, scale):
+    rng = np.random.default_rng(n)
+    np_ = -(-n // 64) * 64
+    x = rng.integers(-70000, 70000, np_).astype(np.int32)
+    x[:4] = [2049, 2051, -4097, 65519]          # f16 ties and the rounding edge near 65504
+    z = np.full(np_, 7, np.float16)
+    k_cast_deq[1](x, z, n, scale, form)
+    s16 = np.float64(np.float16(scale))          # the register holds scale as f16
+    want = np.full(np_, 7, np.float16)
+    want[:n] = f16_rint_of_exact(x[:n].astype(np.float64) * s16)
+    np.testing.assert_array_equal(z.view(np.uint16), want.view(np.uint16))

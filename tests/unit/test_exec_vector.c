@@ -317,6 +317,7 @@ static bool is_vector(AscOp op)
     /* the gathers have their own test (test_exec_vgather.c), ... */
     return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
            strcmp(ii->fam, "VGATHERB") != 0 && strcmp(ii->fam, "CMPMASK") != 0 && /* CMPMASK: cmpmask_reg below */
+           strcmp(ii->fam, "VDEQ") != 0 && /* VDEQ: tests/python/test_regmodes.py against numpy */
            strcmp(ii->fam, "VBITSORT") != 0 && strcmp(ii->fam, "VMRGSORT4") != 0; /* and the sorts (test_exec_vsort.c) */
 }
 

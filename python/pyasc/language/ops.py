@@ -1168,8 +1168,8 @@ def get_program_counter(*, _b):
 
 
 _REJECT = {
-    "the vector unit's dequantisation (deq scale register) is not modelled":
-        ("add_deq_relu", "cast_deq", "set_deq_scale"),
+    "AddDeqRelu (s32 + s32 -> f16 through the DEQSCALE register, vadddeqrelu) is not modelled":
+        ("add_deq_relu",),
     "fused vector-and-convert instructions (add/sub/mul with a cast) are not in the asc ISA":
         ("add_relu_cast", "sub_relu_cast", "mul_cast"),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
@@ -1314,3 +1314,4 @@ icache_preload, get_icache_preload_status = _hints.make(_sys.modules[__name__])
 # ---- register-controlled modes: pad value, HF32 (language/regmodes.py) -----------------------
 from . import regmodes as _regmodes  # noqa: E402
 set_pad_value, set_hf32_mode, set_hf32_trans_mode, set_cmp_mask, get_cmp_mask = _regmodes.make(_sys.modules[__name__])
+set_deq_scale, cast_deq = _regmodes.make_deq(_sys.modules[__name__])

@@ -1,14 +1,20 @@
 """Register-controlled modes of the AI core (ISA engineer B's block): calls that on the card only
-write a control or special register which later instructions read.
+write a control register or an SPR which later instructions read.
 
-- set_pad_value: special register pad_val, the MTE pad value of DataCopyPad GM -> UB (Ascend C
+- set_pad_value: SPR pad_val, the MTE pad value of DataCopyPad GM -> UB (Ascend C
   SetPadValue -> set_mov_pad_val: cannmirror/asc-devkit impl/basic_api/dav_c220/
   kernel_operator_reg_others_impl.h SetMovPadVal, kernel_operator_data_copy_impl.h
   DataCopyPadGm2UBImpl; real pyasc python/asc/language/basic/data_copy.py set_pad_value).
 - set_hf32_mode / set_hf32_trans_mode: CTRL bits 46 / 47 (cannmirror/asc-devkit
   impl/basic_api/kernel_macros.h HF32_MODE_BIT, HF32_TRANS_MODE_BIT), read by mmad.f32.
 
-The simulator side: sim/exec_dmapad.c (pad_val), sim/exec_cube.c (HF32)."""
+- set_deq_scale / cast_deq: SPR deqscale (Ascend C set_deqscale, docs/zh/api
+  SetDeqScale: bits 15:0 a half scale for s32 -> f16; bits 31:0 f32 scale, 45:37 offset, 46 sign
+  mode for s16 -> b8) read by vconv_deq.s32.f16 (cannmirror/asc-devkit
+  impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h MakeDeqScaleConfig, CastDeqImpl).
+
+The simulator side: sim/exec_dmapad.c (pad_val), sim/exec_cube.c (HF32), sim/exec_cmpmask.c and
+sim/exec_vector.c (CMPMASK, vconv_deq)."""
 from __future__ import annotations
 
 from ..compiler import ir
@@ -120,3 +126,65 @@ def select_by_register(ops, b, dst, src0, src1, repeat_times, params, sel_mode, 
                        rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
     op.attrs["cfg"]["cmpreg"] = [1]
     return op
+
+
+def make_deq(ops):
+    import numpy as np
+    from . import dtype as dt
+    from .types import UnaryRepeatParams
+
+    @ops.intrinsic
+    def set_deq_scale(*args, _b, **kwargs):
+        """Real pyasc set_deq_scale(scale) (Ascend C SetDeqScale(half): the f16 bits of scale in
+        DEQSCALE bits 15:0, read by cast_deq / s32 -> f16) or set_deq_scale(scale, offset,
+        sign_mode) (MakeDeqScaleConfig: f32 scale bits 31:0, offset & 0x1ff in 45:37, sign mode
+        bit 46; only the s16 -> b8 CastDequant reads that form, which asc does not model)."""
+        b = _b
+        names = ("scale", "offset", "sign_mode")
+        vals = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
+        if kwargs or not 1 <= len(vals) <= 3 or len(vals) == 2:
+            if vals and not isinstance(vals[0], (int, float)) and is_static(vals[0]):
+                raise b.error("asc.set_deq_scale(vdeq, vdeq_info): vector dequantisation (a 128-byte UB table of "
+                              "16 scales, CastDequant with is_vec_deq) is not modelled")
+            raise b.error("asc.set_deq_scale takes (scale) or (scale, offset, sign_mode)")
+        for v in vals:
+            if not is_static(v) or isinstance(v, str):
+                raise b.error("asc.set_deq_scale: the parameters must be compile-time numbers")
+        if len(vals) == 1:
+            word = int(np.array([vals[0]], np.float16).view(np.uint16)[0])
+        else:
+            scale, offset, sign = vals
+            if isinstance(offset, float) or not -256 <= int(offset) <= 255:
+                raise b.error(f"asc.set_deq_scale: offset must be an integer in [-256, 255] (9 bits), got {offset!r}")
+            word = (int(np.array([scale], np.float32).view(np.uint32)[0]) | (int(offset) & 0x1ff) << 37
+                    | int(bool(sign)) << 46)
+        b.emit(ir.Op("mtspr", None, [b.operand(ops._s64(word))], {"spr": "deqscale"}))
+
+    @ops.intrinsic
+    def cast_deq(dst, src, *rest, _b, **kwargs):
+        """Real pyasc cast_deq(dst, src, count | mask, repeat_times, repeat_params, ...): int32 ->
+        float16 is dst = Cast(src * scale), scale the half of set_deq_scale(scale), rint
+        (vconv_deq.s32.f16; Ascend C CastDeqImpl issues vconv_deq for 4-byte sources and ignores
+        is_vec_deq / half_block there).  int16 -> int8 / uint8 is not modelled."""
+        b = _b
+        kwargs.pop("is_vec_deq", None)
+        kwargs.pop("half_block", None)
+        ops._need_local(b, "cast_deq", dst)
+        ops._need_local(b, "cast_deq", src, "source")
+        if (src.dtype, dst.dtype) != (dt.int32, dt.float16):
+            raise b.error(f"asc.cast_deq from {src.dtype.name} to {dst.dtype.name}: only int32 -> float16 is modelled "
+                          f"(the int16 -> int8/uint8 dequantisation with offset and sign mode is not)")
+        rest = list(rest)
+        while rest and isinstance(rest[-1], bool):   # positional is_set_mask / is_vec_deq / half_block
+            rest.pop()
+        count, mask, rt, p = ops._split_form(b, "cast_deq", rest, kwargs, UnaryRepeatParams)
+        mnem = "vconv_deq.s32.f16"
+        if count is not None:
+            op = ops._emit_vec(b, "cast_deq", mnem, dst, [src], count=count, rep=(4, 8, 8))
+            op.reads[0].nbytes = count * 4 if is_static(count) else None
+            return op
+        ops._emit_vec(b, "cast_deq", mnem, dst, [src], mask=mask, repeat_times=rt,
+                      blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
+                      dst_dtype=dt.int32)
+
+    return set_deq_scale, cast_deq
