@@ -19,6 +19,9 @@
  * elements of C are written: padding rows/columns of partial C fractals are
  * left untouched, and padding of A and B fractals is never read.
  *
+ * With CTRL bit 46 (HF32 mode) an f32 mmad first rounds A and B to HF32
+ * (hf32_round below; bit 47 picks toward zero instead of nearest even).
+ *
  * FIXPIPE: out(r, c) = conv(relu ? ReLU(C(r, c)) : C(r, c)) for r < m,
  * c < n, C(r, c) read as f32 at rs1 + (((c/16)*S + r)*16 + c%16)*4 with
  * S = srcstride (0 = Mf*16), written in ND at rd + (r*D + c)*outsize with
@@ -211,6 +214,30 @@ MM_UNPACK(mm_unpack_bf16, double, (double)asc_bf16_to_f32(rd_u16(p)))
 MM_UNPACK(mm_unpack_f32, double, (double)rd_f32(p))
 MM_UNPACK(mm_unpack_s8, int32_t, (int32_t)(int8_t)p[0])
 
+/* HF32 mode (CTRL bit 46, Ascend C SetHF32Mode; bit 47 SetHF32TransMode):
+ * each f32 input of L0A/L0B is rounded to HF32 before the multiply, 1 sign,
+ * 8 exponent and 10 mantissa bits (the low 13 mantissa bits become 0),
+ * to nearest even (bit 47 = 0) or toward zero (bit 47 = 1).  Sources:
+ * cannmirror/asc-devkit impl/basic_api/kernel_macros.h HF32_MODE_BIT,
+ * HF32_TRANS_MODE_BIT; kernel_operator_mm_intf_impl.h SetHF32Mode,
+ * SetHF32TransMode.  Inf stays Inf, a NaN stays a NaN (quiet), a finite
+ * value that rounds past the largest HF32 becomes Inf (RNE) as in IEEE. */
+static float hf32_round(float x, bool to_zero)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) == 0x7f800000u) {
+        if (u & 0x007fffffu) u |= 0x00400000u; /* NaN: keep it a NaN after truncation */
+    } else if (!to_zero) {
+        u += 0x0fffu + ((u >> 13) & 1u);
+    }
+    u &= ~0x1fffu;
+    memcpy(&x, &u, 4);
+    return x;
+}
+MM_UNPACK(mm_unpack_hf32_rne, double, (double)hf32_round(rd_f32(p), false))
+MM_UNPACK(mm_unpack_hf32_rz, double, (double)hf32_round(rd_f32(p), true))
+
 /* One mmad's arithmetic (an AscExecJob): unpack, multiply, free the scratch. */
 static void mm_job(const AscExecJob *j)
 {
@@ -226,6 +253,8 @@ static void mm_job(const AscExecJob *j)
         double *A = j->scratch, *B = A + na;
         if (dt0 == ASC_DT_F16) mm_unpack_f16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else if (j->u[10] == 1) mm_unpack_hf32_rne(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        else if (j->u[10] == 3) mm_unpack_hf32_rz(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         else mm_unpack_f32(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         mm_f64(A, B, j->out, mf, m, n, k, j->flag);
     }
@@ -279,7 +308,8 @@ ASC_EXEC_FN(MMAD)
     AscExecJob job = {
         .run = mm_job, .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
         .in0 = pa, .in1 = pb, .out = pc, .flag = init,
-        .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0},
+        .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
+              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0},
     };
     if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *

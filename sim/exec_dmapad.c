@@ -20,6 +20,12 @@
  *   pad value, pads and dummy hold it; without, the dummy repeats the
  *   burst's first element (the documented hardware rule for zero pads; with
  *   non-zero pads the hardware leaves them undefined, we write the same).
+ *   Without the word's value bit, a copy made after the special register
+ *   pad_val was written (bit 63; Ascend C SetPadValue, or the
+ *   set_mov_pad_val DataCopyPad issues for isPad = true) pads with the
+ *   register's value instead, as the hardware does (docs/zh/api DataCopyPad:
+ *   "isPad false: the value set by SetPadValue, if it was called, else
+ *   dummy data").  The register is captured when the copy issues.
  *   UB -> GM: exactly len bytes of each burst reach GM.
  *   trunc (DataCopy with a count, DataCopy's blockLen = count*size / 32):
  *   each burst moves len rounded down to 32 bytes, and nothing is padded.
@@ -55,6 +61,13 @@ ASC_EXEC_FN(DMAPAD)
     uint64_t lpad = (pad >> 32) & 0x3f, rpad = (pad >> 40) & 0x3f, esize = (pad >> 52) & 0xf;
     bool use_val = (pad >> 48) & 1;
     uint32_t val = (uint32_t)pad;
+    if (to_ub && !use_val && (q->pad_val >> 63)) { /* the pad value register (SetPadValue) */
+        if ((q->pad_val >> 32) & 0x7fffffffu)
+            return asc_exec_fault(ctx, "special register pad_val 0x%llx sets reserved bits 62:32",
+                                  (unsigned long long)q->pad_val);
+        use_val = true;
+        val = (uint32_t)q->pad_val;
+    }
     st->src_buf = (uint8_t)(to_ub ? ASC_BUF_GM : ASC_BUF_UB);
     st->dst_buf = (uint8_t)(to_ub ? ASC_BUF_UB : ASC_BUF_GM);
     if (trunc) lpad = rpad = 0;

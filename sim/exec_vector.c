@@ -671,6 +671,17 @@ static void vsem_VCONV(const VRepeat *v)
     }
 }
 
+/* vconv_deq.s32.f16: dst = the exact product src * scale (s32 x f16 fits f64),
+ * rounded once to f16 by rint (via f32 with round-to-odd, which keeps the
+ * one rounding exact); scale = the f16 in SPR deqscale bits 15:0, in sf */
+static void vsem_VDEQ(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        double x = (double)load_i(v->a, ASC_DT_S32, i) * (double)v->sf;
+        v->d->u16[i] = asc_f32_to_f16_rnd(asc_f64_to_f32_rnd(x, ASC_RND_ODD), ASC_RND_RINT);
+    }
+}
+
 /* vshl / vshr: the amount is the scalar as the element type holds it, read
  * unsigned; an amount >= the width shifts every bit out (vshr of a signed
  * type then gives the sign fill). */
@@ -769,6 +780,8 @@ typedef struct VJob {
     int64_t si;
     unsigned cond;
     AscRnd rnd;
+    bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
+    uint8_t reg[16];
 } VJob;
 
 static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] == want[0] && m[1] == want[1]; }
@@ -794,6 +807,10 @@ static void vec_data(uint8_t *ub, const VJob *j)
         if (p->op[k].used && p->op[k].kind != VK_LANES) lanes_only = false;
     bool full_full = lanes_only && mask_is(p->full, all), last_full = lanes_only && mask_is(p->last, all);
     VBuf *into[OP_COUNT] = {NULL, &a, &b, &c};
+    if (j->cmpreg) { /* vsel by the CMPMASK register: the same 128 bits in every repeat */
+        memset(&c, 0, sizeof c);
+        memcpy(c.u8, j->reg, sizeof j->reg);
+    }
     for (uint32_t r = 0; r < p->repeats; r++) {
         bool last = r + 1 == p->repeats;
         const uint64_t *m = last ? p->last : p->full;
@@ -987,7 +1004,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
-        if (shape == VS_SEL) set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
+        if (shape == VS_SEL && !((cfg >> 49) & 1))
+            set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
         break;
     case VS_CMP:
         set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
@@ -1037,6 +1055,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
     bool whole = (cfg >> 48) & 1;
+    if (((cfg >> 49) & 1) && shape != VS_SEL)
+        return asc_exec_fault(ctx, "config bit 49 (cmpreg) is for vsel only, not vector family %s", fi->name);
     if (whole && shape != VS_CMP && shape != VS_CMPS)
         return asc_exec_fault(ctx, "config bit 48 (whole) is for vcmp/vcmps only, not vector family %s", fi->name);
 
@@ -1103,6 +1123,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
+    if (shape == VS_SEL && ((cfg >> 49) & 1)) {
+        j.cmpreg = true;
+        memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);
+    }
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
         if (asc_dtype_is_float(p.dt))

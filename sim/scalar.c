@@ -40,6 +40,8 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->cmpmask = c->spr[ASC_SPR_CMPMASK];
     q->st_atomic = c->spr[ASC_SPR_ST_ATOMIC];
     q->nd2nz_para = c->spr[ASC_SPR_ND2NZ_PARA];
+    q->pad_val = c->spr[ASC_SPR_PAD_VAL];
+    q->deqscale = c->spr[ASC_SPR_DEQSCALE];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)
@@ -153,7 +155,7 @@ static ASC_EXEC_FN(SPR)
     }
     if (!asc_spr_writable(in->spr))
         return xfail(ctx, ASC_FAULT_ILLEGAL,
-                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic, nd2nz_para",
+                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic, nd2nz_para, pad_val, deqscale",
                      asc_spr_name(in->spr));
     c->spr[in->spr] = c->x[in->rs1];
     return true;

@@ -64,9 +64,12 @@ typedef struct AscIssued {
     uint64_t cmpmask;           /* SPR cmpmask at issue (vsel) */
     uint64_t st_atomic;         /* SPR st_atomic at issue (GM writes; exec_atomic.c) */
     uint64_t nd2nz_para;        /* SPR nd2nz_para at issue (ND2NZ copies; exec_nd2nz.c) */
+    uint64_t pad_val;           /* SPR pad_val at issue (DataCopyPad GM -> UB; exec_dmapad.c) */
+    uint64_t deqscale;          /* SPR deqscale at issue (vconv_deq; exec_vector.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56
+#define ASC_CTRL_HF32_BIT 46 /* bit 46: mmad.f32 rounds inputs to HF32; bit 47: toward zero (else RNE) */
 
 /* Reports one access of the instruction being executed: bytes [lo, hi) of
  * `buf` (GM: GM addresses) are read or written.  Called after every check
@@ -94,7 +97,7 @@ typedef struct AscExecJob {
     uint8_t *out;
     uint32_t u[12];
     bool flag;
-    _Alignas(8) unsigned char blob[320]; /* the exec function's own job state (exec_vector.c) */
+    _Alignas(8) unsigned char blob[352]; /* the exec function's own job state (exec_vector.c) */
 } AscExecJob;
 
 /* The core's data state an exec function may touch. */
@@ -123,6 +126,8 @@ typedef struct AscExecCtx {
     size_t mm_scratch_bytes;
     /* VMS4_SR: per-list counts the last vmrgsort4 consumed (exec_vsort.c), read by mfspr vms4_sr */
     uint64_t vms4_sr;
+    /* the CMPMASK register, 128 bits (exec_cmpmask.c: set_cmpmask / get_cmpmask; vsel cmpreg) */
+    uint8_t cmpmask_reg[16];
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
@@ -170,6 +175,8 @@ ASC_EXEC_FN(VGATHERB);
 /* the sorts (exec_vsort.c) */
 ASC_EXEC_FN(VBITSORT);
 ASC_EXEC_FN(VMRGSORT4);
+/* the CMPMASK register transfers (exec_cmpmask.c) */
+ASC_EXEC_FN(CMPMASK);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

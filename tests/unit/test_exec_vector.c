@@ -68,6 +68,7 @@ static ExecFn fn_of(const char *fam)
 #include "../../sim/asc_vfam.def"
 #undef ASC_VFAM
         {"VTRANSPOSE", asc_exec_VTRANSPOSE},
+        {"CMPMASK", asc_exec_CMPMASK},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(t[i].fam, fam)) return t[i].fn;
@@ -315,7 +316,8 @@ static bool is_vector(AscOp op)
     const AscInsnInfo *ii = &asc_insn_info[op];
     /* the gathers have their own test (test_exec_vgather.c), ... */
     return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
-           strcmp(ii->fam, "VGATHERB") != 0 &&
+           strcmp(ii->fam, "VGATHERB") != 0 && strcmp(ii->fam, "CMPMASK") != 0 && /* CMPMASK: cmpmask_reg below */
+           strcmp(ii->fam, "VDEQ") != 0 && /* VDEQ: tests/python/test_regmodes.py against numpy */
            strcmp(ii->fam, "VBITSORT") != 0 && strcmp(ii->fam, "VMRGSORT4") != 0; /* and the sorts (test_exec_vsort.c) */
 }
 
@@ -526,6 +528,56 @@ START_TEST(cmp_whole)
     q.rd = 0x8000;
     ck_assert(!run(&e, &q, &st));
     ck_assert_msg(strstr(e.ctx.fault, "whole") != NULL, "%s", e.ctx.fault);
+    env_free(&e);
+}
+END_TEST
+
+/* set_cmpmask / get_cmpmask and vsel by the CMPMASK register (config bit 49, cmpreg): the
+ * register is a copy (a later write of its UB source changes nothing), every repeat selects by
+ * the same bits, get_cmpmask stores exactly 16 bytes; cmpreg on another family faults. */
+START_TEST(cmpmask_register)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    for (unsigned i = 0; i < 128; i++) {
+        float x = (float)i, y = -1.0f - (float)i;
+        memcpy(e.ub + i * 4, &x, 4);
+        memcpy(e.ub + 0x1000 + i * 4, &y, 4);
+    }
+    for (unsigned k = 0; k < 16; k++) e.ub[0x3000 + k] = (uint8_t)(0x5a + 37 * k);
+    AscIssued q;
+    memset(&q, 0, sizeof q);
+    AscExecStats st;
+    q.in.op = ASC_OP_SET_CMPMASK;
+    q.rs1 = 0x3000;
+    ck_assert(run(&e, &q, &st));
+    memset(e.ub + 0x3000, 0, 16); /* the register keeps its bits */
+    q.in.op = ASC_OP_VSEL_F32;
+    q.rd = 0x2000;
+    q.rs1 = 0;
+    q.rs2 = 0x1000;
+    q.cmpmask = 0x3000; /* not read with cmpreg */
+    unsigned blk[3] = {1, 1, 1}, rep[3] = {8, 8, 8};
+    q.rs3 = vcfg(2, blk, rep) | 1ull << 49;
+    q.mask0 = ~0ull;
+    ck_assert(run(&e, &q, &st));
+    ck_assert_uint_eq(st.repeats, 2);
+    for (unsigned i = 0; i < 128; i++) {
+        unsigned l = i % 64;
+        uint8_t byte = (uint8_t)(0x5a + 37 * (l / 8));
+        float want = (byte >> (l % 8)) & 1 ? (float)i : -1.0f - (float)i, got;
+        memcpy(&got, e.ub + 0x2000 + i * 4, 4);
+        ck_assert_msg(got == want, "lane %u: %g, want %g", i, (double)got, (double)want);
+    }
+    memset(e.ub + 0x3100, 0xee, 32);
+    q.in.op = ASC_OP_GET_CMPMASK;
+    q.rs1 = 0x3100;
+    ck_assert(run(&e, &q, &st));
+    for (unsigned k = 0; k < 32; k++) ck_assert_uint_eq(e.ub[0x3100 + k], k < 16 ? (uint8_t)(0x5a + 37 * k) : 0xee);
+    q.in.op = ASC_OP_VADD_F32;
+    q.rs1 = 0;
+    ck_assert(!run(&e, &q, &st));
+    ck_assert_msg(strstr(e.ctx.fault, "cmpreg") != NULL, "%s", e.ctx.fault);
     env_free(&e);
 }
 END_TEST
@@ -891,6 +943,7 @@ int main(void)
     tcase_add_test(tc, f16_corners);
     tcase_add_test(tc, cmp_then_sel);
     tcase_add_test(tc, cmp_whole);
+    tcase_add_test(tc, cmpmask_register);
     tcase_add_test(tc, group_reduce_examples);
     tcase_add_test(tc, brcb_transpose_reduce);
     tcase_add_test(tc, noops);

@@ -23,6 +23,7 @@ class TPosition(IntEnum):
     VECIN = 9
     VECOUT = 10
     VECCALC = 11
+    MAX = 12        # real pyasc: "any position" (set_pad_value: VECIN or VECOUT)
 
 
 class PipeID(IntEnum):

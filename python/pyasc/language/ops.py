@@ -566,6 +566,11 @@ def _cmp_fix(op, dst, nbytes):
 @intrinsic
 def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, _b, **kwargs):
     b = _b
+    if isinstance(sel_mode, BinaryRepeatParams):     # select(dst, src0, src1, repeat_times, params, sel_mode)
+        if len(rest) > 1:
+            raise b.error("asc.select: too many arguments")
+        return _regmodes.select_by_register(_sys.modules[__name__], b, dst, sel_mask, src0, src1, sel_mode,
+                                            rest[0] if rest else kwargs.pop("sel_mode", 0), kwargs.pop("mask", None))
     for t in (dst, sel_mask, src0, src1):
         _need_local(b, "select", t)
     _same_dtype(b, "select", dst, src0, src1)
@@ -808,6 +813,9 @@ def data_copy_pad(dst, src, params, pad_params=None, *, _b):
     if is_static(p.block_len) and is_static(p.block_count) and p.block_len % dst.dtype.sizeof():
         raise b.error(f"asc.data_copy_pad: block_len {p.block_len} must be a multiple of sizeof({dst.dtype.name})")
     gmgap, ubgap = (p.src_stride, p.dst_stride) if sb == "GM" else (p.dst_stride, p.src_stride)
+    if db == "UB" and pad_params is not None and is_static(pad_params.is_pad) and pad_params.is_pad:
+        # Ascend C sets the MTE pad value register before an isPad copy (set_mov_pad_val)
+        _regmodes.emit_pad_val(b, _sys.modules[__name__], _pad_word(b, dst.dtype, pad_params))
     _emit_pad(b, dst, src, sb, db, p.block_count, p.block_len, gmgap, ubgap, pad=pad_params)
 
 
@@ -1160,13 +1168,11 @@ def get_program_counter(*, _b):
 
 
 _REJECT = {
-    "the vector unit's dequantisation (deq scale register) is not modelled":
-        ("add_deq_relu", "cast_deq", "set_deq_scale"),
+    "AddDeqRelu (s32 + s32 -> f16 through the DEQSCALE register, vadddeqrelu) is not modelled":
+        ("add_deq_relu",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
         ("check_local_memory_ia",),
-    "the CMPMASK register transfer to and from UB is not modelled (vsel reads its mask from UB here)":
-        ("get_cmp_mask", "set_cmp_mask"),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
@@ -1176,12 +1182,9 @@ _REJECT = {
         ("load_data_with_transpose",),
     "AIPP image preprocessing is not modelled": ("load_image_to_local", "set_aipp_functions"),
     "fixpipe pre-quantisation is not modelled": ("set_fix_pipe_pre_quant_flag",),
-    "the cube's HF32 mode is not modelled": ("set_hf32_mode", "set_hf32_trans_mode"),
     "the LoadData3D (im2col) registers are not modelled": ("set_load_data_boundary", "set_load_data_padding_value",
                                                            "set_load_data_repeat"),
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
-    "the MTE pad-value register (SetPadValue) is not modelled: pass padding_value in DataCopyPadExtParams":
-        ("set_pad_value",),
     "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
     "the trap instruction is not in the asc ISA": ("trap",),
 }
@@ -1294,3 +1297,8 @@ for _n in _fused_cast.NAMES:
 # ---- InitSocState: atomic none, mask normal mode, full mask (language/soc_state.py) ---------
 from . import soc_state as _soc_state  # noqa: E402
 init_soc_state = _soc_state.make(_sys.modules[__name__])
+
+# ---- register-controlled modes: pad value, HF32 (language/regmodes.py) -----------------------
+from . import regmodes as _regmodes  # noqa: E402
+set_pad_value, set_hf32_mode, set_hf32_trans_mode, set_cmp_mask, get_cmp_mask = _regmodes.make(_sys.modules[__name__])
+set_deq_scale, cast_deq = _regmodes.make_deq(_sys.modules[__name__])
