@@ -280,6 +280,14 @@ SYNC_FAMILY(XSET)
 SYNC_FAMILY(XWAIT)
 SYNC_FAMILY(SYNC_ALL)
 
+/* trap (Ascend C Trap on dav_c220: "interrupts the AI Core"): the core stops with a fault of kind
+ * trap; the engine adds core, pc, instruction and source line.  Earlier queued work is not drained. */
+static ASC_EXEC_FN(TRAP)
+{
+    (void)q, (void)dt0, (void)dt1, (void)st;
+    return xfail(ctx, ASC_FAULT_TRAP, "the kernel executed trap (Ascend C Trap)");
+}
+
 bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
 {
     AscExecCtx *ctx = &c->ctx;

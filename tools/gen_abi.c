@@ -234,7 +234,7 @@ static void write_json(FILE *f)
     fprintf(f, "},\n    \"AscCoreKind\": {");
     asc_json_name_map(f, core_kind_name, 0, ASC_CORE_COUPLED + 1, NULL);
     fprintf(f, "},\n    \"AscFaultKind\": {");
-    asc_json_name_map(f, fault_kind_name, 0, ASC_FAULT_INTERNAL + 1, NULL);
+    asc_json_name_map(f, fault_kind_name, 0, ASC_FAULT_TRAP + 1, NULL);
     fprintf(f, "},\n");
     ENUM(f, "AscSev", ",", E(ASC_SEV_, NOTE), E(ASC_SEV_, WARNING), E(ASC_SEV_, ERROR));
     ENUM(f, "AscSimStatus", ",", E(ASC_SIM_, DONE), E(ASC_SIM_, LIMIT), E(ASC_SIM_, FAULT));

@@ -62,6 +62,7 @@ fault f_ub '.kernel k, aiv\n        li x1, 0x7fffffff\n        vadd.f32 x1, x1, 
 fault f_gm '.kernel k, aiv\n.arg x, gm, f16\n        li x1, 0\n        li x2, 0x400000\n        add x2, x0, x2\n        mov_ub_to_out x2, x1, len=1\n        end\n' || exit 1
 fault f_flag '.kernel k, aiv\n        wait_flag v, mte3, 0\n        end\n' || exit 1
 fault f_xflag '.kernel k, aiv\n        wait_flag_dev 3\n        end\n' || exit 1
+fault f_trap '.kernel k, aiv\n        nop\n        trap\n        end\n' || exit 1
 fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
 # sanitizer findings (docs/timing.md, Sanitizers)
 $py -c "

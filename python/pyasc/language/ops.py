@@ -1188,7 +1188,6 @@ _REJECT = {
     "the MTE pad-value register (SetPadValue) is not modelled: pass padding_value in DataCopyPadExtParams":
         ("set_pad_value",),
     "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
-    "the trap instruction is not in the asc ISA": ("trap",),
 }
 for _why, _names in _REJECT.items():
     for _n in _names:
