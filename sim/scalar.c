@@ -148,7 +148,8 @@ static ASC_EXEC_FN(SPR)
     const AscInsn *in = &q->in;
     if (in->spr >= ASC_SPR_COUNT) return xfail(ctx, ASC_FAULT_ILLEGAL, "special register %u does not exist", in->spr);
     if (in->op == ASC_OP_MFSPR) {
-        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr : c->spr[in->spr];
+        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr
+                       : in->spr == ASC_SPR_RSVD_CNT ? ctx->rsvd_cnt : c->spr[in->spr];
         return true;
     }
     if (!asc_spr_writable(in->spr))

@@ -123,6 +123,8 @@ typedef struct AscExecCtx {
     size_t mm_scratch_bytes;
     /* VMS4_SR: per-list counts the last vmrgsort4 consumed (exec_vsort.c), read by mfspr vms4_sr */
     uint64_t vms4_sr;
+    /* RSVD_CNT: elements the last vreducev2 kept (exec_vreducev2.c), read by mfspr rsvd_cnt */
+    uint64_t rsvd_cnt;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
@@ -170,6 +172,8 @@ ASC_EXEC_FN(VGATHERB);
 /* the sorts (exec_vsort.c) */
 ASC_EXEC_FN(VBITSORT);
 ASC_EXEC_FN(VMRGSORT4);
+/* the gather mask (exec_vreducev2.c) */
+ASC_EXEC_FN(VREDUCEV2);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

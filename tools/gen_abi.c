@@ -213,6 +213,7 @@ static void write_json(FILE *f)
             (unsigned long long)ASC_GM_ARG_ALIGN);
     fprintf(f, "    \"rodata_base\": %llu,\n    \"special\": [", (unsigned long long)ASC_GM_RODATA_BASE);
     for (unsigned s = 0; s < ASC_SPR_COUNT; s++) {
+        if (!asc_spr_name(s)) continue; /* an unassigned number */
         fprintf(f, "%s{\"name\": ", s ? ", " : "");
         json_str(f, asc_spr_name(s));
         fprintf(f, ", \"value\": %u, \"writable\": %s}", s, asc_spr_writable(s) ? "true" : "false");

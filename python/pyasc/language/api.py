@@ -15,6 +15,7 @@ from .vec_shift import *  # noqa: F401,F403  (shift_left, shift_right: vshl/vshr
 from .vec_reduce import *  # noqa: F401,F403  (block/pair/repeat reductions: vcg*, vcpadd, vcadd)
 from .vec_sort import *  # noqa: F401,F403  (sort32, mrg_sort, sort, sort helpers: vbitsort/vmrgsort4)
 from .trap import *  # noqa: F401,F403  (trap)
+from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParams, GatherMaskMode: vreducev2)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401

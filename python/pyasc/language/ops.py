@@ -326,8 +326,7 @@ def _unsupported(name, why):
     return op
 
 
-for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst",
-           "gather_mask"):
+for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
 
 
