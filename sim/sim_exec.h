@@ -125,6 +125,8 @@ typedef struct AscExecCtx {
     uint64_t vms4_sr;
     /* RSVD_CNT: elements the last vreducev2 kept (exec_vreducev2.c), read by mfspr rsvd_cnt */
     uint64_t rsvd_cnt;
+    /* VA0..VA3, 8 UB byte addresses each (setva / vldva, read by vnchwconv: exec_vnchwconv.c) */
+    uint64_t va[32];
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
@@ -174,6 +176,9 @@ ASC_EXEC_FN(VBITSORT);
 ASC_EXEC_FN(VMRGSORT4);
 /* the gather mask (exec_vreducev2.c) */
 ASC_EXEC_FN(VREDUCEV2);
+/* the address registers and vnchwconv (exec_vnchwconv.c) */
+ASC_EXEC_FN(SETVA);
+ASC_EXEC_FN(VNCHWCONV);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

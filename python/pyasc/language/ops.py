@@ -1186,7 +1186,6 @@ _REJECT = {
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
     "the MTE pad-value register (SetPadValue) is not modelled: pass padding_value in DataCopyPadExtParams":
         ("set_pad_value",),
-    "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
 }
 for _why, _names in _REJECT.items():
     for _n in _names:
