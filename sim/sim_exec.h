@@ -179,6 +179,8 @@ ASC_EXEC_FN(VREDUCEV2);
 /* the address registers and vnchwconv (exec_vnchwconv.c) */
 ASC_EXEC_FN(SETVA);
 ASC_EXEC_FN(VNCHWCONV);
+/* the constant fill of L1 / L0A / L0B (exec_cmatrix.c) */
+ASC_EXEC_FN(CMATRIX);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

@@ -17,6 +17,7 @@ from .vec_sort import *  # noqa: F401,F403  (sort32, mrg_sort, sort, sort helper
 from .trap import *  # noqa: F401,F403  (trap)
 from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParams, GatherMaskMode: vreducev2)
 from .vec_5hd import *  # noqa: F401,F403  (trans_data_to_5hd, TransDataTo5HDParams: setva/vldva/vnchwconv)
+from .cube_fill import *  # noqa: F401,F403  (init_const_value, InitConstValueParams: create_*_matrix)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401

@@ -1173,7 +1173,6 @@ _REJECT = {
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "inter-block synchronisation through GM (IBSet/IBWait, block notify) is not modelled":
         ("ib_set", "ib_wait", "notify_next_block", "wait_pre_block"),
-    "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
     "SoC state initialisation registers are not modelled": ("init_soc_state",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
