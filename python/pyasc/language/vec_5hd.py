@@ -17,7 +17,8 @@ python/asc/language/basic/vec_transpose.py and docs/python-api/language/generate
   src_rep_stride=0): repeat r adds r * stride blocks to every address, except that with repeat_times 1
   the stride is added once (the Ascend C page's rule); repeat_times 0 is a no-op.
 Real pyasc infers the element type of the address forms from the get_phy_addr calls that made the
-addresses; asc cannot trace that, so those forms take `dtype=` (asc.float16, ...).
+addresses; asc takes `dtype=` (asc.float16, ...), or without it the one element type of every
+get_phy_addr the kernel made so far (an error when there were several or none).
 """
 from __future__ import annotations
 
@@ -110,8 +111,14 @@ def trans_data_to_5hd(dst_or_list, src_or_list, params, *, dtype=None, _b):
         vld = False
         reads, writes = sacc, dacc
     if ety is None:
-        raise b.error("asc.trans_data_to_5hd with addresses needs dtype= (asc.float16, asc.int8, ...): real pyasc "
-                      "infers it from the get_phy_addr calls, which asc does not trace")
+        seen = getattr(b, "phy_addr_dtypes", None) or set()
+        if len(seen) == 1:      # every get_phy_addr so far was of one element type: that one
+            ety = next(iter(seen))
+        else:
+            raise b.error("asc.trans_data_to_5hd with addresses needs dtype= (asc.float16, asc.int8, ...) here: "
+                          "real pyasc infers it from the get_phy_addr calls that made them, asc only when every "
+                          f"get_phy_addr of the kernel so far was of one element type (seen: "
+                          f"{', '.join(sorted(d.name for d in seen)) or 'none'})")
     if not isinstance(ety, dt.DataType) or ety.name not in _TYPES:
         raise b.error(f"asc.trans_data_to_5hd on {getattr(ety, 'name', ety)} is not supported (Ascend C "
                       f"TransDataTo5HD on dav_c220 takes {', '.join(_TYPES)})")
