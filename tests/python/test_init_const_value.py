@@ -102,3 +102,35 @@ def k_fill_bad(x: asc.GlobalAddress, what: asc.ConstExpr[str]):
 def test_errors(what, msg):
     with pytest.raises(asc.CompileError, match=msg):
         k_fill_bad[1](np.zeros(16, np.float16), what)
+
+
+@asc.jit(target="ascend910")
+def k_fill_l1_read_back(z: asc.GlobalAddress, v: asc.ConstExpr[float], rt: asc.ConstExpr[int],
+                        bn: asc.ConstExpr[int], gap: asc.ConstExpr[int]):
+    """Coupled profile (L1 and UB in one core): fill A1, move it to UB with DataCopy, then to GM."""
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    n = 2048 // z.dtype.sizeof()
+    a1 = asc.LocalTensor(z.dtype, asc.TPosition.A1, 0, n)
+    u = asc.LocalTensor(z.dtype, asc.TPosition.VECIN, 0, n)
+    asc.init_const_value(a1, asc.InitConstValueParams(1, 64, 0, 0))
+    asc.init_const_value(a1, asc.InitConstValueParams(rt, bn, gap, v))
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(u, a1, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, u, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@pytest.mark.parametrize("dtype,v", [(np.float32, -2.75), (np.int32, -123456), (np.uint32, 4000000000),
+                                     (np.int16, -7), (np.uint16, 65000), (np.float16, 0.1)])
+@pytest.mark.parametrize("rt,bn,gap", [(1, 1, 0), (3, 5, 7), (2, 1, 30)])
+def test_fill_l1_every_dtype_read_back(dtype, v, rt, bn, gap):
+    z = np.full(2048 // np.dtype(dtype).itemsize, 1, dtype)
+    k_fill_l1_read_back[1](z, v, rt, bn, gap)
+    want = np.zeros_like(z)
+    epb = 32 // z.itemsize
+    for r in range(rt):
+        s = r * (bn + gap) * epb
+        want[s:s + bn * epb] = np.array(v).astype(dtype)
+    np.testing.assert_array_equal(z, want)
