@@ -295,7 +295,9 @@ static bool parse_operands(Job *j, Lex *lx, AscOp op, const char *syn, uint32_t 
     const AscFmtInfo *fi = &asc_fmt_info[ii->fmt];
     AscFieldKind cfg_kind = ASC_FK_COUNT;
     if (allow_named && ii->cfg != ASC_CFG_NONE)
-        cfg_kind = (ii->fmt == ASC_FMT_R4 || ii->fmt == ASC_FMT_R4C) ? ASC_FK_RS3 : ASC_FK_RS2;
+        cfg_kind = (ii->fmt == ASC_FMT_R4 || ii->fmt == ASC_FMT_R4C) ? ASC_FK_RS3
+                   : ii->fmt == ASC_FMT_R1                          ? ASC_FK_RS1 /* vnchwconv: the config alone */
+                                                                    : ASC_FK_RS2;
     char buf[80];
     bool ok = true;
     o->in.op = (uint16_t)op;

@@ -62,7 +62,8 @@ static void write_md(FILE *f)
     for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) fprintf(f, "%s`%s` = %u", p ? ", " : "", asc_pipe_name(p), p);
     fprintf(f, "\n- special registers: ");
     for (unsigned s = 0; s < ASC_SPR_COUNT; s++)
-        fprintf(f, "%s`%s` = %u%s", s ? ", " : "", asc_spr_name(s), s, asc_spr_writable(s) ? " (writable)" : "");
+        if (asc_spr_name(s)) /* skip unassigned numbers */
+            fprintf(f, "%s`%s` = %u%s", s ? ", " : "", asc_spr_name(s), s, asc_spr_writable(s) ? " (writable)" : "");
     fprintf(f, "\n- vcmp conditions: ");
     for (unsigned c = 0; c < ASC_COND_COUNT; c++) fprintf(f, "%s`%s` = %u", c ? ", " : "", asc_cond_name(c), c);
     fprintf(f, "\n- vconv rounding: ");

@@ -79,11 +79,13 @@ bool asc_json_put(FILE *f, const char *s, bool quotes)
 bool asc_json_name_map(FILE *f, const char *(*name)(unsigned), unsigned from, unsigned to,
                        unsigned (*value)(unsigned))
 {
-    bool ok = true;
+    bool ok = true, first = true;
     for (unsigned i = from; i < to; i++) {
         const char *n = name(i);
-        if (i > from) ok &= fputs(", ", f) >= 0;
-        ok &= asc_json_put(f, n ? n : "", true);
+        if (!n) continue; /* a gap in the numbering (special registers 14..19 are not assigned yet) */
+        if (!first) ok &= fputs(", ", f) >= 0;
+        first = false;
+        ok &= asc_json_put(f, n, true);
         ok &= fprintf(f, ": %u", value ? value(i) : i) >= 0;
     }
     return ok;

@@ -5,6 +5,9 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vgather.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vsort.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cmpmask.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_vreducev2.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_vnchwconv.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_cmatrix.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dmapad.c

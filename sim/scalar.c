@@ -150,7 +150,8 @@ static ASC_EXEC_FN(SPR)
     const AscInsn *in = &q->in;
     if (in->spr >= ASC_SPR_COUNT) return xfail(ctx, ASC_FAULT_ILLEGAL, "special register %u does not exist", in->spr);
     if (in->op == ASC_OP_MFSPR) {
-        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr : c->spr[in->spr];
+        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr
+                       : in->spr == ASC_SPR_RSVD_CNT ? ctx->rsvd_cnt : c->spr[in->spr];
         return true;
     }
     if (!asc_spr_writable(in->spr))
@@ -281,6 +282,14 @@ SYNC_FAMILY(BAR)
 SYNC_FAMILY(XSET)
 SYNC_FAMILY(XWAIT)
 SYNC_FAMILY(SYNC_ALL)
+
+/* trap (Ascend C Trap on dav_c220: "interrupts the AI Core"): the core stops with a fault of kind
+ * trap; the engine adds core, pc, instruction and source line.  Earlier queued work is not drained. */
+static ASC_EXEC_FN(TRAP)
+{
+    (void)q, (void)dt0, (void)dt1, (void)st;
+    return xfail(ctx, ASC_FAULT_TRAP, "the kernel executed trap (Ascend C Trap)");
+}
 
 bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
 {

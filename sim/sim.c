@@ -459,7 +459,7 @@ bool asc_sim_fail(AscSim *sim, AscFaultKind kind, AscCore *c, uint8_t pipe, uint
 const char *asc_fault_kind_name(AscFaultKind k)
 {
     static const char *const names[] = {"none", "access", "illegal instruction", "flag already set",
-                                        "division by zero", "bad pc", "cross-core", "deadlock", "internal"};
+                                        "division by zero", "bad pc", "cross-core", "deadlock", "internal", "trap"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 

@@ -128,6 +128,10 @@ typedef struct AscExecCtx {
     uint64_t vms4_sr;
     /* the CMPMASK register, 128 bits (exec_cmpmask.c: set_cmpmask / get_cmpmask; vsel cmpreg) */
     uint8_t cmpmask_reg[16];
+    /* RSVD_CNT: elements the last vreducev2 kept (exec_vreducev2.c), read by mfspr rsvd_cnt */
+    uint64_t rsvd_cnt;
+    /* VA0..VA3, 8 UB byte addresses each (setva / vldva, read by vnchwconv: exec_vnchwconv.c) */
+    uint64_t va[32];
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
@@ -177,6 +181,13 @@ ASC_EXEC_FN(VBITSORT);
 ASC_EXEC_FN(VMRGSORT4);
 /* the CMPMASK register transfers (exec_cmpmask.c) */
 ASC_EXEC_FN(CMPMASK);
+/* the gather mask (exec_vreducev2.c) */
+ASC_EXEC_FN(VREDUCEV2);
+/* the address registers and vnchwconv (exec_vnchwconv.c) */
+ASC_EXEC_FN(SETVA);
+ASC_EXEC_FN(VNCHWCONV);
+/* the constant fill of L1 / L0A / L0B (exec_cmatrix.c) */
+ASC_EXEC_FN(CMATRIX);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

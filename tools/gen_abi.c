@@ -213,6 +213,7 @@ static void write_json(FILE *f)
             (unsigned long long)ASC_GM_ARG_ALIGN);
     fprintf(f, "    \"rodata_base\": %llu,\n    \"special\": [", (unsigned long long)ASC_GM_RODATA_BASE);
     for (unsigned s = 0; s < ASC_SPR_COUNT; s++) {
+        if (!asc_spr_name(s)) continue; /* an unassigned number */
         fprintf(f, "%s{\"name\": ", s ? ", " : "");
         json_str(f, asc_spr_name(s));
         fprintf(f, ", \"value\": %u, \"writable\": %s}", s, asc_spr_writable(s) ? "true" : "false");
@@ -234,7 +235,7 @@ static void write_json(FILE *f)
     fprintf(f, "},\n    \"AscCoreKind\": {");
     asc_json_name_map(f, core_kind_name, 0, ASC_CORE_COUPLED + 1, NULL);
     fprintf(f, "},\n    \"AscFaultKind\": {");
-    asc_json_name_map(f, fault_kind_name, 0, ASC_FAULT_INTERNAL + 1, NULL);
+    asc_json_name_map(f, fault_kind_name, 0, ASC_FAULT_TRAP + 1, NULL);
     fprintf(f, "},\n");
     ENUM(f, "AscSev", ",", E(ASC_SEV_, NOTE), E(ASC_SEV_, WARNING), E(ASC_SEV_, ERROR));
     ENUM(f, "AscSimStatus", ",", E(ASC_SIM_, DONE), E(ASC_SIM_, LIMIT), E(ASC_SIM_, FAULT));

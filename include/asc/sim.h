@@ -157,7 +157,8 @@ typedef enum AscFaultKind {
     ASC_FAULT_BAD_PC,     /* control left the program */
     ASC_FAULT_XCORE,      /* cross-core counter overflow / no partner core */
     ASC_FAULT_DEADLOCK,   /* everything unfinished is blocked with no future event */
-    ASC_FAULT_INTERNAL    /* host memory exhausted (GM backing) */
+    ASC_FAULT_INTERNAL,   /* host memory exhausted (GM backing) */
+    ASC_FAULT_TRAP        /* the kernel executed trap (Ascend C Trap) */
 } AscFaultKind;
 
 /* One blocked unit of a deadlock. */

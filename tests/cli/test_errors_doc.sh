@@ -62,6 +62,10 @@ fault f_ub '.kernel k, aiv\n        li x1, 0x7fffffff\n        vadd.f32 x1, x1, 
 fault f_gm '.kernel k, aiv\n.arg x, gm, f16\n        li x1, 0\n        li x2, 0x400000\n        add x2, x0, x2\n        mov_ub_to_out x2, x1, len=1\n        end\n' || exit 1
 fault f_flag '.kernel k, aiv\n        wait_flag v, mte3, 0\n        end\n' || exit 1
 fault f_xflag '.kernel k, aiv\n        wait_flag_dev 3\n        end\n' || exit 1
+fault f_trap '.kernel k, aiv\n        nop\n        trap\n        end\n' || exit 1
+fault f_gmask '.kernel k, aiv\n        set_mask_count\n        mtspr mask0, x0\n        vreducev2.b16 x0, x0, x0, pattern=7\n        end\n' || exit 1
+fault f_5hd '.kernel k, aiv\n        vnchwconv.b16 repeat=1, dsthigh=1\n        end\n' || exit 1
+fault f_cmat '.kernel k, aic\n        create_cbuf_matrix x0, x0, l0b=1\n        end\n' || exit 1
 fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
 # sanitizer findings (docs/timing.md, Sanitizers)
 $py -c "

@@ -136,7 +136,7 @@ static uint64_t run_movw(const uint32_t *w, uint32_t n, unsigned rd)
 
 static const int64_t *field_values(AscFieldKind k, const AscField *fd, int *n)
 {
-    static int64_t buf[16];
+    static int64_t buf[32];
     int64_t lo, hi, step;
     asc_field_range(fd, &lo, &hi, &step);
     int c = 0;
@@ -150,7 +150,10 @@ static const int64_t *field_values(AscFieldKind k, const AscField *fd, int *n)
         break;
     case ASC_FK_UIMM: buf[c++] = 0, buf[c++] = 1, buf[c++] = 0x8000, buf[c++] = 0xffff; break;
     case ASC_FK_HW: buf[c++] = 0, buf[c++] = 16, buf[c++] = 32, buf[c++] = 48; break;
-    case ASC_FK_SPR: for (int i = 0; i < ASC_SPR_COUNT; i++) buf[c++] = i; break;
+    case ASC_FK_SPR: /* the assigned numbers (there are gaps) */
+        for (int i = 0; i < ASC_SPR_COUNT && c < 32; i++)
+            if (asc_spr_name((unsigned)i)) buf[c++] = i;
+        break;
     case ASC_FK_PSRC: case ASC_FK_PDST: case ASC_FK_PIPE: for (int i = 0; i < ASC_PIPE_COUNT; i++) buf[c++] = i; break;
     case ASC_FK_EVENT: for (int i = 0; i < 8; i++) buf[c++] = i; break;
     case ASC_FK_COND: for (int i = 0; i < ASC_COND_COUNT; i++) buf[c++] = i; break;

@@ -84,7 +84,11 @@ static int64_t field_value(const AscField *fd, uint64_t *s)
     case ASC_FK_PSRC:
     case ASC_FK_PDST:
     case ASC_FK_PIPE: return (int64_t)(rng(s) % ASC_PIPE_COUNT);
-    case ASC_FK_SPR: return (int64_t)(rng(s) % ASC_SPR_COUNT);
+    case ASC_FK_SPR: { /* an assigned number (the numbering has gaps) */
+        unsigned v = (unsigned)(rng(s) % ASC_SPR_COUNT);
+        while (!asc_spr_name(v)) v = (v + 1) % ASC_SPR_COUNT;
+        return (int64_t)v;
+    }
     case ASC_FK_COND: return (int64_t)(rng(s) % ASC_COND_COUNT);
     case ASC_FK_RND: return (int64_t)(rng(s) % ASC_RND_COUNT);
     case ASC_FK_MODE: return (int64_t)(rng(s) % 3);

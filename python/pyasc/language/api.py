@@ -14,6 +14,10 @@ from .vec_gather import *  # noqa: F401,F403  (gather, gatherb: vgather/vgatherb
 from .vec_shift import *  # noqa: F401,F403  (shift_left, shift_right: vshl/vshr)
 from .vec_reduce import *  # noqa: F401,F403  (block/pair/repeat reductions: vcg*, vcpadd, vcadd)
 from .vec_sort import *  # noqa: F401,F403  (sort32, mrg_sort, sort, sort helpers: vbitsort/vmrgsort4)
+from .trap import *  # noqa: F401,F403  (trap)
+from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParams, GatherMaskMode: vreducev2)
+from .vec_5hd import *  # noqa: F401,F403  (trans_data_to_5hd, TransDataTo5HDParams: setva/vldva/vnchwconv)
+from .cube_fill import *  # noqa: F401,F403  (init_const_value, InitConstValueParams: create_*_matrix)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401

@@ -326,8 +326,7 @@ def _unsupported(name, why):
     return op
 
 
-for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst",
-           "gather_mask"):
+for _n in ("add_relu", "sub_relu", "fused_mul_add", "mul_add_dst"):
     globals()[_n] = _unsupported(_n, "the asc ISA has no instruction for it (see docs/pyasc.md)")
 
 
@@ -1176,7 +1175,6 @@ _REJECT = {
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
-    "the MTE constant fill of L1/L0 (InitConstValue) is not modelled": ("init_const_value",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
         ("load_data_with_transpose",),
@@ -1185,8 +1183,6 @@ _REJECT = {
     "the LoadData3D (im2col) registers are not modelled": ("set_load_data_boundary", "set_load_data_padding_value",
                                                            "set_load_data_repeat"),
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
-    "the vnchwconv instruction (TransDataTo5HD) is not in the asc ISA": ("trans_data_to_5hd",),
-    "the trap instruction is not in the asc ISA": ("trap",),
 }
 for _why, _names in _REJECT.items():
     for _n in _names:

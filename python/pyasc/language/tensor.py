@@ -283,6 +283,12 @@ class LocalTensor:
 
     def get_phy_addr(self):
         """Byte address in the position's buffer (a placed buffer resolves at link time)."""
+        # the element types whose addresses were taken: asc.trans_data_to_5hd's address forms infer
+        # their type from them when there is only one, as real pyasc infers it from get_phy_addr
+        phy = getattr(self.b, "phy_addr_dtypes", None)
+        if phy is None:
+            phy = self.b.phy_addr_dtypes = set()
+        phy.add(self.dtype)
         return self.addr
 
     def set_size(self, size):
