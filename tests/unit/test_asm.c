@@ -201,7 +201,7 @@ START_TEST(every_instruction_print_parse_roundtrip)
          * field at a time over its edge values; sync ops over all pairs */
         for (unsigned vary = 0; vary < (nf ? nf : 1); vary++) {
             int nv = 1;
-            int64_t vals[16] = {0};
+            int64_t vals[32] = {0}; /* field_values gives at most 32 */
             if (nf) {
                 const int64_t *v = field_values((AscFieldKind)fi->fields[vary].kind, &fi->fields[vary], &nv);
                 memcpy(vals, v, (size_t)nv * sizeof *v);
@@ -220,7 +220,7 @@ START_TEST(every_instruction_print_parse_roundtrip)
                     uint32_t w, w2;
                     ck_assert_msg(asc_encode(&in, &w), "%s does not encode", ii->mnemonic);
                     AscInsn back;
-                    ck_assert(asc_decode(w, &back, NULL));
+                    ck_assert_msg(asc_decode(w, &back, NULL), "%s (0x%08x) does not decode", ii->mnemonic, w);
                     char text[128];
                     asc_insn_print(&back, text, sizeof text);
                     (void)w2;
