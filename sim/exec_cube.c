@@ -149,6 +149,80 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
     }
 }
 
+/* The same product with AVX-512F on a host that has it (checked at run time,
+ * __builtin_cpu_supports; mm_f64 above otherwise): tiles of MM_R8 = 8 rows x
+ * 16 columns, 16 accumulators of 8 doubles, one fused multiply-add per
+ * element and k step.  A product of two f16/bf16/f32 values is exact in f64,
+ * so fma(x, b, c) rounds exactly as c + x * b does: every output is the same
+ * serial f64 sum in k order, bit for bit (tests/unit/test_exec_cube_dma.c
+ * compares both paths).  A is padded to a multiple of MM_R8 rows; the rows
+ * r0..r0+7 of a C panel are 512 contiguous bytes inside the checked C
+ * footprint (Mf*16 rows per panel). */
+#define MM_R8 8
+#if defined(__GNUC__) && defined(__x86_64__)
+#define MM_X86 1
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static void mm_f64_avx512(const double *A, const double *B, uint8_t *pc,
+                                                             uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
+                                                             bool init)
+{
+    for (uint32_t j = 0; j * 16 < n; j++) {
+        const double *bp = B + (size_t)j * k * 16;
+        uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+        for (uint32_t r0 = 0; r0 < m; r0 += MM_R8) {
+            uint8_t *cp = pc + ((uint64_t)j * mf * 16 + r0) * 64;
+            __m512d c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15;
+            if (init) {
+                c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _mm512_setzero_pd();
+                c8 = c9 = c10 = c11 = c12 = c13 = c14 = c15 = _mm512_setzero_pd();
+            } else {
+#define MM_CL(r, v) v = _mm512_cvtps_pd(_mm256_loadu_ps((const float *)(cp + (r) * 32)))
+                MM_CL(0, c0); MM_CL(1, c1); MM_CL(2, c2); MM_CL(3, c3);
+                MM_CL(4, c4); MM_CL(5, c5); MM_CL(6, c6); MM_CL(7, c7);
+                MM_CL(8, c8); MM_CL(9, c9); MM_CL(10, c10); MM_CL(11, c11);
+                MM_CL(12, c12); MM_CL(13, c13); MM_CL(14, c14); MM_CL(15, c15);
+#undef MM_CL
+            }
+            const double *a = A + (size_t)r0 * k;
+            for (uint32_t kk = 0; kk < k; kk++) {
+                const double *b = bp + (size_t)kk * 16;
+                __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8), x;
+#define MM_FR(i, lo, hi)                                                                                         \
+    x = _mm512_set1_pd(a[(size_t)(i) * k + kk]);                                                                 \
+    lo = _mm512_fmadd_pd(x, b0, lo);                                                                             \
+    hi = _mm512_fmadd_pd(x, b1, hi)
+                MM_FR(0, c0, c1); MM_FR(1, c2, c3); MM_FR(2, c4, c5); MM_FR(3, c6, c7);
+                MM_FR(4, c8, c9); MM_FR(5, c10, c11); MM_FR(6, c12, c13); MM_FR(7, c14, c15);
+#undef MM_FR
+            }
+            float f[MM_R8 * 16];
+#define MM_CS(r, v) _mm256_storeu_ps(f + (r) * 8, _mm512_cvtpd_ps(v))
+            MM_CS(0, c0); MM_CS(1, c1); MM_CS(2, c2); MM_CS(3, c3);
+            MM_CS(4, c4); MM_CS(5, c5); MM_CS(6, c6); MM_CS(7, c7);
+            MM_CS(8, c8); MM_CS(9, c9); MM_CS(10, c10); MM_CS(11, c11);
+            MM_CS(12, c12); MM_CS(13, c13); MM_CS(14, c14); MM_CS(15, c15);
+#undef MM_CS
+            uint32_t rows = m - r0 < MM_R8 ? m - r0 : MM_R8;
+            if (rows == MM_R8 && cols == 16) memcpy(cp, f, sizeof f);
+            else
+                for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64, f + i * 16, cols * 4);
+        }
+    }
+}
+
+/* 256 f16 (one fractal) to f64 with F16C: exact, as asc_f16_widen (the
+ * unit test compares all 65536 values). */
+__attribute__((target("avx,f16c"))) static void mm_f16_frac_f16c(const uint8_t *f, double *out)
+{
+    for (unsigned i = 0; i < 256; i += 8) {
+        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(f + i * 2)));
+        _mm256_storeu_pd(out + i, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        _mm256_storeu_pd(out + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+}
+#endif
+
 /* s8 x s8: the same tiles in s32, wrapping (unsigned arithmetic). */
 MM_CLONES
 static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
@@ -209,7 +283,43 @@ static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf,
                     }                                                                                            \
             }                                                                                                    \
     }
-MM_UNPACK(mm_unpack_f16, double, (double)asc_f16_widen(rd_u16(p)))
+
+/* f16: each 512-byte fractal is widened whole (F16C where the host has it,
+ * asc_f16_widen otherwise: the same values), then placed as above; the
+ * fractal's padding is converted but never placed. */
+static void mm_f16_frac(const uint8_t *f, double *out, bool f16c)
+{
+#ifdef MM_X86
+    if (f16c) {
+        mm_f16_frac_f16c(f, out);
+        return;
+    }
+#endif
+    (void)f16c;
+    for (unsigned i = 0; i < 256; i++) out[i] = (double)asc_f16_widen(rd_u16(f + i * 2));
+}
+
+static void mm_unpack_f16(const uint8_t *pa, const uint8_t *pb, double *A, double *B, uint32_t m, uint32_t mp,
+                          uint32_t k, uint32_t n, bool f16c, uint64_t kf, uint64_t nf)
+{
+    double t16[256];
+    if (mp > m) memset(A + (size_t)m * k, 0, (size_t)(mp - m) * k * sizeof(double));
+    if (n % 16) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(double));
+    for (uint32_t r0 = 0; r0 < m; r0 += 16)
+        for (uint32_t c0 = 0; c0 < k; c0 += 16) {
+            mm_f16_frac(pa + ((r0 / 16) * kf + c0 / 16) * 512, t16, f16c);
+            uint32_t rn = m - r0 < 16 ? m - r0 : 16, cn = k - c0 < 16 ? k - c0 : 16;
+            for (uint32_t i = 0; i < rn; i++) memcpy(A + (size_t)(r0 + i) * k + c0, t16 + i * 16, cn * sizeof(double));
+        }
+    for (uint32_t k1 = 0; k1 < k; k1 += 16)
+        for (uint32_t c0 = 0; c0 < n; c0 += 16) {
+            mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16, f16c);
+            uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
+            double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
+            for (uint32_t i = 0; i < kn; i++)
+                for (uint32_t t = 0; t < cn; t++) dst[(size_t)i * 16 + t] = t16[t * 16 + i];
+        }
+}
 MM_UNPACK(mm_unpack_bf16, double, (double)asc_bf16_to_f32(rd_u16(p)))
 MM_UNPACK(mm_unpack_f32, double, (double)rd_f32(p))
 MM_UNPACK(mm_unpack_s8, int32_t, (int32_t)(int8_t)p[0])
@@ -251,11 +361,22 @@ static void mm_job(const AscExecJob *j)
         mm_s32(A, B, j->out, mf, m, n, k, j->flag);
     } else {
         double *A = j->scratch, *B = A + na;
-        if (dt0 == ASC_DT_F16) mm_unpack_f16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        bool f16c = false, avx512 = false;
+#ifdef MM_X86
+        f16c = j->u[11] == 0 && __builtin_cpu_supports("f16c");
+        avx512 = j->u[11] == 0 && __builtin_cpu_supports("avx512f");
+#endif
+        if (dt0 == ASC_DT_F16) mm_unpack_f16(j->in0, j->in1, A, B, m, mp, k, n, f16c, kf, nf);
         else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         else if (j->u[10] == 1) mm_unpack_hf32_rne(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         else if (j->u[10] == 3) mm_unpack_hf32_rz(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
         else mm_unpack_f32(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+#ifdef MM_X86
+        if (avx512) {
+            mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag);
+            return;
+        }
+#endif
         mm_f64(A, B, j->out, mf, m, n, k, j->flag);
     }
 }
@@ -296,7 +417,7 @@ ASC_EXEC_FN(MMAD)
         ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, true);
     }
     /* scratch: A (mp x k) and B (nf x k x 16), f64 or s32 */
-    uint32_t mp = (m + MM_R - 1) / MM_R * MM_R;
+    uint32_t mp = (m + MM_R8 - 1) / MM_R8 * MM_R8; /* a multiple of MM_R too */
     size_t el = dt0 == ASC_DT_S8 ? 4 : 8;
     size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
     if ((na + nb) * el > ctx->mm_scratch_bytes) /* cannot happen: the operands lie in L0A / L0B */
@@ -309,7 +430,7 @@ ASC_EXEC_FN(MMAD)
         .run = mm_job, .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
         .in0 = pa, .in1 = pb, .out = pc, .flag = init,
         .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
-              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0},
+              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, ctx->mm_portable},
     };
     if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *

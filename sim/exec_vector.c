@@ -891,16 +891,24 @@ static uint64_t repeat_bytes(const VPlan *p, const uint64_t *m)
  * element operations.
  *
  * The bank cost of a repeat is reused for another repeat when it cannot
- * differ: every operand is lane-addressed with the same repeat stride D (a
- * multiple of 2^group_lo) and both repeats have the same mask, every
- * operand's blocks lie inside one bank layer in both, and the same operands
- * share a layer in both.  From one such repeat to the other every block
- * address moves by the same multiple of 2^group_lo, so every group index
- * rotates by the same amount (mod groups), and two blocks share a bank in one
- * repeat exactly when they share it in the other; the per-group counts (R, W)
- * and per-bank read+write counts (RW) are the same multisets, and so is the
- * cost of ubbank.c.  The cache is keyed by which operand pairs share a layer
- * (6 bits for 4 operands).  Any other repeat is computed block by block. */
+ * differ: every operand k is lane-addressed with a repeat stride D_k (a
+ * multiple of 2^group_lo), both repeats have the same mask, every operand's
+ * blocks lie inside one bank layer in both, the same operands share a layer
+ * in both, and for every operand k the rotation of its group indices
+ * relative to operand 0, (r * (D_k - D_0) >> group_lo) mod groups, is the
+ * same in both.  From repeat 0 to repeat r operand k's blocks move by r * D_k,
+ * so its group indices rotate by r * D_k >> group_lo (mod groups): a common
+ * rotation r * D_0 for all operands plus that relative one.  With equal
+ * relative rotations the two repeats differ by one common rotation of the
+ * groups (a bijection) and a renaming of layers that keeps which operands
+ * share one, so two blocks share a group (a bank) in one repeat exactly when
+ * they do in the other; the per-group counts (R, W) and per-bank read+write
+ * counts (RW) are the same multisets, and so is the cost of ubbank.c.  The
+ * cache is keyed by which operand pairs share a layer (6 bits for 4
+ * operands) and the relative rotations (log2(groups) bits each), in a small
+ * direct-mapped table (a miss recomputes).  With one stride for all operands
+ * every relative rotation is 0; a broadcast operand (stride 0 beside 256)
+ * alternates between two.  Any other repeat is computed block by block. */
 static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
 {
     uint64_t R = p->repeats;
@@ -912,17 +920,20 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
 
     const AscConfig *cfg = ctx->cfg;
     uint32_t glo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO], llo = (uint32_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
-    bool uniform = !ctx->on_access && !ctx->no_bank_cost && glo < 64 && llo < 64;
-    uint64_t stride = 0, lo0[OP_COUNT], hi0[OP_COUNT]; /* repeat 0's block span of each operand, mask full */
+    uint32_t groups = (uint32_t)cfg->v[ASC_KEY_UB_BANK_GROUPS], gbits = 0; /* a power of two <= 64 (config.c) */
+    while ((1u << gbits) < groups) gbits++;
+    bool uniform = !ctx->on_access && !ctx->no_bank_cost && glo + gbits < 64 && llo < 64 && gbits <= 6;
+    uint64_t rmask = ((uint64_t)groups << glo) - 1; /* addresses mod groups << group_lo */
+    uint64_t stride[OP_COUNT], lo0[OP_COUNT], hi0[OP_COUNT]; /* repeat 0's block span of each operand, mask full */
     uint32_t nop = 0;
     for (int k = 0; k < OP_COUNT && uniform; k++) {
         const VOperand *o = &p->op[k];
         if (!o->used) continue;
-        if (o->kind != VK_LANES || (nop && o->rep_bytes != stride)) {
+        if (o->kind != VK_LANES || (o->rep_bytes & ((1ull << glo) - 1))) {
             uniform = false;
             break;
         }
-        stride = o->rep_bytes;
+        stride[nop] = o->rep_bytes;
         uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
         uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1), lo = UINT64_MAX, hi = 0;
         for (uint32_t b = 0; b < nblk; b++) {
@@ -937,9 +948,10 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
         hi0[nop] = hi;
         nop++;
     }
-    if (uniform && (stride & ((1ull << glo) - 1))) uniform = false;
-    uint64_t have = 0; /* bit key: cost[key] is known */
-    AscBankCost cost[64];
+    enum { CACHE = 64 };
+    uint32_t ckey[CACHE]; /* key + 1 of cost[slot]; 0 = empty */
+    memset(ckey, 0, sizeof ckey);
+    AscBankCost cost[CACHE];
     AscBankRepeat br;
     for (uint32_t r = 0; r < p->repeats; r++) {
         const uint64_t *m = r + 1 == p->repeats ? p->last : p->full;
@@ -947,7 +959,7 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
             uint64_t layer[OP_COUNT];
             bool one = true;
             for (uint32_t k = 0; k < nop; k++) {
-                uint64_t lo = lo0[k] + r * stride, hi = hi0[k] + r * stride;
+                uint64_t lo = lo0[k] + r * stride[k], hi = hi0[k] + r * stride[k];
                 layer[k] = lo >> llo;
                 if (layer[k] != (hi - 1) >> llo) one = false;
             }
@@ -956,12 +968,15 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
                 for (uint32_t i = 0; i < nop; i++)
                     for (uint32_t k = i + 1; k < nop; k++, bit++)
                         if (layer[i] == layer[k]) key |= 1u << bit;
-                if (!(have >> key & 1)) {
+                for (uint32_t k = 1; k < nop; k++) /* relative rotations: wrapping products, mod 2^(glo+gbits) */
+                    key |= (uint32_t)(((uint64_t)r * (stride[k] - stride[0]) & rmask) >> glo) << (6 + (k - 1) * gbits);
+                uint32_t slot = (key ^ key >> 6 ^ key >> 12 ^ key >> 18) & (CACHE - 1);
+                if (ckey[slot] != key + 1) {
                     repeat_blocks(&br, p, r, m);
-                    cost[key] = asc_ubbank_cost(cfg, &br);
-                    have |= 1ull << key;
+                    cost[slot] = asc_ubbank_cost(cfg, &br);
+                    ckey[slot] = key + 1;
                 }
-                asc_ubbank_add(cfg, cost[key], st);
+                asc_ubbank_add(cfg, cost[slot], st);
                 continue;
             }
         }

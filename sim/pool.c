@@ -21,6 +21,7 @@
  * queued, running or done but not yet joined.  While waiting for a job a
  * worker is running, the main thread runs the newest queued job itself. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -139,7 +140,8 @@ static bool defer(void *ud, const AscExecJob *job)
 
 bool asc_pool_new(AscSim *sim, uint32_t threads)
 {
-    if (threads < 2 || sim->ncores < 2) return true; /* inline: nothing to run beside */
+    /* one simulated core too: its arithmetic job runs beside the engine (DMA, scalar unit) */
+    if (threads < 2) return true; /* inline */
     AscPool *pl = asc_calloc(&sim->alloc, 1, sizeof *pl);
     if (!pl) return false;
     pl->sim = sim;
@@ -152,10 +154,17 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     if (pthread_mutex_init(&pl->mu, NULL)) goto fail_mem;
     if (pthread_cond_init(&pl->work, NULL)) goto fail_mu;
     if (pthread_cond_init(&pl->done, NULL)) goto fail_work;
+    /* workers block every signal (they inherit the mask): a signal to the process then
+     * reaches the calling thread, whose CLI blocks SIGINT/SIGTERM around its own critical
+     * sections (run/asc_sim_main.c); a worker taking it would bypass that */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (uint32_t i = 0; i + 1 < threads; i++) {
         if (pthread_create(&pl->th[i], NULL, worker, pl)) break; /* fewer workers: still correct */
         pl->nth++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pl->nth == 0) {
         pthread_cond_destroy(&pl->done);
         goto fail_work;

@@ -124,6 +124,9 @@ typedef struct AscExecCtx {
      * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
     void *mm_scratch;
     size_t mm_scratch_bytes;
+    /* true: mmad's arithmetic takes the portable C path even where the host has F16C or
+     * AVX-512F (the unit tests compare both; zero-initialised contexts take the fast path) */
+    bool mm_portable;
     /* VMS4_SR: per-list counts the last vmrgsort4 consumed (exec_vsort.c), read by mfspr vms4_sr */
     uint64_t vms4_sr;
     /* the CMPMASK register, 128 bits (exec_cmpmask.c: set_cmpmask / get_cmpmask; vsel cmpreg) */

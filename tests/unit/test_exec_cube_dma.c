@@ -545,6 +545,67 @@ START_TEST(mmad_types)
 }
 END_TEST
 
+/* mmad's fast host paths (F16C widening, AVX-512F fused multiply-add, where
+ * the host has them) against its portable C path (ctx.mm_portable): the same
+ * triple-loop checks with both, on shapes with partial row tiles (m % 8),
+ * partial panels (n % 16) and partial k fractals. */
+START_TEST(mmad_portable_and_fast)
+{
+    Env e;
+    env_init(&e);
+    static const unsigned shapes[][3] = {{128, 128, 128}, {30, 70, 40}, {17, 9, 33}, {8, 16, 16}, {1, 1, 1}};
+    static const AscOp ops[] = {ASC_OP_MMAD_F16F32, ASC_OP_MMAD_BF16F32, ASC_OP_MMAD_F32F32};
+    for (int portable = 0; portable < 2; portable++) {
+        e.ctx.mm_portable = portable;
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                mmad_direct(&e, ops[o], shapes[s][0], shapes[s][1], shapes[s][2]);
+    }
+    env_free(&e);
+}
+END_TEST
+
+/* Every one of the 65536 f16 values through mmad (k = 1, B = 1.0: C = 0 + a):
+ * the fast and the portable widening give the same C bits, NaNs included,
+ * and each non-NaN result is the value itself. */
+START_TEST(mmad_f16_all_values)
+{
+    Env e;
+    env_init(&e);
+    const unsigned m = 1024, n = 16; /* A: 64 fractals of 16 rows x 16 (k = 1 used) */
+    uint32_t *got[2];
+    for (int portable = 0; portable < 2; portable++) {
+        e.ctx.mm_portable = portable;
+        got[portable] = malloc(65536 * 4);
+        for (unsigned base = 0; base < 65536; base += m) {
+            memset(e.buf[ASC_BUF_L0A], 0, 64 * 512);
+            memset(e.buf[ASC_BUF_L0B], 0, 512);
+            for (unsigned r = 0; r < m; r++) {
+                uint16_t h = (uint16_t)(base + r);
+                memcpy(e.buf[ASC_BUF_L0A] + (r / 16) * 512 + (r % 16) * 16 * 2, &h, 2);
+            }
+            for (unsigned c = 0; c < n; c++) {
+                uint16_t one = 0x3c00;
+                memcpy(e.buf[ASC_BUF_L0B] + c * 16 * 2, &one, 2); /* B(0, c) */
+            }
+            AscExecStats st;
+            AscIssued q = issue(ASC_OP_MMAD_F16F32, 0, 0, 0, mmad_cfg(m, 1, n, 1));
+            ck_assert_msg(run(&e, &q, &st), "%s", e.ctx.fault);
+            for (unsigned r = 0; r < m; r++) memcpy(&got[portable][base + r], l0c_at(&e, 0, m, r, 5), 4);
+        }
+    }
+    for (unsigned h = 0; h < 65536; h++) {
+        ck_assert_msg(got[0][h] == got[1][h], "f16 0x%04x: fast 0x%08x, portable 0x%08x", h, got[0][h], got[1][h]);
+        float f, want = asc_f16_to_f32((uint16_t)h);
+        memcpy(&f, &got[0][h], 4);
+        if (want == want) ck_assert_msg(f == want, "f16 0x%04x: %g, want %g", h, f, want);
+    }
+    free(got[0]);
+    free(got[1]);
+    env_free(&e);
+}
+END_TEST
+
 /* The kernel path: ND in GM -> (test packs NZ into L1) -> LOAD2D -> MMAD ->
  * FIXPIPE -> ND f32 in GM, compared with a double triple loop. */
 static void f16_pipeline(Env *e, unsigned m, unsigned k, unsigned n)
@@ -764,6 +825,8 @@ int main(void)
     tcase_add_test(tc, dma_nd2nz);
     tcase_add_test(tc, load2d);
     tcase_add_test(tc, mmad_types);
+    tcase_add_test(tc, mmad_portable_and_fast);
+    tcase_add_test(tc, mmad_f16_all_values);
     tcase_add_test(tc, f16_matmul_pipeline);
     tcase_add_test(tc, fixpipe);
     tcase_add_test(tc, mmad_faults);
