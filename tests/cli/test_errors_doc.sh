@@ -90,4 +90,9 @@ while IFS= read -r line; do
   fi
 done < <(sed -n '/<!-- errors:begin -->/,/<!-- errors:end -->/p' "$src/docs/errors.md")
 echo "$rows rows, $fails failure(s)"
-[ "$rows" -gt 0 ] && [ $fails = 0 ]
+# pyasc's messages: every message site of python/pyasc is in a `| pyasc |` row of docs/errors.md
+# (those rows are run by tests/python/test_errors_doc.py and test_errors_api.py) or in the
+# shrinking list tests/python/errors_uncatalogued.txt
+pyok=0
+$py "$src/scripts/pyasc_messages.py" --check || pyok=1
+[ "$rows" -gt 0 ] && [ $fails = 0 ] && [ $pyok = 0 ]

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""pyasc's user-facing messages against docs/errors.md.
+
+Every `raise SomeError("text ...")` (and `b.error(...)`, `CompileError(...)`, `LaunchError(...)`,
+an AscendError subclass, ... built anywhere) in python/pyasc whose message starts as a literal
+string or f-string is a *message site*.  A site is catalogued when the longest literal run of its
+text (between the f-string's holes) appears in the message column of some `| pyasc |` row of
+docs/errors.md (each row there is run by tests/python/test_errors_doc.py and checks the text).
+Sites whose message is computed elsewhere (a variable, a helper's return value) are counted as
+`dynamic`; their text is catalogued at the helper that builds it.
+
+    scripts/pyasc_messages.py            list every site, catalogued or not (file:line: text)
+    scripts/pyasc_messages.py --check    exit 1 when a site is neither catalogued nor in
+                                         tests/python/errors_uncatalogued.txt, or when that
+                                         file lists a site that is catalogued now or gone
+                                         (the list only shrinks); CTest errors_doc runs it
+    scripts/pyasc_messages.py --update   rewrite errors_uncatalogued.txt from the current sites
+
+The uncatalogued list holds `file: text` lines (no line numbers, so edits elsewhere in a file
+do not churn it).
+"""
+import ast
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKG = os.path.join(ROOT, "python", "pyasc")
+DOC = os.path.join(ROOT, "docs", "errors.md")
+BASELINE = os.path.join(ROOT, "tests", "python", "errors_uncatalogued.txt")
+HOLE = "\x00"
+# the calls that build a user-facing error: exception classes by name, and Builder.error
+_ERRORISH = re.compile(r"(Error|Fault|Exception|Race|Mismatch|Missing|NotFound|Interrupt)$")
+
+
+def _text(node):
+    """The message of an expression: literal text with HOLE for every computed part, or None
+    when the expression is not built from string literals."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else HOLE for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _text(node.left), _text(node.right)
+        if a is None and b is None:
+            return None
+        return (a if a is not None else HOLE) + (b if b is not None else HOLE)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):   # "..." % (...)
+        a = _text(node.left)
+        return None if a is None else re.sub(r"%[-+ #0-9.]*[a-zA-Z]", HOLE, a)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        a = _text(node.func.value)
+        return None if a is None else re.sub(r"\{[^}]*\}", HOLE, a)
+    return None
+
+
+def _callee(call):
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def sites():
+    """[(relpath, line, text or None)] of every message site, in file order."""
+    out = []
+    for d, subdirs, files in os.walk(PKG):
+        subdirs[:] = sorted(s for s in subdirs if s != "__pycache__")
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(d, f)
+            rel = os.path.relpath(path, ROOT)
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read(), path)
+            seen = set()
+            for node in ast.walk(tree):
+                call = None
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                    call = node.exc
+                elif isinstance(node, ast.Call) and (_callee(node) == "error" or _ERRORISH.search(_callee(node))):
+                    call = node
+                if call is None or id(call) in seen:
+                    continue
+                seen.add(id(call))
+                name = _callee(call)
+                if not (name == "error" or _ERRORISH.search(name)):
+                    continue
+                if not call.args:
+                    continue
+                text = _text(call.args[0])
+                if text is None and isinstance(call.args[0], (ast.Name, ast.Attribute, ast.Call)):
+                    out.append((rel, call.lineno, None))
+                    continue
+                if text is not None:
+                    out.append((rel, call.lineno, text))
+    out.sort(key=lambda s: (s[0], s[1]))
+    return out
+
+
+def key(text):
+    """The longest literal run of a message (what a row must contain)."""
+    return max(text.split(HOLE), key=len).strip()
+
+
+def doc_messages():
+    with open(DOC, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    out = []
+    for ln in lines:
+        if not ln.startswith("| pyasc |"):
+            continue
+        m = re.search(r"\| (?:``(.*)``|`(.*)`) \|$", ln)
+        if m:
+            out.append(m[1] or m[2])
+    return out
+
+
+def catalogued(text, msgs):
+    k = key(text)
+    if len(k) < 8:
+        # too little literal text to find: the whole template must match a row
+        pat = ".*".join(re.escape(p) for p in text.split(HOLE))
+        return any(re.search(pat, m) for m in msgs)
+    return any(k in m for m in msgs)
+
+
+def shown(text):
+    return text.replace(HOLE, "{}").replace("\n", "\\n")
+
+
+def main(argv):
+    msgs = doc_messages()
+    ss = sites()
+    static = [s for s in ss if s[2] is not None]
+    missing = [s for s in static if not catalogued(s[2], msgs)]
+    if "--update" in argv:
+        with open(BASELINE, "w", encoding="utf-8") as f:
+            f.write("# pyasc message sites not yet in docs/errors.md (scripts/pyasc_messages.py --update);\n"
+                    "# errors_doc fails on a site neither catalogued nor listed here, and on a line here\n"
+                    "# that is catalogued now or gone: catalogue a site, then delete its line.\n")
+            for line in sorted({f"{r}: {shown(t)}" for r, _, t in missing}):
+                f.write(line + "\n")
+        print(f"{len(missing)} uncatalogued site(s) written to {os.path.relpath(BASELINE, ROOT)}")
+        return 0
+    if "--check" in argv:
+        with open(BASELINE, encoding="utf-8") as f:
+            base = {ln.rstrip("\n") for ln in f if ln.strip() and not ln.startswith("#")}
+        now = {f"{r}: {shown(t)}": (r, n) for r, n, t in missing}
+        new = sorted(k for k in now if k not in base)
+        stale = sorted(base - set(now))
+        for k in new:
+            r, n = now[k]
+            print(f"{r}:{n}: uncatalogued pyasc message (add a docs/errors.md row and a test): {k.split(': ', 1)[1]}")
+        for k in stale:
+            print(f"{os.path.relpath(BASELINE, ROOT)}: '{k}' is catalogued now or gone: delete the line")
+        print(f"pyasc messages: {len(static)} sites with literal text ({len(static) - len(missing)} catalogued, "
+              f"{len(missing)} listed as not yet), {len(ss) - len(static)} dynamic; "
+              f"{len(new)} new uncatalogued, {len(stale)} stale")
+        return 1 if new or stale else 0
+    for r, n, t in ss:
+        mark = "dynamic" if t is None else "ok" if catalogued(t, msgs) else "MISSING"
+        print(f"{r}:{n}: {mark}: {shown(t) if t is not None else ''}")
+    print(f"{len(static)} sites, {len(static) - len(missing)} catalogued, {len(missing)} not, "
+          f"{len(ss) - len(static)} dynamic")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
