@@ -37,11 +37,14 @@ def _classes():
               "StreamError"):
         out[n] = getattr(host, n)
     del simt
+    from pyasc.script import BundleError, ScriptError
+    from pyasc.script.trace import ScriptTypeError
+    out.update(ScriptError=ScriptError, ScriptTypeError=ScriptTypeError, BundleError=BundleError)
     return out
 
 
 def test_api_table_has_rows():
-    assert len(api_rows()) >= 40
+    assert len(api_rows()) >= 100
 
 
 @pytest.mark.parametrize("prog,raises,where,msg", api_rows())

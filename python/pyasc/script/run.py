@@ -46,7 +46,9 @@ def _bytes(res):
 class Bundle:
     def __init__(self, data, path=None):
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise BundleError(f"{path}: not an asc bundle (format '{FORMAT}'); asc does not read Huawei OM files")
+            raise BundleError(f"{path}: not an asc bundle (format "
+                              f"{data.get('format') if isinstance(data, dict) else type(data).__name__!r}, an asc "
+                              f"bundle's is '{FORMAT}'); asc does not read Huawei OM files")
         if data.get("version") != VERSION:
             raise BundleError(f"{path}: bundle version {data.get('version')}, this pyasc reads {VERSION}")
         self.data, self.path = data, path
