@@ -39,7 +39,9 @@ def _classes():
     del simt
     from pyasc.script import BundleError, ScriptError
     from pyasc.script.trace import ScriptTypeError
-    out.update(ScriptError=ScriptError, ScriptTypeError=ScriptTypeError, BundleError=BundleError)
+    from pyasc.sweep.spec import SpecError
+    out.update(ScriptError=ScriptError, ScriptTypeError=ScriptTypeError, BundleError=BundleError,
+               SpecError=SpecError)
     return out
 
 

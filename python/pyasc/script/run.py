@@ -66,7 +66,7 @@ class Bundle:
         rng = dyn["ranges"]
         if len(shape) != len(rng):
             raise BundleError(f"set_input_shape: shape {list(shape)} has {len(shape)} dimensions, the bundle's "
-                              f"--dynamic-dims {len(rng)}")
+                              f"--dynamic-dims gives {len(rng)} (one range per dimension)")
         for i, (d, (lo, hi)) in enumerate(zip(shape, rng)):
             if not lo <= d <= hi:
                 raise BundleError(f"set_input_shape: dimension {i} = {d} is outside the compiled range {lo}-{hi} "
