@@ -12,7 +12,10 @@ errors and need no row: a compiler bug's own wording ("internal: ...") and libas
 memory.
 
     scripts/pyasc_messages.py            list every site, catalogued or not (file:line: text)
-    scripts/pyasc_messages.py --check    exit 1 when a site is neither catalogued nor in
+    scripts/pyasc_messages.py --check    exit 1 when a diagnostic of isa/asc_diag.def is in no
+                                         `| asc-...` row (by its format's longest literal run)
+                                         and not named under "Not in the table:"; or when a
+                                         pyasc site is neither catalogued nor in
                                          tests/python/errors_uncatalogued.txt, or when that
                                          file lists a site that is catalogued now or gone
                                          (the list only shrinks); CTest errors_doc runs it
@@ -134,6 +137,26 @@ def catalogued(text, msgs):
     return any(k in m for m in msgs)
 
 
+def c_uncatalogued():
+    """The diagnostics of isa/asc_diag.def (the C library's every message) that no `| asc-...` row
+    of docs/errors.md shows (by the longest literal run of the format) and that the paragraph
+    "Not in the table:" does not name as `ID`."""
+    with open(os.path.join(ROOT, "isa", "asc_diag.def"), encoding="utf-8") as f:
+        defs = f.read()
+    with open(DOC, encoding="utf-8") as f:
+        doc = f.read()
+    table = doc.split("<!-- errors:begin -->")[1].split("<!-- errors:end -->")[0]
+    msgs = [m[1] for m in (re.search(r"\| `(.*)` \|$", ln) for ln in table.splitlines() if ln.startswith("| asc-"))
+            if m]
+    named = doc.split("Not in the table:")[1].split("\n\n")[0]
+    out = []
+    for ident, fmt in re.findall(r'^ASC_DIAG\((\w+),\s*\w+,\s*"((?:[^"\\]|\\.)*)"\)', defs, re.M):
+        text = re.sub(r"%[-+ #0-9.]*(?:ll|l|z)?[a-zA-Z]", HOLE, fmt.replace('\\"', '"'))
+        if not catalogued(text, msgs) and f"`{ident}`" not in named:
+            out.append((ident, fmt))
+    return out
+
+
 def shown(text):
     return text.replace(HOLE, "{}").replace("\n", "\\n")
 
@@ -167,7 +190,12 @@ def main(argv):
         print(f"pyasc messages: {len(static)} sites with literal text ({len(static) - len(missing)} catalogued, "
               f"{len(missing)} listed as not yet), {len(inner)} internal, {len(ss) - len(static) - len(inner)} dynamic; "
               f"{len(new)} new uncatalogued, {len(stale)} stale")
-        return 1 if new or stale else 0
+        cmiss = c_uncatalogued()
+        for ident, fmt in cmiss:
+            print(f"isa/asc_diag.def: diagnostic {ident} (\"{fmt}\") is in no docs/errors.md row and not named "
+                  f"under 'Not in the table:'")
+        print(f"C diagnostics: {len(cmiss)} uncatalogued")
+        return 1 if new or stale or cmiss else 0
     for r, n, t in ss:
         mark = "dynamic" if t is None else "internal" if internal(t) else "ok" if catalogued(t, msgs) else "MISSING"
         print(f"{r}:{n}: {mark}: {shown(t) if t is not None else ''}")

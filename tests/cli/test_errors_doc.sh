@@ -38,6 +38,7 @@ printf '.kernel k, aiv\n        frob x1, x0, 1\n        end\n' > bad_mnem.s
 printf '.kernel k, aiv\n        addi x1, x0\n        end\n' > bad_nops.s
 printf '.frob 1\n.kernel k, aiv\n        end\n' > bad_dir.s
 printf '.kernel k, aiv\n.arg x, gm, f99\n        end\n' > bad_arg.s
+printf '.kernel k, aiv\n.arg x, gm, f16\n.arg x, gm, f16\n        end\n' > dup_arg.s
 printf '.kernel k, aiv\n        bne x1, x0, nowhere\n        end\n' > bad_label.s
 printf '.kernel k, aiv\nL:\nL:\n        end\n' > dup_label.s
 printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, len=99999\n        end\n' > bad_field.s
