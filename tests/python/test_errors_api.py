@@ -42,6 +42,8 @@ def _classes():
     from pyasc.sweep.spec import SpecError
     out.update(ScriptError=ScriptError, ScriptTypeError=ScriptTypeError, BundleError=BundleError,
                SpecError=SpecError)
+    from pyasc import _libasc
+    out.update(LibascMissing=_libasc.LibascMissing, AbiMismatch=_libasc.AbiMismatch)
     return out
 
 
