@@ -38,6 +38,7 @@ printf '.kernel k, aiv\n        frob x1, x0, 1\n        end\n' > bad_mnem.s
 printf '.kernel k, aiv\n        addi x1, x0\n        end\n' > bad_nops.s
 printf '.frob 1\n.kernel k, aiv\n        end\n' > bad_dir.s
 printf '.kernel k, aiv\n.arg x, gm, f99\n        end\n' > bad_arg.s
+printf '.kernel k, aiv\n.arg x, gm, f16\n.arg x, gm, f16\n        end\n' > dup_arg.s
 printf '.kernel k, aiv\n        bne x1, x0, nowhere\n        end\n' > bad_label.s
 printf '.kernel k, aiv\nL:\nL:\n        end\n' > dup_label.s
 printf '.kernel k, aiv\n        mov_out_to_ub x1, x0, len=99999\n        end\n' > bad_field.s
@@ -94,4 +95,9 @@ while IFS= read -r line; do
   fi
 done < <(sed -n '/<!-- errors:begin -->/,/<!-- errors:end -->/p' "$src/docs/errors.md")
 echo "$rows rows, $fails failure(s)"
-[ "$rows" -gt 0 ] && [ $fails = 0 ]
+# pyasc's messages: every message site of python/pyasc is in a `| pyasc |` row of docs/errors.md
+# (those rows are run by tests/python/test_errors_doc.py and test_errors_api.py) or in the
+# shrinking list tests/python/errors_uncatalogued.txt
+pyok=0
+$py "$src/scripts/pyasc_messages.py" --check || pyok=1
+[ "$rows" -gt 0 ] && [ $fails = 0 ] && [ $pyok = 0 ]

@@ -41,7 +41,7 @@ class SoftmaxTiling:
             if k not in FIELDS:
                 raise TypeError(f"SoftmaxTiling has no field '{k}'")
             if not isinstance(v, int) or isinstance(v, bool):
-                raise TypeError(f"SoftmaxTiling.{k} must be a compile-time int, got {v!r}")
+                raise TypeError(f"SoftmaxTiling.{k} must be a compile-time int, got {'a run-time ' + _o.tensor_type_name(v) if isinstance(v, _o.RVal) else repr(v)}")
             setattr(self, k, v)
 
     def __eq__(self, other):

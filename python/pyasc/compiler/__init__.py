@@ -19,8 +19,9 @@ every import, including those inside function bodies).  Lower layers never impor
     compiler.builder                    IR construction and run-time scalars: ir, errors,
                                         targets
     core: compiler.ir, errors, isa,     the standard library only, except targets (profiles
-          events, abi, targets;         through _libasc, buffers through abi) and
-          _libasc                       compiler.abi (the register ABI of pyasc.abi)
+          events, abi, targets,         through _libasc, buffers through abi),
+          source; _libasc               compiler.abi (the register ABI of pyasc.abi) and
+                                        source (a kernel's Python text: ir, errors)
     pyasc.abi                           abi.json, what C knows: the bottom, imported by all
 
 So the compiler never imports the language or the runtime: the frontend recognises language
@@ -29,7 +30,7 @@ explicitly; nothing holds a "current builder" at module level.
 """
 
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
-        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi")
+        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi", "pyasc.compiler.source")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
                     "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 
@@ -53,6 +54,7 @@ LAYERS = {
     "pyasc.compiler.targets": ("pyasc._libasc", "pyasc.abi"),
     "pyasc.compiler.abi": ("pyasc.abi",),
     "pyasc.compiler.events": (),
+    "pyasc.compiler.source": ("pyasc.compiler.ir", "pyasc.compiler.errors"),
     "pyasc.compiler.simt": CORE,
     "pyasc.compiler.dbuf": (),
     "pyasc._libasc": ("pyasc.abi",),

@@ -51,6 +51,7 @@ import types
 from . import ir
 from .builder import Builder, RCond, RVal, is_static, type_name
 from .errors import CompileError, NeedUnroll
+from .source import source_lines
 
 _UNSUPPORTED = {
     ast.Global: "'global' statements are not supported in @asc.jit functions",
@@ -143,10 +144,7 @@ class ParsedFunction:
 
     def __init__(self, fn):
         self.fn = fn
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as e:
-            raise CompileError(f"cannot read the source of {fn.__name__}: {e}") from None
+        lines, first = source_lines(fn)   # a CompileError naming fn when Python has no source
         src = textwrap.dedent("".join(lines))
         tree = ast.parse(src)
         ast.increment_lineno(tree, first - 1)

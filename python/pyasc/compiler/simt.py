@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from . import ir
 from .errors import CompileError
+from .source import source_lines
 
 # names the per-element style uses; a function reading one of the first set is a SIMT kernel
 INDEX_FUNCS = ("get_global_id", "get_local_id", "get_row", "get_col")
@@ -98,10 +99,7 @@ class Plan:
 
 class _Parsed:
     def __init__(self, fn):
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as e:
-            raise CompileError(f"cannot read the source of {fn.__name__}: {e}") from None
+        lines, first = source_lines(fn)   # a CompileError naming fn when Python has no source
         src = textwrap.dedent("".join(lines))
         tree = ast.parse(src)
         ast.increment_lineno(tree, first - 1)

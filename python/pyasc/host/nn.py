@@ -96,7 +96,8 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
         raise DTypeError(f"pyasc.conv2d: the kernel (kernels/pyasc/conv2d.py) takes float16 x and w; got "
                          f"x ({ops._desc(x)}) and w ({ops._desc(w)}) (pyasc.cast them, or use pyasc.autocast)")
     if x.device is not w.device:
-        raise AscendError(f"pyasc.conv2d: x on {x.device}, w on {w.device}")
+        raise AscendError(f"pyasc.conv2d: x on {x.device}, w on {w.device}: the operands of an operator must be on "
+                          f"one device")
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     _, _, oh, ow = lib.out_shape(x.shape, w.shape, stride, padding)

@@ -162,8 +162,8 @@ def _operands(op, a, b):
     t = a if ta else b
     if ta and tb:
         if a.device is not b.device:
-            raise AscendError(f"pyasc.{op}: operands on different devices: {_name(a, 0)} on {a.device.target}, "
-                              f"{_name(b, 1)} on {b.device.target}")
+            raise AscendError(f"pyasc.{op}: operands on different devices: {_name(a, 0)} on {a.device!r}, "
+                              f"{_name(b, 1)} on {b.device!r}: an operator runs on one device, so make both operands there")
         if a.dtype != b.dtype:
             r = np.result_type(a.dtype, b.dtype)
             raise DTypeError(f"pyasc.{op}: {_name(a, 0)} and {_name(b, 1)} promote to {r.name}; operators do not "

@@ -206,7 +206,7 @@ def _set_mask_flag(b, name, kwargs):
     must be a literal bool as in real pyasc."""
     v = kwargs.pop("is_set_mask", True)
     if v not in (True, False):
-        raise b.error(f"asc.{name}: is_set_mask must be a literal True or False, got {v!r}")
+        raise b.error(f"asc.{name}: is_set_mask must be a literal True or False, got {'a run-time ' + tensor_type_name(v) if isinstance(v, RVal) else repr(v)}")
 
 
 def _same_dtype(b, name, *ts):
@@ -918,7 +918,7 @@ def _flag(b, kind, event, event_id):
         try:
             event = HardEvent(event)
         except ValueError:
-            raise b.error(f"asc.{kind} needs an asc.HardEvent, got {event!r}") from None
+            raise b.error(f"asc.{kind} needs an asc.HardEvent, got {'a run-time ' + tensor_type_name(event) if isinstance(event, RVal) else repr(event)}") from None
     src, dst = event_pipes(event)
     eid = _event_id(b, event_id)
     b.fn.manual_events.add((event.name, eid))

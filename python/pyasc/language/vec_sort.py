@@ -101,10 +101,10 @@ def _emit_merge(b, name, dst, lists, lens, valid, rt, exhausted):
     """One vmrgsort4: lists = 4 LocalTensors (None: unused), lens = 4 counts (ints or RVals)."""
     isa = _sort_dtype(b, name, dst)
     if not is_static(valid) or valid not in (3, 7, 15):
-        raise b.error(f"asc.{name}: valid_bit must be a literal 3, 7 or 15 (2, 3 or 4 valid lists), got {valid!r}")
+        raise b.error(f"asc.{name}: valid_bit must be a literal 3, 7 or 15 (2, 3 or 4 valid lists), got {'a run-time value' if isinstance(valid, RVal) else repr(valid)}")
     nl = {3: 2, 7: 3, 15: 4}[valid]
     if exhausted not in (True, False):
-        raise b.error(f"asc.{name}: is_exhausted_suspension must be a literal True or False, got {exhausted!r}")
+        raise b.error(f"asc.{name}: is_exhausted_suspension must be a literal True or False, got {'a run-time value' if isinstance(exhausted, RVal) else repr(exhausted)}")
     if len(lens) != 4:
         raise b.error(f"asc.{name}: element_count_list needs 4 counts, got {len(lens)}")
     addrs = []
@@ -184,7 +184,7 @@ def sort(dst, concat, index, tmp, repeat_time, is_full_sort=False, *, _b):
     for t, w in ((dst, "operand"), (concat, "source"), (index, "index tensor"), (tmp, "tmp tensor")):
         _need_local(b, "sort", t, w)
     if is_full_sort not in (True, False):
-        raise b.error(f"asc.sort: is_full_sort must be a literal True or False, got {is_full_sort!r}")
+        raise b.error(f"asc.sort: is_full_sort must be a literal True or False, got {'a run-time value' if isinstance(is_full_sort, RVal) else repr(is_full_sort)}")
     rt = _repeat(b, "sort", repeat_time)
     _emit_sort32(b, dst, concat, index, rt)
     if not is_full_sort:

@@ -25,6 +25,7 @@ import numpy as np
 from ..compiler import driver, targets
 from ..compiler.frontend import deps_valid
 from ..compiler.errors import CompileError, KernelFault, LaunchError
+from ..compiler.source import module_source
 from ..language import dtype as dt
 from ..language.tensor import ConstExpr, GlobalAddress
 from ..language.adv_tiling import TCubeTiling
@@ -240,10 +241,7 @@ class JITFunction:
             _DIGEST = _compiler_digest()
         h = hashlib.sha256()
         h.update(_DIGEST.encode())
-        try:
-            src = inspect.getsource(inspect.getmodule(self.fn))
-        except (OSError, TypeError):
-            src = inspect.getsource(self.fn)
+        src = module_source(self.fn)   # a CompileError naming the kernel when Python has no source
         h.update(src.encode())
         h.update(f"{self.fn.__code__.co_filename}:{self.fn.__qualname__}".encode())
         try:  # the target profile (buffer sizes, alignment, event ids) shapes the code

@@ -23,11 +23,23 @@ from .. import abi
 from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import regalloc, targets
 from . import tensor_list
+from ..compiler.ir import Loc
 
 
 # Launch recorders (pyasc.script.native): each gets (compiled, image, blocks, plan) before the run,
 # plan being one (kind, value) per argument: ("stack", bytes), ("gm", array), ("float", bits), ("int", v).
 RECORDERS: list = []
+
+
+
+def _python_loc(lines, ln):
+    """The Python file:line:col of assembly line `ln` (1-based): the last `.loc` before it."""
+    import re as _re
+    for k in range(min(ln, len(lines)) - 1, -1, -1):
+        m = _re.match(r'\s*\.loc\s+"((?:[^"\\]|\\.)*)",\s*(\d+)(?:,\s*(\d+))?', lines[k])
+        if m:
+            return Loc(m[1], int(m[2]), int(m[3] or 1))
+    return None
 
 
 class KernelRace(KernelFault):
@@ -175,11 +187,16 @@ class Image:
                 msgs = L.diag_messages(lib.asc_asm_diags(asm).contents)
                 lines = asm_text.splitlines()
                 detail = []
+                where = None
                 for f, ln, col, sev, msg in msgs[:10]:
                     src = lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
                     detail.append(f"{f}:{ln}:{col}: {sev}: {msg}\n    {src}")
-                raise CompileError("internal compiler error: the assembler rejected the generated code:\n" +
-                                   "\n".join(detail))
+                    if where is None and sev == "error":
+                        where = _python_loc(lines, ln)
+                # the first error at the Python line that generated it (the .loc before it): a value
+                # the frontend let through (an enum of the wrong kind, say) fails the ISA's rules
+                raise CompileError("the assembler rejected the code generated here (the compiler should have "
+                                   "refused it: please report it):\n" + "\n".join(detail), where)
         finally:
             lib.asc_asm_free(asm)
         self._alive = True

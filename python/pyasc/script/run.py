@@ -46,7 +46,9 @@ def _bytes(res):
 class Bundle:
     def __init__(self, data, path=None):
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise BundleError(f"{path}: not an asc bundle (format '{FORMAT}'); asc does not read Huawei OM files")
+            raise BundleError(f"{path}: not an asc bundle (format "
+                              f"{data.get('format') if isinstance(data, dict) else type(data).__name__!r}, an asc "
+                              f"bundle's is '{FORMAT}'); asc does not read Huawei OM files")
         if data.get("version") != VERSION:
             raise BundleError(f"{path}: bundle version {data.get('version')}, this pyasc reads {VERSION}")
         self.data, self.path = data, path
@@ -64,7 +66,7 @@ class Bundle:
         rng = dyn["ranges"]
         if len(shape) != len(rng):
             raise BundleError(f"set_input_shape: shape {list(shape)} has {len(shape)} dimensions, the bundle's "
-                              f"--dynamic-dims {len(rng)}")
+                              f"--dynamic-dims gives {len(rng)} (one range per dimension)")
         for i, (d, (lo, hi)) in enumerate(zip(shape, rng)):
             if not lo <= d <= hi:
                 raise BundleError(f"set_input_shape: dimension {i} = {d} is outside the compiled range {lo}-{hi} "

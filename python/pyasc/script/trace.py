@@ -27,7 +27,8 @@ class ScriptError(Exception):
 
     def __init__(self, msg, file=None, line=None):
         self.msg, self.file, self.line = msg, file, line
-        super().__init__(f"{file}:{line}: error: {msg}" if file else f"error: {msg}")
+        super().__init__(f"{file}:{line}: error: {msg}" if file and line else f"{file}: error: {msg}" if file
+                         else f"error: {msg}")
 
 
 class ScriptTypeError(ScriptError, TypeError):
@@ -490,7 +491,8 @@ def trace_function(fn, example_inputs):
     res = res if isinstance(res, tuple) else (res,)
     for i, r in enumerate(res):
         if not isinstance(r, Tensor):
-            raise ScriptError(f"{fn.__name__} returned {tname(r)}, not a traced array", file, None)
+            raise ScriptError(f"{fn.__name__} returned {tname(r)}, not a traced array", file,
+                              fn.__code__.co_firstlineno)
         if r.node.name is None or r.node.op == "input":
             r.node.name = f"out{i}"
         g.outputs.append(r.node)
