@@ -312,9 +312,9 @@ class Matmul:
         b = self.b
         if b.fn.kernel_kind != "aic":
             raise CompileError("asc.adv.Matmul computes on the AIC: put it in a cube-only kernel "
-                               "(matmul_cube_only=True, KernelType.AIC_ONLY) or under `if asc.ascend_is_aic():`; "
-                               "the AIV-side client of a mix kernel (real pyasc's message queue to the AIC) "
-                               "is not implemented", b.loc)
+                               "(matmul_cube_only=True, KernelType.AIC_ONLY) or in a mix kernel "
+                               "(KernelType.MIX_AIC_1_2 / MIX_AIC_1_1), whose AIVs call it as clients "
+                               "of the AIC", b.loc)
         if self.tiling is None:
             raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", b.loc)
         if self.ta is None or self.tb is None:
@@ -577,8 +577,8 @@ class Matmul:
         if not en_partial_sum:
             self._prepare()
             return _Iterate(self)
-        raise CompileError("asc.adv.Matmul.iterate: the per-tile iteration with get_tensor_c is not implemented "
-                           "yet; use iterate_all", self.b.loc)
+        raise CompileError("asc.adv.Matmul.iterate: en_partial_sum=True (keeping partial sums in L0C "
+                           "across calls) is not implemented; use iterate() without it", self.b.loc)
 
     def get_tensor_c(self, dst=None, en_atomic=0, en_sequential_write=False, *a, **k):
         if self.role == "server":
@@ -602,8 +602,8 @@ class Matmul:
                 raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
             self._direct_tile(dst, self._count(), bool(en_sequential_write))
             return
-        raise CompileError("asc.adv.Matmul.get_tensor_c: the per-tile iteration is not implemented yet; use "
-                           "iterate_all", self.b.loc)
+        raise CompileError("asc.adv.Matmul.get_tensor_c: C goes to a GlobalTensor on the AIC and to a UB "
+                           "LocalTensor on a mix kernel's AIV; got %s here" % type(dst).__name__, self.b.loc)
 
 
 class _Iterate:
