@@ -10,9 +10,18 @@ Kernels (each row's `kernel` column):
   matmul   kernels/asm/matmul_tiled.s with its M, N, K .equ lines rewritten to the row's shape
            (C[M,N] f32 = A[M,K] f16 x B[K,N] f16, 128x128 tiles over --blocks cube cores).
            bf16 rows run the f16 kernel: the cube model times b16 types alike (cube.k0_b16).
+  linear   C[M,N] f32 = A[M,K] f16 x B[N,K]^T through asc.adv.Matmul: kernels/pyasc/matmul_adv.py
+           run(M, N, K, cores=blocks, trans_b=True) (double-buffered, tiling from
+           MultiCoreMatmulTiling), the counterpart of the pyasc Linear sample (also asc.adv.Matmul,
+           weight [N, K]); that sample writes C as float16, asc's as float32 (twice the C bytes).
   rmsnorm  kernels/pyasc/norm.py rmsnorm over R rows of W elements (shape 'R=.. W=..'), one row
            per core at a time, single-buffered (the pyasc library kernel as written); bf16 rows
            run float16 (same bytes per element; the vector model times 2-byte types alike).
+  swiglu   silu(gate) * up over N elements per operand (shape 'N=..'), gate and up two separate
+           GM inputs, as one kernel: kernels/pyasc/fused.py's fused_kernel running the chain
+           up * gate / (1 + exp(-gate)) (muls, exp, adds, div, mul; the same formula the
+           compiler-team-ru/pyasc swiglu sample states).  torch_npu's npu_swiglu and the pyasc
+           sample read gate and up as the two halves of one tensor: the same bytes.
   sum_all  kernels/pyasc/reduce.py reduce_all(op="sum") over N elements (shape 'N=..'): both of
            its launches (per-core partials, then one core) are added.  A mean is this sum and
            one scalar multiply, which the simulated time leaves out.
@@ -109,6 +118,23 @@ class Sim:
         import reduce    # noqa: E402
         return norm, reduce
 
+    def linear(self, shape, blocks, dtype):
+        self._pyasc()
+        import matmul_adv  # noqa: E402  (kernels/pyasc)
+        *_, res = matmul_adv.run(shape["M"], shape["N"], shape["K"], blocks, trans_b=True,
+                                 target=self.target, bf16=dtype == "bf16")
+        return res.microseconds
+
+    def swiglu(self, shape, blocks, dtype):
+        self._pyasc()
+        import fused     # noqa: E402  (kernels/pyasc)
+        dt = np.float32 if dtype == "f32" else np.float16
+        n = shape["N"]
+        prog = (("muls", 2, 0, -1.0), ("exp", 2, 2, None), ("adds", 2, 2, 1.0),
+                ("div", 2, 0, 2), ("mul", 2, 2, 1))
+        fused.run_chain(prog, [np.zeros(n, dt), np.zeros(n, dt)], target=self.target, cores=blocks)
+        return fused.fused_kernel.last_result.microseconds
+
     def rmsnorm(self, shape, blocks, dtype):
         norm, _ = self._pyasc()
         r, w = shape["R"], shape["W"]
@@ -142,11 +168,11 @@ class Sim:
     @staticmethod
     def gflop(kernel, shape):
         """Work of a row in GFLOP (matmul) or G elements (vector kernels), for --max-gflop."""
-        if kernel == "matmul":
+        if kernel in ("matmul", "linear"):
             return 2.0 * shape["M"] * shape["N"] * shape["K"] / 1e9
         if kernel == "rmsnorm":
             return shape["R"] * shape["W"] / 1e9
-        if kernel == "sum_all":
+        if kernel in ("sum_all", "swiglu"):
             return shape["N"] / 1e9
         raise ValueError(f"kernel {kernel!r}: no simulated kernel for it")
 
