@@ -196,3 +196,25 @@ def test_mode1_both_aivs_of_each_ai_core():
     s = np.zeros(8, np.int64)
     k_mode1[8](x, s, sanitize="racecheck")
     assert list(s) == [3, 3, 7, 7, 11, 11, 15, 15]
+
+
+def test_mode2_join_arrows(tmp_path):
+    """The trace ends both AIVs' arrows at the AIC's one wait (docs/traces.md)."""
+    import json
+    config.set_platform(config.Backend.Model)
+    x, _, _ = _inputs(2)
+    tr = str(tmp_path / "t.json")
+    k_mode2[2](x, np.zeros_like(x), np.zeros(8, np.int32), trace=tr)
+    ends = {}
+    for e in json.load(open(tr))["traceEvents"]:
+        if e.get("name") == "flow" and e["id"].startswith("inter_"):
+            ends.setdefault(e["id"], []).append((e["ph"], e["pid"], e["ts"]))
+    assert len(ends) == 4                      # 2 AI cores x 2 AIVs, each to its AIC
+    for v in ends.values():
+        assert sorted(p for p, _, _ in v) == ["s", "t"] and v[0][1] != v[1][1]
+    # per AIC the two arrows end at the same release
+    by_pid = {}
+    for v in ends.values():
+        t = [x for x in v if x[0] == "t"][0]
+        by_pid.setdefault(t[1], set()).add(t[2])
+    assert len(by_pid) == 2 and all(len(ts) == 1 for ts in by_pid.values())
