@@ -372,11 +372,8 @@ static AscCoreKind core_kind(Job *j)
 static void check_insn(Job *j, const Operands *o, const Tok *mn)
 {
     const AscInsn *in = &o->in;
-    const AscInsnInfo *ii = &asc_insn_info[in->op];
     if (in->op == ASC_OP_MTSPR && !asc_spr_writable(in->spr))
         job_err(j, ASC_DIAG_SPR_READONLY, o->loc[ASC_FK_SPR], asc_spr_name(in->spr));
-    if ((ii->fmt == ASC_FMT_XSET || ii->fmt == ASC_FMT_XWAIT) && in->xid > 10)
-        job_err(j, ASC_DIAG_XID_RANGE, o->loc[ASC_FK_XID], (unsigned)in->xid);
     if (!j->cfg_ok || j->pass != 2 || j->kernels[j->cur].any_kind) return;
     /* the target's rules: asc_target_check_insn decides, we place each
      * message under the operand it is about */

@@ -114,9 +114,11 @@ struct AscTrace {
     TEv *heap;
     uint32_t n, cap, next_check;
     FlowSlot *slots;    /* [core][src][dst][event] */
-    uint64_t *xring;    /* [core][xid][xcap]: flow ids of the counts pending on a cross-core counter */
-    uint32_t *xhead, *xcnt; /* [core][xid]: ring head and length */
-    uint32_t xcap;      /* xcore_max_pending: the engine faults past it */
+    uint64_t *xring;    /* [core][xid][xcap]: the arrows of the sets pending on a cross-core counter,
+                         * oldest first: flow id | setter core << 40 | pipe << 56 | mode << 60 */
+    uint32_t *xhead, *xcnt; /* [core][xid]: unused (0) and length */
+    uint32_t xcap;      /* per counter: xcore_max_pending * (largest join + 1) */
+    uint8_t *xtaken;    /* [core]: scratch of a wait's pop */
     uint64_t xflows;
     uint64_t *qfull_done; /* [core]: swait_since of the queue-full stall already written, +1 */
     int64_t *qlast;     /* [core][pipe]: last queue counter written (-1 none) */
@@ -378,49 +380,54 @@ static uint64_t flow_id(AscTrace *t, FlowSlot *s, uint8_t mine)
     return s->id = t->flows++;
 }
 
-/* Does a set_cross_core of mode `mode` on core `from` raise the counter of core `to`?
- * (docs/timing.md: 0 every core of the setter's kind, 1 the other AIVs of its AI
- * core, 2 the cores of the other kind in its AI core) */
-static bool xcore_reaches(const AscSim *sim, uint32_t from, uint32_t to, unsigned mode)
-{
-    AscSimCoreInfo a, b;
-    if (!asc_sim_core_info(sim, from, &a) || !asc_sim_core_info(sim, to, &b)) return false;
-    switch (mode) {
-    case 0: return a.kind == b.kind;
-    case 1: return from != to && a.kind == ASC_CORE_AIV && b.kind == ASC_CORE_AIV && a.ai_core == b.ai_core;
-    case 2: return a.kind != b.kind && a.ai_core == b.ai_core;
-    default: return false;
-    }
-}
-
-/* Cross-core arrows: a set pushes one "s" per core it reaches and queues its id on
- * that core's counter; a wait_flag_dev (reported after its release, which follows
- * the set's report) takes the oldest id and pushes the "t" at its release. */
+/* Cross-core arrows.  A set of core `from` is an arrival at its join group (the engine's
+ * rule: asc_sim_xcore_joins / asc_sim_xcore_reaches, docs/timing.md); it pushes one "s" per
+ * core the group's join raises and queues the arrow on that core's counter.  A
+ * wait_flag_dev (reported after its release, which follows every set's report) consumes
+ * one join: the oldest queued arrow and, for each other member of that arrow's group, the
+ * oldest arrow of that member; it pushes their "t" at its release. */
+#define XF_ID(v) ((v) & ((1ull << 40) - 1))
+#define XF_CORE(v) ((uint32_t)((v) >> 40) & 0xffffu)
+#define XF_PIPE(v) ((uint8_t)((v) >> 56) & 15u)
+#define XF_MODE(v) ((unsigned)((v) >> 60) & 3u)
 static void xcore_flow(AscTrace *t, const AscSimInsnEvent *e, uint32_t pid, uint8_t lane)
 {
     const AscInsn *in = asc_sim_insn_at(t->sim, e->core, e->pc);
     unsigned xid = in->xid & 15;
+    uint32_t nc = asc_sim_ncores(t->sim);
     if (e->op == ASC_OP_WAIT_FLAG_DEV) {
         size_t q = (size_t)e->core * 16 + xid;
         if (!t->xcnt[q]) return;
-        uint64_t id = t->xring[q * t->xcap + t->xhead[q]];
-        uint8_t src = (uint8_t)(id >> 56);
-        t->xhead[q] = (t->xhead[q] + 1) % t->xcap;
-        t->xcnt[q]--;
-        TEv ft = {.cycle = e->start_cycle + e->stall_cycles, .pid = pid, .lane = lane, .kind = TK_XFLOW_T};
-        ft.u.flow.id = id & ((1ull << 56) - 1);
-        ft.u.flow.src = src;
-        ft.u.flow.dst = ASC_PIPE_S;
-        push(t, &ft);
+        uint64_t *r = t->xring + q * t->xcap;
+        uint64_t first = r[0];
+        memset(t->xtaken, 0, nc);
+        uint32_t keep = 0;
+        for (uint32_t k = 0; k < t->xcnt[q]; k++) {
+            uint64_t v = r[k];
+            uint32_t src = XF_CORE(v);
+            bool take = k == 0 || (XF_MODE(v) == XF_MODE(first) && src < nc && !t->xtaken[src] &&
+                                   asc_sim_xcore_joins(t->sim, XF_CORE(first), src, XF_MODE(first)));
+            if (!take) {
+                r[keep++] = v;
+                continue;
+            }
+            if (src < nc) t->xtaken[src] = 1;
+            TEv ft = {.cycle = e->start_cycle + e->stall_cycles, .pid = pid, .lane = lane, .kind = TK_XFLOW_T};
+            ft.u.flow.id = XF_ID(v);
+            ft.u.flow.src = XF_PIPE(v);
+            ft.u.flow.dst = ASC_PIPE_S;
+            push(t, &ft);
+        }
+        t->xcnt[q] = keep;
         return;
     }
-    uint32_t nc = asc_sim_ncores(t->sim);
     for (uint32_t c = 0; c < nc; c++) {
-        if (!xcore_reaches(t->sim, e->core, c, in->mode)) continue;
+        if (!asc_sim_xcore_reaches(t->sim, e->core, c, in->mode)) continue;
         size_t q = (size_t)c * 16 + xid;
-        if (t->xcnt[q] == t->xcap) continue; /* the engine faults on this set */
+        if (t->xcnt[q] == t->xcap) continue; /* the engine faults before this */
         uint64_t id = t->xflows++;
-        t->xring[q * t->xcap + (t->xhead[q] + t->xcnt[q]) % t->xcap] = id | (uint64_t)e->pipe << 56;
+        t->xring[q * t->xcap + t->xcnt[q]] = XF_ID(id) | (uint64_t)e->core << 40 | (uint64_t)(e->pipe & 15) << 56 |
+                                             (uint64_t)(in->mode & 3) << 60;
         t->xcnt[q]++;
         TEv fs = {.cycle = e->end_cycle > e->start_cycle ? e->end_cycle - 1 : e->start_cycle, .pid = pid,
                   .lane = lane, .kind = TK_XFLOW_S};
@@ -570,10 +577,19 @@ void asc_trace_bind(AscTrace *t, const AscSim *sim)
     t->pids = asc_calloc(&t->alloc, nc ? nc : 1, sizeof *t->pids);
     t->xcap = (uint32_t)asc_sim_config(sim)->v[ASC_KEY_XCORE_MAX_PENDING];
     if (!t->xcap) t->xcap = 1;
+    {
+        uint32_t kinds[4] = {0}, maxg = 1; /* the largest join group: the cores of one kind */
+        AscSimCoreInfo ci;
+        for (uint32_t i = 0; i < nc; i++)
+            if (asc_sim_core_info(sim, i, &ci) && (unsigned)ci.kind < 4 && ++kinds[ci.kind] > maxg) maxg = kinds[ci.kind];
+        t->xcap *= maxg + 1;
+    }
+    t->xtaken = asc_calloc(&t->alloc, nc ? nc : 1, 1);
     t->xring = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16 * t->xcap, sizeof *t->xring);
     t->xhead = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16, sizeof *t->xhead);
     t->xcnt = asc_calloc(&t->alloc, (size_t)(nc ? nc : 1) * 16, sizeof *t->xcnt);
-    if (!t->slots || !t->qfull_done || !t->qlast || !t->hlast || !t->pids || !t->xring || !t->xhead || !t->xcnt) {
+    if (!t->slots || !t->qfull_done || !t->qlast || !t->hlast || !t->pids || !t->xring || !t->xhead || !t->xcnt ||
+        !t->xtaken) {
         t->oom = true; /* reported on close; the callbacks stay off */
         return;
     }
@@ -645,6 +661,7 @@ bool asc_trace_close(AscTrace *t, bool keep, AscDiags *d)
     asc_free(&a, t->xring);
     asc_free(&a, t->xhead);
     asc_free(&a, t->xcnt);
+    asc_free(&a, t->xtaken);
     asc_free(&a, t);
     return ok || !keep;
 }

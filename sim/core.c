@@ -157,15 +157,35 @@ static bool flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t 
     return true;
 }
 
-/* Cores a cross-core set of `c` in `mode` reaches (docs/timing.md):
- * 0 every core of c's kind, c included; 1 the other AIVs of c's AI core
- * (its siblings: a producer's own counter must not fill up while it hands
- * off to a consumer); 2 the cores of the other kind in c's AI core. */
-static bool xcore_target(const AscCore *c, const AscCore *t, uint8_t mode)
+/* Cross-core flags are joins (asc-devkit docs/zh/api/SIMD-API/基础API/同步控制/
+ * 核间同步/关键特性说明.md and CrossCoreSetFlag(ISASI).md; docs/timing.md):
+ * a set of `c` in `mode` is one arrival in c's join group for that id; when
+ * every member of the group has arrived, each member's oldest arrival is
+ * taken and the counter of every target core goes up by 1.
+ *   mode 0: group = targets = every core of c's kind (c included);
+ *   mode 1: group = targets = the AIVs of c's AI core (an AIV only);
+ *   mode 2: from an AIC: group = {c}, targets = the AIVs of its AI core
+ *           (a broadcast); from an AIV: group = the AIVs of its AI core,
+ *           target = its AIC.
+ * Member t of c's group (the cores whose sets join with c's). */
+bool asc_xcore_member(const AscCore *c, const AscCore *t, uint8_t mode)
 {
     switch (mode) {
     case 0: return t->kind == c->kind;
-    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core && t != c;
+    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core;
+    case 2:
+        if (c->kind == ASC_CORE_AIC) return t == c;
+        return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core;
+    }
+    return false;
+}
+
+/* Target t: a join of c's group raises t's counter. */
+bool asc_xcore_target(const AscCore *c, const AscCore *t, uint8_t mode)
+{
+    switch (mode) {
+    case 0: return t->kind == c->kind;
+    case 1: return c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIV && t->ai_core == c->ai_core;
     case 2:
         return t->ai_core == c->ai_core && ((c->kind == ASC_CORE_AIC && t->kind == ASC_CORE_AIV) ||
                                             (c->kind == ASC_CORE_AIV && t->kind == ASC_CORE_AIC));
@@ -173,29 +193,60 @@ static bool xcore_target(const AscCore *c, const AscCore *t, uint8_t mode)
     return false;
 }
 
+/* The arrival of c's set (its release already made, race_gm.c) at its group
+ * for (mode, xid); when it completes the join, the targets' counters rise.
+ * Faults: a group or target set that is empty, a member running more than
+ * xcore_max_pending sets ahead of the join, a target counter past it. */
 bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t cycle, uint32_t pc, uint8_t pipe)
 {
     uint32_t hits = 0;
     uint32_t maxp = (uint32_t)sim->cfg.v[ASC_KEY_XCORE_MAX_PENDING];
+    char name[48];
+    for (uint32_t i = 0; i < sim->ncores; i++) hits += asc_xcore_target(c, &sim->cores[i], mode);
+    if (!hits || mode > 2)
+        return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
+                            "set_cross_core mode %u from a %s core reaches no core of this launch", mode,
+                            asc_core_kind_name(c->kind));
+    if (c->xarr[mode][xid] >= maxp) {
+        uint32_t miss = 0;
+        for (uint32_t i = 0; i < sim->ncores; i++)
+            if (asc_xcore_member(c, &sim->cores[i], mode) && !sim->cores[i].xarr[mode][xid]) {
+                miss = i;
+                break;
+            }
+        return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
+                            "set_cross_core mode %u id %u: this core already holds %u sets that no set of %s "
+                            "joined (at most xcore_max_pending = %u): a member of the join sets too rarely",
+                            mode, xid, c->xarr[mode][xid], asc_sim_core_name(sim, miss, name, sizeof name), maxp);
+    }
+    c->xarr[mode][xid]++;
+    if (c->race && c->race->gm) asc_race_gm_arrive(c, mode, xid);
+    for (uint32_t i = 0; i < sim->ncores; i++)
+        if (asc_xcore_member(c, &sim->cores[i], mode) && !sim->cores[i].xarr[mode][xid]) return true;
+    /* every member arrived: the join */
     for (uint32_t i = 0; i < sim->ncores; i++) {
-        AscCore *t = &sim->cores[i];
-        if (!xcore_target(c, t, mode)) continue;
-        hits++;
-        if (t->xcnt[xid] >= maxp) {
-            char name[48];
+        const AscCore *t = &sim->cores[i];
+        if (asc_xcore_target(c, t, mode) && t->xcnt[xid] >= maxp)
             return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
                                 "set_cross_core id %u: the counter of %s already holds %u pending sets "
                                 "(at most xcore_max_pending = %u): it waits (wait_flag_dev) too rarely",
                                 xid, asc_sim_core_name(sim, i, name, sizeof name), t->xcnt[xid], maxp);
-        }
+    }
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        AscCore *t = &sim->cores[i];
+        if (!asc_xcore_target(c, t, mode)) continue;
         t->xcnt[xid]++;
-        if (c->race && c->race->gm) asc_race_gm_deliver(c, t, xid);
+        if (c->race && c->race->gm)
+            for (uint32_t j = 0; j < sim->ncores; j++)
+                if (asc_xcore_member(c, &sim->cores[j], mode)) asc_race_gm_deliver(&sim->cores[j], t, mode, xid);
         if (t->sstate == ASC_SS_XWAIT && t->swait_xid == xid) asc_wake_scalar(sim, t, cycle + sim->release);
     }
-    if (!hits)
-        return asc_sim_fail(sim, ASC_FAULT_XCORE, c, pipe, pc, ASC_OP_SET_CROSS_CORE,
-                            "set_cross_core mode %u from a %s core reaches no core of this launch", mode,
-                            asc_core_kind_name(c->kind));
+    for (uint32_t j = 0; j < sim->ncores; j++) {
+        AscCore *m = &sim->cores[j];
+        if (!asc_xcore_member(c, m, mode)) continue;
+        m->xarr[mode][xid]--;
+        if (m->race && m->race->gm) asc_race_gm_joined(m, mode, xid);
+    }
     return true;
 }
 
@@ -231,7 +282,7 @@ static bool fire_pending(AscSim *sim, AscCore *c, AscPipeUnit *p)
         if (!ok) return false;
         if (c->race) { /* the flag (or c's own cross-core counter) now carries the setter's clock */
             if (!s.xcore) asc_race_flag_set(c, p->id, s.dst, s.event, i);
-            else if (s.mode == 0) asc_race_xset(c, p->id, s.xid, i);
+            else if (s.mode != 2) asc_race_xset(c, p->id, s.xid, i);
         }
     }
     return true;

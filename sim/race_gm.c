@@ -15,7 +15,8 @@
  * of core i holds K_u[j] = the last release of core j ordered before u (j != i).
  *
  * Edges.  A release of core j made by unit s carries K_s with K[j] = r; it joins into the
- * counter it reaches (each target core's xid), a wait_flag_dev on that counter joins it into
+ * join of its (mode, id) group, which passes it to the counter of each target core at the
+ * join (core.c), a wait_flag_dev on that counter joins it into
  * the scalar unit S; sync_all joins every arriving core's release into one clock that every
  * leaving core's S joins (kernel start: everything 0, so host writes order before all).  S
  * passes K on to what it issues: a pipe joins S's K as of the issue (a ring of ASC_GM_SNAPS
@@ -60,6 +61,7 @@ typedef struct AscRaceGmCore {
     uint32_t n;                       /* cores */
     uint32_t *k[ASC_PIPE_COUNT];      /* per unit: n words */
     uint32_t *xk[ASC_XCORE_IDS];      /* per cross-core counter of this core */
+    uint32_t *xa[ASC_XCORE_MODES][ASC_XCORE_IDS]; /* per join: the releases of this core's sets not yet joined */
     uint32_t *snap;                   /* ASC_GM_SNAPS x n */
     uint32_t snap_gen[ASC_GM_SNAPS];
     uint32_t gen;
@@ -97,6 +99,9 @@ bool asc_race_gm_init(AscSim *sim, AscCore *c)
     }
     for (unsigned x = 0; x < ASC_XCORE_IDS; x++)
         if (!(g->xk[x] = asc_calloc(&sim->alloc, n, sizeof(uint32_t)))) return false;
+    for (unsigned m = 0; m < ASC_XCORE_MODES; m++)
+        for (unsigned x = 0; x < ASC_XCORE_IDS; x++)
+            if (!(g->xa[m][x] = asc_calloc(&sim->alloc, n, sizeof(uint32_t)))) return false;
     g->snap = asc_calloc(&sim->alloc, (size_t)ASC_GM_SNAPS * n, sizeof(uint32_t));
     g->rel = asc_calloc(&sim->alloc, n, sizeof(uint32_t));
     if (!g->snap || !g->rel) return false;
@@ -114,6 +119,8 @@ void asc_race_gm_free(AscSim *sim, AscCore *c)
         asc_free(&sim->alloc, g->qgen[i]);
     }
     for (unsigned x = 0; x < ASC_XCORE_IDS; x++) asc_free(&sim->alloc, g->xk[x]);
+    for (unsigned m = 0; m < ASC_XCORE_MODES; m++)
+        for (unsigned x = 0; x < ASC_XCORE_IDS; x++) asc_free(&sim->alloc, g->xa[m][x]);
     asc_free(&sim->alloc, g->snap);
     asc_free(&sim->alloc, g->rel);
     asc_free(&sim->alloc, g);
@@ -196,10 +203,26 @@ void asc_race_gm_release(AscCore *c, uint8_t src, const uint32_t *vc)
     g->rel[c->index] = r;
 }
 
-void asc_race_gm_deliver(const AscCore *c, AscCore *t, uint8_t xid)
+/* Joins (core.c): a set's release waits in its core's arrival clock until the join; the join
+ * passes every member's arrival clock to each target's counter.  A member that ran several
+ * sets ahead keeps the join of their releases after the first join: that may order more than
+ * the later join does (a race missed, none invented). */
+void asc_race_gm_arrive(AscCore *c, uint8_t mode, uint8_t xid)
 {
-    if (!t->race || !t->race->gm) return;
-    join(t->race->gm->xk[xid], c->race->gm->rel, c->race->gm->n);
+    AscRaceGmCore *g = c->race->gm;
+    join(g->xa[mode][xid], g->rel, g->n);
+}
+
+void asc_race_gm_deliver(const AscCore *m, AscCore *t, uint8_t mode, uint8_t xid)
+{
+    if (!t->race || !t->race->gm || !m->race || !m->race->gm) return;
+    join(t->race->gm->xk[xid], m->race->gm->xa[mode][xid], m->race->gm->n);
+}
+
+void asc_race_gm_joined(AscCore *m, uint8_t mode, uint8_t xid)
+{
+    AscRaceGmCore *g = m->race->gm;
+    if (!m->xarr[mode][xid]) memset(g->xa[mode][xid], 0, g->n * sizeof(uint32_t));
 }
 
 void asc_race_gm_sync_arrive(AscSim *sim, AscCore *c)

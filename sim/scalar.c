@@ -607,7 +607,7 @@ static bool set_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t t
     } else {
         if (c->race && c->race->gm) asc_race_gm_xset(c, ASC_PIPE_S, 0);
         if (!asc_xcore_set(sim, c, in->mode, in->xid, at, c->pc, ASC_PIPE_S)) return false;
-        if (c->race && in->mode == 0) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
+        if (c->race && in->mode != 2) asc_race_xset(c, ASC_PIPE_S, in->xid, 0);
     }
     emit_scalar(sim, c, in, t, at, 0, 0);
     c->pc += 4;

@@ -560,6 +560,24 @@ static void add_blocked(AscSimFault *f, const AscCore *c, uint8_t pipe, uint32_t
     va_end(ap);
 }
 
+/* A join of some group on (mode, xid) whose target is c that has a member's set but not
+ * another's: true with both core names. */
+static bool xcore_partial(const AscSim *sim, const AscCore *c, uint8_t xid, char *has, char *miss, size_t size)
+{
+    for (uint8_t m = 0; m < ASC_XCORE_MODES; m++)
+        for (uint32_t i = 0; i < sim->ncores; i++) {
+            const AscCore *s = &sim->cores[i];
+            if (!s->xarr[m][xid] || !asc_xcore_target(s, c, m)) continue;
+            for (uint32_t j = 0; j < sim->ncores; j++)
+                if (asc_xcore_member(s, &sim->cores[j], m) && !sim->cores[j].xarr[m][xid]) {
+                    asc_sim_core_name(sim, i, has, size);
+                    asc_sim_core_name(sim, j, miss, size);
+                    return true;
+                }
+        }
+    return false;
+}
+
 /* Nothing can happen any more and some core is unfinished: list every
  * blocked unit (scalar units first, then pipes in pipe order, per core). */
 static void deadlock(AscSim *sim)
@@ -576,9 +594,17 @@ static void deadlock(AscSim *sim)
             add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for flag %s -> s id %u, which is never set",
                         asc_pipe_name(c->swait_src), c->swait_event);
             break;
-        case ASC_SS_XWAIT:
-            add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for cross-core flag %u, whose counter stays 0", c->swait_xid);
+        case ASC_SS_XWAIT: {
+            /* a join that would raise this counter but misses a member names both */
+            char has[48], miss[48];
+            if (xcore_partial(sim, c, c->swait_xid, has, miss, sizeof has))
+                add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for cross-core flag %u: %s set it, %s did not",
+                            c->swait_xid, has, miss);
+            else
+                add_blocked(f, c, ASC_PIPE_S, c->pc, "waits for cross-core flag %u, whose counter stays 0",
+                            c->swait_xid);
             break;
+        }
         case ASC_SS_QFULL:
             add_blocked(f, c, ASC_PIPE_S, c->pc, "cannot dispatch: the queue of pipe %s is full",
                         asc_pipe_name(c->swait_pipe));
@@ -768,6 +794,18 @@ bool asc_sim_flag_rule(AscSim *sim, AscFlagRule kind, const uint8_t a[3], const 
     return true;
 }
 uint64_t asc_sim_arg(const AscSim *sim, uint32_t i) { return i < ASC_MAX_ARGS ? sim->args[i] : 0; }
+
+bool asc_sim_xcore_joins(const AscSim *sim, uint32_t from, uint32_t other, unsigned mode)
+{
+    if (from >= sim->ncores || other >= sim->ncores || mode > 2) return false;
+    return asc_xcore_member(&sim->cores[from], &sim->cores[other], (uint8_t)mode);
+}
+
+bool asc_sim_xcore_reaches(const AscSim *sim, uint32_t from, uint32_t to, unsigned mode)
+{
+    if (from >= sim->ncores || to >= sim->ncores || mode > 2) return false;
+    return asc_xcore_target(&sim->cores[from], &sim->cores[to], (uint8_t)mode);
+}
 
 bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out)
 {

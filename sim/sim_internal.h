@@ -25,7 +25,8 @@
 #define ASC_AGENTS_PER_CORE 16 /* pipe values 0..10 fit */
 #define ASC_NEVER UINT64_MAX
 #define ASC_MAX_EVENTS ASC_SIM_MAX_EVENTS /* event_ids key maximum */
-#define ASC_XCORE_IDS 16       /* cross-core counters (ids 0..10 used) */
+#define ASC_XCORE_IDS 16       /* cross-core counters (ids 0..15, as on A2) */
+#define ASC_XCORE_MODES 3      /* join groups per id: modes 0, 1, 2 */
 #define ASC_FP_SHIFT 20        /* fixed-point fraction bits of HBM rates */
 
 /* A decoded program (one per part of the kernel). */
@@ -205,6 +206,7 @@ typedef struct AscCore {
     AscPipeUnit pipes[ASC_PIPE_COUNT];
     AscFlag flags[ASC_PIPE_COUNT][ASC_PIPE_COUNT][ASC_MAX_EVENTS];
     uint32_t xcnt[ASC_XCORE_IDS];
+    uint32_t xarr[ASC_XCORE_MODES][ASC_XCORE_IDS]; /* this core's sets not yet joined (core.c) */
     uint64_t pargs[ASC_PRINT_MAX_ARGS]; /* pending print arguments (prt.arg, exec_print.c) */
     uint8_t npargs;
     /* accounting */
@@ -355,6 +357,8 @@ bool asc_pipe_idle(const AscPipeUnit *p); /* nothing queued, running or pending 
 /* Set flag (src,dst,ev) of core c at `cycle`; wakes its waiter. false = fault. */
 bool asc_flag_set(AscSim *sim, AscCore *c, uint8_t src, uint8_t dst, uint8_t ev, uint64_t cycle, uint32_t pc);
 bool asc_xcore_set(AscSim *sim, AscCore *c, uint8_t mode, uint8_t xid, uint64_t cycle, uint32_t pc, uint8_t pipe);
+bool asc_xcore_member(const AscCore *c, const AscCore *t, uint8_t mode);
+bool asc_xcore_target(const AscCore *c, const AscCore *t, uint8_t mode);
 void asc_wake_scalar(AscSim *sim, AscCore *c, uint64_t cycle);
 uint64_t asc_lat_cycles(const AscSim *sim, unsigned lat);
 
@@ -402,8 +406,11 @@ void asc_race_gm_xwait(AscCore *c, uint8_t xid);
 void asc_race_gm_drain(AscCore *c);
 /* A cross-core set of c from unit src (local clock vc) takes effect: one release of c. */
 void asc_race_gm_release(AscCore *c, uint8_t src, const uint32_t *vc);
-/* The release just made by c reaches counter xid of core t. */
-void asc_race_gm_deliver(const AscCore *c, AscCore *t, uint8_t xid);
+/* The release just made by c arrives at its (mode, xid) join; a join delivers every
+ * member's arrivals to each target's counter xid; then the member's are cleared. */
+void asc_race_gm_arrive(AscCore *c, uint8_t mode, uint8_t xid);
+void asc_race_gm_deliver(const AscCore *m, AscCore *t, uint8_t mode, uint8_t xid);
+void asc_race_gm_joined(AscCore *m, uint8_t mode, uint8_t xid);
 void asc_race_gm_sync_arrive(AscSim *sim, AscCore *c);
 void asc_race_gm_sync_leave(AscSim *sim, AscCore *c);
 /* A GM access of the instruction being executed (pipe: race.c's acc_*; S: scalar). */

@@ -397,6 +397,11 @@ typedef struct AscSimCoreInfo {
 /* false when core >= asc_sim_ncores */
 bool asc_sim_core_info(const AscSim *sim, uint32_t core, AscSimCoreInfo *out);
 bool asc_sim_has_pipe(const AscSim *sim, uint32_t core, uint8_t pipe);
+/* Cross-core joins (docs/timing.md): does a set_cross_core of `mode` on core `from` join
+ * with the sets of core `other` (both members of one group), and does the group's join
+ * raise the counter of core `to`? */
+bool asc_sim_xcore_joins(const AscSim *sim, uint32_t from, uint32_t other, unsigned mode);
+bool asc_sim_xcore_reaches(const AscSim *sim, uint32_t from, uint32_t to, unsigned mode);
 
 /* What a core moved and computed, over the run so far. */
 typedef struct AscSimCoreStats {

@@ -17,7 +17,7 @@ For each key/value block t of BKV rows (the last one may be shorter: kc = Sk - t
          P[r] = exp(S_t[r] * scale - m_new); l = l * alpha + rowsum(P[r]); m = m_new
        casts P to f16 (columns kc..BKV-1 zero), writes it to wsP in NZ (the AIC's L1 layout:
        one strided DMA per 16-column block), sets flag FP (mode 2, MTE3 pipe).
-  AIC  waits FP twice (one per AIV), PV_t = P_t V_t (mq x D, f32, K = kc) -> wsO; flag FO.
+  AIC  waits FP once (mode 2 from the AIVs is a join of both), PV_t = P_t V_t (mq x D, f32, K = kc) -> wsO; flag FO.
        The padding rows of the last fractal row of Q, K and V are DMAed from a GM zero array
        (matmul.zero_pad_rows): V's are the K padding of PV, the others keep the whole-fractal
        loads from reading stale L1 (initcheck clean).  Before waiting FP it has
@@ -182,8 +182,7 @@ def attention_kernel(q: asc.GlobalAddress, k: asc.GlobalAddress, v: asc.GlobalAd
                 kf = (kc + F - 1) // F
                 load_nz(v1, vg[k0 * d:], kc, d, bkv)
                 mm.zero_pad_rows(v1, zg, kc, d // F, bkv)  # V's K padding rows (P's columns there are 0)
-                asc.cross_core_wait_flag(FP)
-                asc.cross_core_wait_flag(FP)
+                asc.cross_core_wait_flag(FP)     # mode 2 join: both AIVs have written P_t
                 asc.data_copy(p1, pg, asc.DataCopyParams(1, bq * bkv * 2 // 32, 0, 0))
                 asc.pipe_barrier(asc.PipeID.PIPE_ALL)
                 for i in range(mf):

@@ -12,7 +12,7 @@
         beq x1, x2, .+6                 ; error: IMM_ALIGN
         set_flag v, mte2, 16            ; error: IMM_RANGE
         set_cross_core mte3, 3, 1       ; error: IMM_RANGE
-        set_cross_core mte3, 0, 11      ; error: XID_RANGE
+        set_cross_core mte3, 0, 16      ; error: IMM_RANGE
         wait_flag_dev 16                ; error: IMM_RANGE
         mtspr block_idx, x1             ; error: SPR_READONLY
         beq x1, x2, -0x7fffffffffffffff - 1 ; error: BRANCH_RANGE

@@ -520,9 +520,10 @@ END_TEST
 /* ---- cross-core flags and sync_all --------------------------------------- */
 
 /* Two AIVs of AI core 0 (blocks 0 and 1): AIV 0 copies in[0..3] through UB
- * to out[0..3] (MTE2, MTE3) and sets cross-core flag 3 for its sibling on
- * MTE3, i.e. once the copy has landed in GM; AIV 1 waits on flag 3, then
- * reads out[0] with a scalar load and stores it to out[4].  Without the wait
+ * to out[0..3] (MTE2, MTE3) and sets cross-core flag 3 in mode 1 on MTE3,
+ * i.e. once the copy has landed in GM; AIV 1 sets it too (mode 1 is a join
+ * of both AIVs: asc-devkit 关键特性说明.md), waits on flag 3, then reads
+ * out[0] with a scalar load and stores it to out[4].  Without the waits
  * (xwait = false) AIV 1 reads GM long before the copy lands and sees 0. */
 static void xcore_handoff(bool xwait, uint64_t *got, AscSimPipeStats *consumer_s)
 {
@@ -534,12 +535,12 @@ static void xcore_handoff(bool xwait, uint64_t *got, AscSimPipeStats *consumer_s
              "  mov_out_to_ub x3, x0, nburst=1, len=1\n"
              "  set_flag mte2, mte3, 0\n  wait_flag mte2, mte3, 0\n"
              "  mov_ub_to_out x1, x3, nburst=1, len=1\n"
-             "  set_cross_core mte3, 1, 3\n"
+             "  set_cross_core mte3, 1, 3\n%s"
              "  end\n"
-             "consumer:\n%s"
+             "consumer:\n  set_cross_core mte3, 1, 3\n%s"
              "  ld.d x4, 0(x1)\n  st.d x4, 32(x1)\n"
              "  end\n",
-             xwait ? "  wait_flag_dev 3\n" : "");
+             xwait ? "  wait_flag_dev 3\n" : "", xwait ? "  wait_flag_dev 3\n" : "");
     Run r;
     make(&r, "ascend910b", src, 2, NULL, NULL);
     uint64_t v = 0x1234567890abcdefull;
@@ -570,7 +571,7 @@ END_TEST
 START_TEST(xcore_mix_aic_to_aivs)
 {
     /* mix kernel, 1 AI core: the AIC stores 77 to GM and sets flag 1 in
-     * mode 2 (its AIVs); each AIV waits, loads it and stores 77 + sub. */
+     * mode 2 (a broadcast to its AIVs); each AIV waits, loads it and stores 77 + sub. */
     static const char src[] =
         ".kernel k, mix\n.arg out, gm, s64\n"
         ".aic\n  li x3, 77\n  st.d x3, 0(x0)\n  set_cross_core fix, 2, 1\n  end\n"
@@ -586,26 +587,189 @@ START_TEST(xcore_mix_aic_to_aivs)
 }
 END_TEST
 
-START_TEST(xcore_sibling_loop_no_overflow)
+/* Mode 2 from the AIVs is a join: the AIC's counter rises once every AIV of
+ * its AI core has set.  On `blocks` AI cores, AIV j of AI core c spins
+ * (j + 1) * 300 iterations (the last AIV is the slowest), stores
+ * 100 c + 10 j + 1 to its slot, sets flag 6 in mode 2 and ends; each AIC
+ * waits once, then sums the slots of its AIVs into out[64 + c].  A wait that
+ * passed on the first AIV's set would read the later slots as 0. */
+static void xcore_mode2_join(uint32_t blocks, bool one_to_one)
 {
-    /* 40 handoffs AIV 0 -> AIV 1 in mode 1: only the sibling's counter
-     * moves, so the producer's own counter never fills up (15 pending) */
+    char text[2048];
+    /* AIV block_idx is c * ratio + sub; its AI core is block_idx / ratio */
+    unsigned ratio = one_to_one ? 1 : 2;
+    snprintf(text, sizeof text,
+             ".kernel k, mix\n.arg out, gm, s64\n"
+             ".aiv\n  mfspr x3, sub_block_idx\n  addi x4, x3, 1\n  muli x4, x4, 300\n"
+             "spin:\n  addi x4, x4, -1\n  bnez x4, spin\n"
+             "  mfspr x2, block_idx\n  li x5, %u\n  divu x6, x2, x5\n" /* x6 = AI core */
+             "  muli x7, x6, 100\n  muli x8, x3, 10\n  add x7, x7, x8\n  addi x7, x7, 1\n"
+             "  shli x9, x2, 3\n  add x9, x9, x0\n  st.d x7, 0(x9)\n"
+             "  set_cross_core mte3, 2, 6\n  end\n"
+             ".aic\n  wait_flag_dev 6\n  mfspr x2, block_idx\n  li x3, 0\n  li x4, 0\n"
+             "sum:\n  muli x5, x2, %u\n  add x5, x5, x4\n  shli x5, x5, 3\n  add x5, x5, x0\n  ld.d x6, 0(x5)\n"
+             "  add x3, x3, x6\n  addi x4, x4, 1\n  li x7, %u\n  bne x4, x7, sum\n"
+             "  shli x8, x2, 3\n  add x8, x8, x0\n  st.d x3, 512(x8)\n  end\n",
+             ratio, ratio, ratio);
+    static const char *const one[] = {"aiv_per_core=1", NULL};
+    Run r;
+    make(&r, "ascend910b", text, blocks, one_to_one ? one : NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (uint32_t c = 0; c < blocks; c++) {
+        uint64_t want = 0;
+        for (unsigned j = 0; j < ratio; j++) want += 100 * c + 10 * j + 1;
+        ck_assert_msg(gm_u64(&r, OUT + 512 + 8 * c) == want, "AI core %u of %u (1:%u): got %llu, want %llu", c,
+                      blocks, ratio, (unsigned long long)gm_u64(&r, OUT + 512 + 8 * c), (unsigned long long)want);
+    }
+    done(&r);
+}
+
+START_TEST(xcore_mode2_aivs_join_at_aic)
+{
+    xcore_mode2_join(1, false);
+    xcore_mode2_join(4, false); /* each AIC joins only the AIVs of its own AI core */
+    xcore_mode2_join(1, true);  /* MIX_AIC_1_1: the join of one AIV */
+    xcore_mode2_join(3, true);
+}
+END_TEST
+
+START_TEST(xcore_mode2_partial_join_deadlocks)
+{
+    /* only AIV 0 sets: the AIC's wait never passes, and the report names the
+     * AIC's wait and the AIV whose set is missing */
     static const char src[] =
-        ".kernel k, aiv\n"
-        "  li x1, 40\n  mfspr x2, sub_block_idx\n  bnez x2, consumer\n"
-        "produce:\n  set_cross_core mte3, 1, 2\n  wait_flag_dev 5\n  addi x1, x1, -1\n  bnez x1, produce\n  end\n"
-        "consumer:\n  wait_flag_dev 2\n  set_cross_core mte3, 1, 5\n  addi x1, x1, -1\n  bnez x1, consumer\n  end\n";
+        ".kernel k, mix\n"
+        ".aiv\n  mfspr x3, sub_block_idx\n  bnez x3, skip\n  set_cross_core mte3, 2, 6\nskip:\n  end\n"
+        ".aic\n  wait_flag_dev 6\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 1, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_DEADLOCK);
+    ck_assert_msg(strstr(r.text, "core0.cubecore0 pipe s pc") && strstr(r.text, "`wait_flag_dev 6` (k.s:9)") &&
+                      strstr(r.text, "waits for cross-core flag 6: core0.veccore0 set it, core0.veccore1 did not"),
+                  "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+/* Mode 0 over every AIV of `blocks` AI cores: AIV i spins 150 i iterations,
+ * stores i + 1 to slot i, sets flag 4 in mode 0 (unless it is `skip`), waits
+ * on 4 and sums every slot into out[32 + i].  All sums are n (n + 1) / 2: no
+ * wait passes before the last AIV's set.  With one AIV not setting, every
+ * wait blocks and the report names it. */
+static void xcore_mode0(uint32_t blocks, int skip, Run *r)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             ".kernel k, aiv\n.arg out, gm, s64\n"
+             "  mfspr x2, block_idx\n  muli x4, x2, 150\n  addi x4, x4, 1\n"
+             "spin:\n  addi x4, x4, -1\n  bnez x4, spin\n"
+             "  addi x3, x2, 1\n  shli x5, x2, 3\n  add x5, x5, x0\n  st.d x3, 0(x5)\n"
+             "  li x6, %d\n  beq x2, x6, nos\n  set_cross_core mte3, 0, 4\nnos:\n  wait_flag_dev 4\n"
+             "  mfspr x7, block_num\n  li x8, 0\n  li x9, 0\n"
+             "sum:\n  shli x10, x9, 3\n  add x10, x10, x0\n  ld.d x11, 0(x10)\n  add x8, x8, x11\n"
+             "  addi x9, x9, 1\n  bne x9, x7, sum\n"
+             "  st.d x8, 256(x5)\n  end\n",
+             skip);
+    make(r, "ascend910b", text, blocks, NULL, NULL);
+    asc_sim_set_arg(r->sim, 0, OUT);
+}
+
+START_TEST(xcore_mode0_all_aivs_of_four_ai_cores)
+{
+    Run r;
+    xcore_mode0(8, -1, &r); /* 4 AI cores x 2 AIVs */
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (uint32_t i = 0; i < 8; i++) ck_assert_uint_eq(gm_u64(&r, OUT + 256 + 8 * i), 36);
+    done(&r);
+    xcore_mode0(8, 5, &r); /* core2.veccore1 never sets */
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_int_eq(asc_sim_fault(r.sim)->kind, ASC_FAULT_DEADLOCK);
+    ck_assert_msg(strstr(r.text, "8 of 8 cores unfinished") && strstr(r.text, "core0.veccore0 pipe s pc") &&
+                      strstr(r.text, "set it, core2.veccore1 did not") && strstr(r.text, "(k.s:17)"),
+                  "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(xcore_mode0_all_aics)
+{
+    /* mode 0 from the AICs of a mix kernel on 3 AI cores: a barrier of the AICs only */
+    static const char src[] =
+        ".kernel k, mix\n.arg out, gm, s64\n"
+        ".aic\n  mfspr x2, block_idx\n  muli x4, x2, 400\n  addi x4, x4, 1\n"
+        "spin:\n  addi x4, x4, -1\n  bnez x4, spin\n"
+        "  addi x3, x2, 1\n  shli x5, x2, 3\n  add x5, x5, x0\n  st.d x3, 0(x5)\n"
+        "  set_cross_core fix, 0, 9\n  wait_flag_dev 9\n"
+        "  ld.d x6, 0(x0)\n  ld.d x7, 8(x0)\n  add x6, x6, x7\n  ld.d x7, 16(x0)\n  add x6, x6, x7\n"
+        "  st.d x6, 64(x5)\n  end\n"
+        ".aiv\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 3, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    for (uint32_t i = 0; i < 3; i++) ck_assert_uint_eq(gm_u64(&r, OUT + 64 + 8 * i), 6);
+    done(&r);
+}
+END_TEST
+
+START_TEST(xcore_mode1_barrier_loop)
+{
+    /* 40 rounds of a mode 1 barrier of both AIVs (each sets, then waits),
+     * AIV 1 slower; before round k's set each AIV stores k to its slot and
+     * after the wait reads the other's: it must be k (the other AIV reached
+     * round k), else it records a mismatch in out[2 + sub] */
+    static const char src[] =
+        ".kernel k, aiv\n.arg out, gm, s64\n"
+        "  mfspr x2, sub_block_idx\n  shli x3, x2, 3\n  add x3, x3, x0\n" /* x3 = my slot */
+        "  xori x4, x2, 1\n  shli x4, x4, 3\n  add x4, x4, x0\n" /* x4 = the other's */
+        "  li x1, 1\n  li x9, 0\n"
+        "round:\n  addi x5, x2, 1\n  muli x5, x5, 40\n"
+        "spin:\n  addi x5, x5, -1\n  bnez x5, spin\n"
+        "  st.d x1, 0(x3)\n  set_cross_core mte3, 1, 2\n  wait_flag_dev 2\n"
+        "  ld.d x6, 0(x4)\n  sne x7, x6, x1\n  add x9, x9, x7\n"
+        "  set_cross_core mte3, 1, 3\n  wait_flag_dev 3\n" /* the slots are rewritten next round */
+        "  addi x1, x1, 1\n  li x8, 41\n  bne x1, x8, round\n"
+        "  st.d x9, 16(x3)\n  end\n";
     Run r;
     make(&r, "ascend910b", src, 2, NULL, NULL);
+    asc_sim_set_arg(r.sim, 0, OUT);
     ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    ck_assert_uint_eq(gm_u64(&r, OUT + 16), 0);
+    ck_assert_uint_eq(gm_u64(&r, OUT + 24), 0);
+    done(&r);
+    /* MIX_AIC_1_1-style launch of AIV kernels with one AIV per AI core: mode 1 is the join of one */
+    static const char one_src[] = ".kernel k, aiv\n  set_cross_core mte3, 1, 2\n  wait_flag_dev 2\n  end\n";
+    static const char *const one[] = {"aiv_per_core=1", NULL};
+    make(&r, "ascend910b", one_src, 2, one, NULL);
+    ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
+    done(&r);
+}
+END_TEST
+
+START_TEST(xcore_mode1_one_sided_deadlocks)
+{
+    /* AIV 0 sets flag 2 in mode 1 and waits; its sibling only waits: under per-set delivery
+     * the sibling's wait would pass, under the join neither does */
+    static const char src[] =
+        ".kernel k, aiv\n"
+        "  mfspr x2, sub_block_idx\n  bnez x2, other\n  set_cross_core mte3, 1, 2\nother:\n  wait_flag_dev 2\n  end\n";
+    Run r;
+    make(&r, "ascend910b", src, 2, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_msg(strstr(r.text, "2 of 2 cores unfinished") &&
+                      strstr(r.text, "core0.veccore1 pipe s pc 0x000c `wait_flag_dev 2` (k.s:6): waits for "
+                                     "cross-core flag 2: core0.veccore0 set it, core0.veccore1 did not"),
+                  "%s", r.text);
     done(&r);
 }
 END_TEST
 
 START_TEST(xcore_pending_overflow_fault)
 {
-    /* AIV 0 sets flag 2 of its sibling 16 times; the sibling never waits:
-     * the 16th set finds 15 pending (xcore_max_pending) and faults */
+    /* AIV 0 sets flag 2 in mode 1 16 times; its sibling never sets: the 16th
+     * set finds 15 of AIV 0's sets not joined (xcore_max_pending) and faults */
     static const char src[] =
         ".kernel k, aiv\n"
         "  mfspr x2, sub_block_idx\n  bnez x2, idle\n  li x1, 16\n"
@@ -617,17 +781,27 @@ START_TEST(xcore_pending_overflow_fault)
     const AscSimFault *f = asc_sim_fault(r.sim);
     ck_assert_int_eq(f->kind, ASC_FAULT_XCORE);
     ck_assert_int_eq(f->pipe, ASC_PIPE_MTE3);
-    ck_assert_msg(strstr(r.text, "the counter of core0.veccore1 already holds 15 pending sets (at most "
-                                     "xcore_max_pending = 15)") &&
-                      strstr(r.text, "set_cross_core mte3, 1, 2") && strstr(r.text, "k.s:6"),
+    ck_assert_msg(strstr(r.text, "set_cross_core mode 1 id 2: this core already holds 15 sets that no set of "
+                                 "core0.veccore1 joined (at most xcore_max_pending = 15)") &&
+                      strstr(r.text, "core0.veccore0 pipe mte3") && strstr(r.text, "set_cross_core mte3, 1, 2") &&
+                      strstr(r.text, "k.s:6"),
                   "%s", r.text);
     done(&r);
-    /* 15 sets are fine */
+    /* both set 16 times and never wait: the 16th join finds 15 pending on a counter */
+    static const char both[] =
+        ".kernel k, aiv\n  li x1, 16\n"
+        "loop:\n  set_cross_core mte3, 1, 2\n  addi x1, x1, -1\n  bnez x1, loop\n  end\n";
+    make(&r, "ascend910b", both, 2, NULL, NULL);
+    ck_assert_int_eq(run(&r, 0), ASC_SIM_FAULT);
+    ck_assert_msg(strstr(r.text, "the counter of core0.veccore0 already holds 15 pending sets (at most "
+                                 "xcore_max_pending = 15)") &&
+                      strstr(r.text, "set_cross_core mte3, 1, 2") && strstr(r.text, "k.s:4"),
+                  "%s", r.text);
+    done(&r);
+    /* 15 sets each are fine */
     static const char src15[] =
-        ".kernel k, aiv\n"
-        "  mfspr x2, sub_block_idx\n  bnez x2, idle\n  li x1, 15\n"
-        "loop:\n  set_cross_core mte3, 1, 2\n  addi x1, x1, -1\n  bnez x1, loop\n"
-        "idle:\n  end\n";
+        ".kernel k, aiv\n  li x1, 15\n"
+        "loop:\n  set_cross_core mte3, 1, 2\n  addi x1, x1, -1\n  bnez x1, loop\n  end\n";
     make(&r, "ascend910b", src15, 2, NULL, NULL);
     ck_assert_msg(run(&r, 0) == ASC_SIM_DONE, "%s", r.text);
     done(&r);
@@ -771,7 +945,12 @@ Suite *sim_engine_suite(void)
     tcase_add_test(tc, scalar_alu_every_op);
     tcase_add_test(tc, xcore_handoff_through_gm);
     tcase_add_test(tc, xcore_mix_aic_to_aivs);
-    tcase_add_test(tc, xcore_sibling_loop_no_overflow);
+    tcase_add_test(tc, xcore_mode2_aivs_join_at_aic);
+    tcase_add_test(tc, xcore_mode2_partial_join_deadlocks);
+    tcase_add_test(tc, xcore_mode0_all_aivs_of_four_ai_cores);
+    tcase_add_test(tc, xcore_mode0_all_aics);
+    tcase_add_test(tc, xcore_mode1_barrier_loop);
+    tcase_add_test(tc, xcore_mode1_one_sided_deadlocks);
     tcase_add_test(tc, xcore_pending_overflow_fault);
     tcase_add_test(tc, sync_all_four_blocks);
     tcase_add_test(tc, gm_place_oom_leaks_nothing);

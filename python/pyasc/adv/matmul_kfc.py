@@ -6,22 +6,22 @@ loop of impl/adv_api/detail/matmul/kfc/matmul_server_impl_c220.h; real pyasc tut
 In Ascend C a mix kernel's AIC enters the server loop at REGIST_MATMUL_OBJ and never runs the
 rest of the kernel body; each AIV's Matmul object posts a 128-byte message into the GM workspace
 per call and, for a synchronous call, waits for the AIC's NotifyEvent (mode 2 on PIPE_FIX).
-The c220 server finds messages by polling GM; here the request is a cross-core flag instead (one
-counter per AIV on the AIC: the simulator's mode 2 from an AIV reaches the AIC per set, see
-docs/timing.md), so the race checker sees every hand-off.  asc-devkit's CrossCoreSetFlag page
-describes mode 2 from the AIVs as a join (the AIC's wait passes once both AIVs have set the id);
-since every round takes one message from every AIV, that model needs one shared request id and
-one wait per round instead of ids 0 and 1.  Lowered here, all through the ISA:
+The c220 server finds messages by polling GM; here the request is a cross-core flag instead, so
+the race checker sees every hand-off.  Cross-core flags are joins (asc-devkit
+docs/zh/api/SIMD-API/基础API/同步控制/核间同步/关键特性说明.md; docs/timing.md): mode 2 from the
+AIVs raises the AIC's counter once every AIV of the AI core has set the id, so the request is one
+shared id, every AIV sets it once per round and the AIC waits once per round.  Lowered here, all
+through the ISA:
 
   workspace  64-byte message of AIV i (i = its block_idx) at word 8 i (int64 words):
              0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index;
              its C tile (base_m x base_n f32, rows base_n apart) at byte 4096 + i * base_m * base_n * 4
-  AIV        scalar stores the message, cross_core_set_flag(sub_block_idx, mode 2, PIPE_MTE2)
+  AIV        scalar stores the message, cross_core_set_flag(REQ = 0, mode 2, PIPE_MTE2)
              (the set fires after the AIV's earlier reads of its C tile), and for a synchronous
              call cross_core_wait_flag(0); get_tensor_c then copies the tile GM -> UB (MTE2) and
              adds the bias row in UB when set_bias was called (see below)
   AIC        the server loop: rounds until every AIV has sent QUIT (at the end of its kernel); in a
-             round it waits the request of each AIV, reads the message with scalar loads and
+             round it waits once on REQ (the join of every AIV's request), reads each message with scalar loads and
              runs it (ITERATE_ALL: every tile into C in GM; TILE: one tile into the AIV's
              workspace tile), then cross_core_set_flag(0, mode 2, PIPE_FIX) once: the response
              reaches both AIVs, each having sent one request in the round
@@ -31,7 +31,8 @@ the round in which the last AIV quits, sets word 7 of every message (after it ha
 their messages of that round, so the stores are ordered after the AIVs' last reads): no response
 piles up on an AIV's counter however uneven the AIVs' work (real c220 KFC answers each AIV on its
 own flag id, which mode 2 delivers to both AIVs, and the other AIV's count piles up).
-Flag ids 0 and 1 are the Matmul's, as Ascend C reserves [0, 2 N - 1] for N Matmul objects.
+Flag id 0 is the Matmul's (requests on the AIC's counter, responses on the AIVs'), inside the
+[0, 2 N - 1] Ascend C reserves for N Matmul objects.
 The bias (set_bias) is added by the client AIV in UB after the copy (the cube's bias table is not
 modelled): C = A x B + bias in f32, the same sums as the cube's.
 """
@@ -49,7 +50,8 @@ from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyPara
 F_QUIT, F_ALL, F_TILE = 1, 2, 3
 MSG_WORDS = 8
 TILE_AREA = 4096          # bytes of messages before the C tiles (64 AIVs)
-RESP = 0                  # AIC -> AIVs (each AIV's counter 0)
+REQ = 0                   # AIVs -> AIC: mode 2 join of every AIV of the AI core (the AIC's counter 0)
+RESP = 0                  # AIC -> AIVs: mode 2 broadcast (each AIV's counter 0)
 _WAIT_CC = _ops.cross_core_wait_flag.__wrapped__
 _SET_CC = _ops.cross_core_set_flag.__wrapped__
 
@@ -117,12 +119,7 @@ def send(m, func, c_addr=0, tile=0, wait=True):
     tm, tn = _tails(m)
     for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (0, func)):
         ws.set_value(base + w, v)
-    if _ratio(b) == 1:
-        _SET_CC(0, 2, PipeID.PIPE_MTE2, _b=b)
-    else:
-        sub = _ops.get_sub_block_idx.__wrapped__(_b=b)
-        _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _SET_CC(0, 2, PipeID.PIPE_MTE2, _b=b),
-            lambda: _SET_CC(1, 2, PipeID.PIPE_MTE2, _b=b))
+    _SET_CC(REQ, 2, PipeID.PIPE_MTE2, _b=b)
     if wait:
         _WAIT_CC(RESP, _b=b)
 
@@ -240,6 +237,7 @@ def serve(m):
     b.pop()
     loop.cond = ("ne", act, zero)
     b.push(loop.body)
+    _WAIT_CC(REQ, _b=b)     # the join: every AIV of this AI core has posted its message of the round
     sv = b.new_value(hint="kfc_sub.")
     fo = ir.For(name="for", var=sv, lo=ir.Const(0), hi=ir.Const(ratio), step=1, loc=b.loc)
     b.nonneg.add(sv.id)
@@ -247,10 +245,6 @@ def serve(m):
     s = RVal(b, sv)
 
     def one():
-        if ratio == 1:
-            _WAIT_CC(0, _b=b)
-        else:
-            _if(b, ("eq", sv, b.reg(0)), lambda: _WAIT_CC(0, _b=b), lambda: _WAIT_CC(1, _b=b))
         idx = core * ratio + s
         base = idx * MSG_WORDS
         f = ws.get_value(base)

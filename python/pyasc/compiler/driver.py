@@ -34,6 +34,7 @@ class Compiled:
     args: list
     deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
     warnings: list = None  # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
+    aivs: int = 0        # a mix kernel's AIVs per AI core (MIX_AIC_1_1: 1, launched with aiv_per_core=1)
 
 
 def _hand_synced(func) -> bool:
@@ -245,4 +246,5 @@ def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):
     return Compiled(fn.__name__, asm, "; AIC program\n" + t1 + "; AIV program\n" + t2,
                     "; AIC program\n" + l1 + "; AIV program\n" + l2, "mix", tname,
                     [(a.name, a.kind, a.dtype) for a in aic.func.args], deps,
-                    list(getattr(aic.func, "sync_warnings", [])) + list(getattr(aiv.func, "sync_warnings", [])))
+                    list(getattr(aic.func, "sync_warnings", [])) + list(getattr(aiv.func, "sync_warnings", [])),
+                    ratio)

@@ -32,16 +32,19 @@ def _errors(d) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def config(name: str):
-    """The loaded AscConfig buffer of profile `name` (cached); ValueError with libasc's message."""
+def config(name: str, sets: tuple = ()):
+    """The loaded AscConfig buffer of profile `name` with the `key=value` overrides `sets`
+    (cached); ValueError with libasc's message."""
     lib = L.lib()
     cfg = L.config_buf()
     d = L.AscDiags()
     lib.asc_diags_init(C.byref(d), None)
+    arr = (C.c_char_p * max(1, len(sets)))(*[x.encode() for x in sets])
     try:
         path = _profile_file(name)
         if not lib.asc_config_load(C.cast(cfg, C.c_void_p), path.encode() if path else None,
-                                   None if path else name.encode(), None, 0, C.byref(d)):
+                                   None if path else name.encode(), arr if sets else None, len(sets),
+                                   C.byref(d)):
             raise ValueError(_errors(d) or f"cannot load target '{name}'")
     finally:
         lib.asc_diags_free(C.byref(d))

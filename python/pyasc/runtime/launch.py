@@ -318,11 +318,19 @@ def _san_findings(lib, sim):
     return [m[4] for m in msgs if m[3] == "error"], [m[4] for m in msgs if m[3] == "warning"]
 
 
+def _mix_sets(c) -> tuple:
+    return ("aiv_per_core=1",) if c.kernel_kind == "mix" and getattr(c, "aivs", 0) == 1 else ()
+
+
+def _aivs(c) -> int:
+    return 1 if _mix_sets(c) else targets.load(c.target)["aiv_per_core"]
+
+
 def _record(c, img, blocks, values):
     plan, vals = [], iter(values)
     for name, kind, dtype in c.args:
         if kind == "stack":
-            frames = blocks * (1 + targets.load(c.target)["aiv_per_core"]) if c.kernel_kind == "mix" else blocks
+            frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
             plan.append(("stack", regalloc.SPILL_FRAME_BYTES * frames))
             continue
         v = next(vals)
@@ -344,7 +352,9 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
     lib = L.lib()
     img = assemble(c)
     try:
-        cfg = targets.config(c.target)
+        # MIX_AIC_1_1 launches one AIV per AI core, as the hardware does: the mode-2 join of the
+        # AIVs' cross-core sets is then the join of one (docs/timing.md)
+        cfg = targets.config(c.target, _mix_sets(c))
     except ValueError as e:
         raise LaunchError(str(e)) from None
     d = L.AscDiags()
@@ -380,7 +390,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             if kind == "stack":   # the compiler's spill area (compiler.regalloc, docs/pyasc.md)
                 addr = C.c_uint64()
                 # one frame per block; a mix kernel's programs index theirs by core_id (AIC + AIVs)
-                frames = blocks * (1 + targets.load(c.target)["aiv_per_core"]) if c.kernel_kind == "mix" else blocks
+                frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
                 if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * frames, C.byref(addr)):
                     raise LaunchError("the kernel's register spill area does not fit in simulated GM")
                 lib.asc_sim_set_arg(sim, i, addr.value)
