@@ -1,6 +1,6 @@
-"""Adversarial review of -O2/-O3 (compiler/dbuf.py, passes/unroll.py, runtime/tune.py): kernels
-whose results depend on what the optimisations must keep, each against numpy at -O0 .. -O3
-(every level equal, bit for bit).
+"""Adversarial review of -O2/-O3 (compiler/dbuf.py, passes/unroll.py, runtime/tune.py) and of the
+launch: kernels whose results depend on what the optimisations must keep, each against numpy at
+-O0 .. -O3 (every level equal, bit for bit).
 
 Defects found and fixed here (each test failed before its fix):
   * -O2's second buffer changed what a kernel reads from a freshly allocated one-buffer TQue
@@ -8,12 +8,15 @@ Defects found and fixed here (each test failed before its fix):
     get_value): compiler/dbuf.py now keeps one buffer when a slot is read before it is written;
   * LocalTensor.get_value / set_value of a TQue tensor was an internal compiler error (an `li` of
     the buffer's address Sym reached codegen): passes/lower.py resolves it;
-"""
+  * one numpy array passed for two GM arguments (kernel(x, x), an in-place call) was placed
+    twice, and the read-back of the unwritten copy overwrote the kernel's result:
+    runtime/launch.py places it once (and refuses a partial overlap)."""
 import numpy as np
 import pytest
 
 import asc
 import pyasc.runtime.config as config
+from pyasc.compiler.errors import LaunchError
 
 pytestmark = pytest.mark.libasc
 
@@ -165,3 +168,31 @@ def test_written_slots_still_double_buffered(tiles):
     for lv, (z, _) in out.items():
         np.testing.assert_array_equal(z, (x * 2 + 1) * 2, err_msg=f"-O{lv}")
     assert out[2][1] > out[1][1]              # the second buffers' flags: promoted at -O2
+
+
+@asc.jit
+def scale_into(z: asc.GlobalAddress, x: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    xl = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, n)
+    asc.data_copy(xl, xg, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.muls(xl, xl, 2.0, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, xl, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+def test_one_array_for_two_arguments_is_one_gm_buffer():
+    x = np.arange(128, dtype=np.float32)
+    y = x.copy()
+    scale_into[1](y, y, 128)                  # in place: z is x
+    np.testing.assert_array_equal(y, x * 2)
+    y = x.copy()
+    scale_into[1](y, y[64:], 64)              # x is a view inside z: the same bytes
+    np.testing.assert_array_equal(y, np.concatenate([x[64:] * 2, x[64:]]))
+    y = x.copy()
+    with pytest.raises(LaunchError, match="overlaps an earlier argument"):
+        scale_into[1](y[64:], y, 64)          # z inside x, given first: refused, not half-written
