@@ -10,7 +10,10 @@ Defects found and fixed here (each test failed before its fix):
     the buffer's address Sym reached codegen): passes/lower.py resolves it;
   * one numpy array passed for two GM arguments (kernel(x, x), an in-place call) was placed
     twice, and the read-back of the unwritten copy overwrote the kernel's result:
-    runtime/launch.py places it once (and refuses a partial overlap)."""
+    runtime/launch.py places it once (and refuses a partial overlap);
+  * -O3's unroll pass gave every loop of compile-time odd trip count (and every run-time loop
+    with a compile-time end) a remainder `if` comparing a register with a literal, which the
+    assembler refuses: an internal compiler error at -O3 (the attention kernel on ascend910b)."""
 import numpy as np
 import pytest
 
@@ -196,3 +199,54 @@ def test_one_array_for_two_arguments_is_one_gm_buffer():
     y = x.copy()
     with pytest.raises(LaunchError, match="overlaps an earlier argument"):
         scale_into[1](y[64:], y, 64)          # z inside x, given first: refused, not half-written
+
+
+@asc.jit
+def static_bounds(s: asc.GlobalAddress, a: int):
+    """A loop with a run-time start and a compile-time end, and one of a compile-time odd trip
+    count: -O3's remainder `if` compared a register with a literal (the assembler refused it)."""
+    sg = asc.GlobalTensor()
+    sg.set_global_buffer(s)
+    acc = 0
+    for i in range(a, 7):
+        acc = acc + i * i
+    sg.set_value(0, acc)
+    b = 0
+    for i in range(5):
+        x = sg.get_value(0)
+        b = b + x + i
+    sg.set_value(1, b)
+    sg.set_value(2, i)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@pytest.mark.parametrize("a", [-2, 0, 1, 5, 6, 7, 9])
+def test_unroll_compile_time_bounds(a):
+    acc = sum(i * i for i in range(a, 7))
+
+    def f():
+        s = np.zeros(4, np.int64)
+        static_bounds[1](s, a)
+        return s
+    for lv, s in _levels(f).items():
+        assert s.tolist() == [acc, 5 * acc + 10, 4, 0], f"-O{lv}"
+
+
+def test_attention_at_o3_on_ascend910b():
+    """The attention kernel's compile-time loops of odd trip count (3 key blocks of 64 x 64
+    for D = 64) compile at -O3 and give the -O2 bytes."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                    "kernels", "pyasc"))
+    import attention as at
+    rng = np.random.default_rng(33)
+    q = rng.standard_normal((2, 33, 64)).astype(np.float16)
+    k = rng.standard_normal((2, 17, 64)).astype(np.float16)
+    v = rng.standard_normal((2, 17, 64)).astype(np.float16)
+    out = {}
+    for lv in (2, 3):
+        with config.opt_level(lv):
+            out[lv] = at.attention(q, k, v)
+    np.testing.assert_array_equal(out[3], out[2])
+    assert np.abs(out[3] - at.reference(q, k, v)).max() < 3e-3
