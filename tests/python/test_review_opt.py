@@ -250,3 +250,112 @@ def test_attention_at_o3_on_ascend910b():
             out[lv] = at.attention(q, k, v)
     np.testing.assert_array_equal(out[3], out[2])
     assert np.abs(out[3] - at.reference(q, k, v)).max() < 3e-3
+
+
+# ---- held: regression tests of what the review tried and found right -------------------------
+@asc.jit
+def nested_scalars(s: asc.GlobalAddress, a: int, b: int, n: int):
+    """Loop-carried scalars through nested run-time loops (an inner range(a, b, 3), a triangular
+    inner loop), a flag that stops the accumulation part-way, the loop variable after the loop."""
+    sg = asc.GlobalTensor()
+    sg.set_global_buffer(s)
+    acc = 0
+    flag = 0
+    cnt = 0
+    last = -7
+    for i in range(n):
+        for j in range(a, b, 3):
+            if flag == 0:
+                acc = acc + j * i
+                cnt = cnt + 1
+            if acc > 500:
+                flag = 1
+            last = j
+        acc = acc + 1
+    sg.set_value(0, acc)
+    sg.set_value(1, flag)
+    sg.set_value(2, cnt)
+    sg.set_value(3, last)
+    tri = 0
+    for i in range(n):
+        for j in range(i):
+            tri = tri + i - j
+    sg.set_value(4, tri)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+def _nested_ref(a, b, n):
+    acc = flag = cnt = 0
+    last = -7
+    for i in range(n):
+        for j in range(a, b, 3):
+            if flag == 0:
+                acc += j * i
+                cnt += 1
+            if acc > 500:
+                flag = 1
+            last = j
+        acc += 1
+    return [acc, flag, cnt, last, sum(i - j for i in range(n) for j in range(i)), 0, 0, 0]
+
+
+@pytest.mark.parametrize("a,b,n", [(0, 0, 0), (0, 1, 1), (2, 9, 3), (5, 4, 2), (-3, 20, 5), (0, 40, 9)])
+def test_nested_loop_carried_scalars(a, b, n):
+    def f():
+        s = np.zeros(8, np.int64)
+        nested_scalars[1](s, a, b, n)
+        return s
+    for lv, s in _levels(f).items():
+        assert s.tolist() == _nested_ref(a, b, n), f"-O{lv}"
+
+
+@asc.jit
+def hand_pipelined(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int, tile: asc.ConstExpr[int]):
+    """One-buffer queues software-pipelined by hand: tile t+1 is enqueued before tile t's result
+    (prologue, loop from 1, epilogue): -O2 may not give the queues a second buffer wrongly."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qx, 1, tile * 4)
+    pipe.init_buffer(qz, 1, tile * 4)
+    xl = qx.alloc_tensor(asc.float32)
+    asc.data_copy(xl, xg, tile)
+    qx.enque(xl)
+    for i in range(1, tiles):
+        xi = qx.deque(asc.float32)
+        zl = qz.alloc_tensor(asc.float32)
+        asc.muls(zl, xi, 3.0, tile)
+        qx.free_tensor(xi)
+        xl = qx.alloc_tensor(asc.float32)
+        asc.data_copy(xl, xg[i * tile:], tile)
+        qx.enque(xl)
+        qz.enque(zl)
+        zo = qz.deque(asc.float32)
+        asc.data_copy(zg[(i - 1) * tile:], zo, tile)
+        qz.free_tensor(zo)
+    xi = qx.deque(asc.float32)
+    zl = qz.alloc_tensor(asc.float32)
+    asc.muls(zl, xi, 3.0, tile)
+    qx.free_tensor(xi)
+    qz.enque(zl)
+    zo = qz.deque(asc.float32)
+    asc.data_copy(zg[(tiles - 1) * tile:], zo, tile)
+    qz.free_tensor(zo)
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "teach"])
+@pytest.mark.parametrize("tiles", [1, 2, 5])
+def test_hand_pipelined_one_buffer_queues(tiles, target):
+    tile = 256
+    x = np.random.default_rng(tiles).integers(-8, 8, tiles * tile).astype(np.float32)
+
+    def f():
+        z = np.zeros_like(x)
+        hand_pipelined[1](x, z, tiles, tile)
+        return z
+    for lv, z in _levels(f, target).items():
+        np.testing.assert_array_equal(z, x * 3, err_msg=f"-O{lv}")
