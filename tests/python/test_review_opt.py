@@ -11,6 +11,8 @@ Defects found and fixed here (each test failed before its fix):
   * one numpy array passed for two GM arguments (kernel(x, x), an in-place call) was placed
     twice, and the read-back of the unwritten copy overwrote the kernel's result:
     runtime/launch.py places it once (and refuses a partial overlap);
+  * -O2's second buffer also changed what a tensor used after its free_tensor reads (with one
+    buffer, the next allocation's bytes): dbuf keeps one buffer for that queue too;
   * -O3's unroll pass gave every loop of compile-time odd trip count (and every run-time loop
     with a compile-time end) a remainder `if` comparing a register with a literal, which the
     assembler refuses: an internal compiler error at -O3 (the attention kernel on ascend910b)."""
@@ -250,6 +252,51 @@ def test_attention_at_o3_on_ascend910b():
             out[lv] = at.attention(q, k, v)
     np.testing.assert_array_equal(out[3], out[2])
     assert np.abs(out[3] - at.reference(q, k, v)).max() < 3e-3
+
+
+@asc.jit
+def read_after_free(x: asc.GlobalAddress, z: asc.GlobalAddress, tile: asc.ConstExpr[int]):
+    """z[tile:] = tile 1 - `prev`, where `prev` names tile 0's tensor after its free_tensor (a
+    use after free): with one buffer its bytes are tile 1's (z[tile:] = 0), and -O2's second
+    buffer made them tile 0's."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qx, 1, tile * 4)
+    pipe.init_buffer(qz, 1, tile * 4)
+    xl = qx.alloc_tensor(asc.float32)
+    asc.data_copy(xl, xg, tile)
+    qx.enque(xl)
+    prev = qx.deque(asc.float32)
+    qx.free_tensor(prev)
+    xl = qx.alloc_tensor(asc.float32)
+    asc.data_copy(xl, xg[tile:], tile)
+    qx.enque(xl)
+    xi = qx.deque(asc.float32)
+    zl = qz.alloc_tensor(asc.float32)
+    asc.sub(zl, xi, prev, tile)
+    qz.enque(zl)
+    qx.free_tensor(xi)
+    zo = qz.deque(asc.float32)
+    asc.data_copy(zg[tile:], zo, tile)
+    qz.free_tensor(zo)
+
+
+def test_use_after_free_compiles_as_written():
+    tile = 256
+    x = np.random.default_rng(2).integers(-8, 8, 2 * tile).astype(np.float32)
+
+    def f():
+        z = np.ones_like(x)
+        read_after_free[1](x, z, tile)
+        return z
+    want = np.concatenate([np.ones(tile, np.float32), np.zeros(tile, np.float32)])
+    for lv, z in _levels(f).items():
+        np.testing.assert_array_equal(z, want, err_msg=f"-O{lv}")
 
 
 # ---- held: regression tests of what the review tried and found right -------------------------

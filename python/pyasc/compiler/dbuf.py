@@ -32,7 +32,9 @@ of a promoted queue (on_alloc / on_op / on_free); a read of bytes not yet writte
 first, or a static range beyond the static writes) fails the promoted compile, which is then
 compiled as written.  A read after a write of run-time size counts as covered (not provable
 either way; a kernel that reads unwritten bytes of a slot relies on what Ascend C leaves
-undefined).
+undefined).  Likewise a tensor used after its free_tensor (a Python name still holding the last
+iteration's tensor): with one buffer its bytes are the next allocation's, with two they are not,
+so any access to a freed slot of a promoted queue fails the promoted compile too.
 """
 from __future__ import annotations
 
@@ -54,12 +56,16 @@ def on_alloc(b, root) -> None:
     fresh = getattr(b, "fresh_slots", None)
     if fresh is None:
         fresh = b.fresh_slots = {}
+        b.freed_slots = set()          # promoted slots freed and not allocated again
         b.emit_hook = on_op
     fresh[root] = ([], False)          # (static byte ranges written, a write of run-time range)
+    b.freed_slots.discard(root)
 
 
 def on_free(b, root) -> None:
-    getattr(b, "fresh_slots", {}).pop(root, None)
+    fresh = getattr(b, "fresh_slots", None)
+    if fresh is not None and fresh.pop(root, None) is not None:
+        b.freed_slots.add(root)
 
 
 _STALE = ("a tensor of a one-buffer TQue is read before it is written since its alloc_tensor (it "
@@ -80,7 +86,13 @@ def _covered(ranges, lo, hi) -> bool:
     return lo >= hi
 
 
+_FREED = ("a tensor of a one-buffer TQue is used after its free_tensor (with one buffer its bytes are "
+          "those of the queue's next alloc_tensor): the queue keeps its one buffer")
+
+
 def _read(b, root, r):
+    if root in b.freed_slots:
+        return _FREED
     st = b.fresh_slots.get(root) if isinstance(root, tuple) else None
     if st is None:
         return None
@@ -90,7 +102,9 @@ def _read(b, root, r):
     return _STALE
 
 
-def _write(b, root, r) -> None:
+def _write(b, root, r):
+    if root in b.freed_slots:
+        return _FREED
     st = b.fresh_slots.get(root) if isinstance(root, tuple) else None
     if st is None:
         return
@@ -103,27 +117,26 @@ def _write(b, root, r) -> None:
 def on_op(b, op):
     """An op emitted while promoted slots are tracked: the error text (the builder raises it at
     the op) when it reads bytes of a slot that nothing wrote since its alloc_tensor, else None."""
-    if not b.fresh_slots:
+    if not b.fresh_slots and not b.freed_slots:
         return None
     for acc in op.reads:
         msg = _read(b, acc.root, _range(acc))
         if msg:
             return msg
     for acc in op.writes:
-        _write(b, acc.root, _range(acc))
+        msg = _write(b, acc.root, _range(acc))
+        if msg:
+            return msg
     return None
 
 
 def on_scalar(b, t, index, write: bool):
     """LocalTensor.get_value / set_value (scalar ld.ub / st.ub, which carry no Access) of element
     `index` (None: a run-time index): the error text of a stale read, else None."""
-    if not getattr(b, "fresh_slots", None):
+    if getattr(b, "fresh_slots", None) is None:
         return None
     size = t.dtype.sizeof()
     r = None
     if getattr(t.addr, "kind", None) == "buf" and index is not None:
         r = (t.addr.offset + index * size, t.addr.offset + (index + 1) * size)
-    if write:
-        _write(b, t.root, r)
-        return None
-    return _read(b, t.root, r)
+    return _write(b, t.root, r) if write else _read(b, t.root, r)

@@ -282,7 +282,9 @@ class LocalTensor:
             raise CompileError(f"LocalTensor.set_value of a float into {dt.name} is not supported (no scalar FPU)",
                                b.loc)
         addr = self._ub_elem_addr(index, "set_value")
-        dbuf.on_scalar(b, self, int(index) if is_static(index) else None, True)
+        stale = dbuf.on_scalar(b, self, int(index) if is_static(index) else None, True)
+        if stale:
+            raise CompileError(stale, b.loc)
         b.emit(ir.Op("st", None, [b.reg(value), addr], {"mnem": "st.ub." + {1: "b", 2: "h", 4: "w", 8: "d"}[size]}))
 
     def get_phy_addr(self):
