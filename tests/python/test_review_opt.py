@@ -394,6 +394,45 @@ def hand_pipelined(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int, tile:
     qz.free_tensor(zo)
 
 
+@asc.jit
+def hand_pipelined_static(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: asc.ConstExpr[int], tile: asc.ConstExpr[int]):
+    """hand_pipelined with a compile-time trip count: the frontend's loop attempts (U = 1, then 2)
+    must not leave the first attempt's free_tensor in dbuf's slot tracking (that refused -O2's
+    second buffers here as 'used after its free_tensor')."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qx, 1, tile * 4)
+    pipe.init_buffer(qz, 1, tile * 4)
+    xl = qx.alloc_tensor(asc.float32)
+    asc.data_copy(xl, xg, tile)
+    qx.enque(xl)
+    for i in range(1, tiles):
+        xi = qx.deque(asc.float32)
+        zl = qz.alloc_tensor(asc.float32)
+        asc.muls(zl, xi, 3.0, tile)
+        qx.free_tensor(xi)
+        xl = qx.alloc_tensor(asc.float32)
+        asc.data_copy(xl, xg[i * tile:], tile)
+        qx.enque(xl)
+        qz.enque(zl)
+        zo = qz.deque(asc.float32)
+        asc.data_copy(zg[(i - 1) * tile:], zo, tile)
+        qz.free_tensor(zo)
+    xi = qx.deque(asc.float32)
+    zl = qz.alloc_tensor(asc.float32)
+    asc.muls(zl, xi, 3.0, tile)
+    qx.free_tensor(xi)
+    qz.enque(zl)
+    zo = qz.deque(asc.float32)
+    asc.data_copy(zg[(tiles - 1) * tile:], zo, tile)
+    qz.free_tensor(zo)
+
+
 @pytest.mark.parametrize("target", ["ascend910b", "teach"])
 @pytest.mark.parametrize("tiles", [1, 2, 5])
 def test_hand_pipelined_one_buffer_queues(tiles, target):
@@ -406,3 +445,17 @@ def test_hand_pipelined_one_buffer_queues(tiles, target):
         return z
     for lv, z in _levels(f, target).items():
         np.testing.assert_array_equal(z, x * 3, err_msg=f"-O{lv}")
+
+
+def test_hand_pipelined_static_is_double_buffered():
+    tile = 256
+    x = np.random.default_rng(5).integers(-8, 8, 5 * tile).astype(np.float32)
+
+    def f():
+        z = np.zeros_like(x)
+        hand_pipelined_static[1](x, z, 5, tile)
+        return z, hand_pipelined_static.last_compiled.asm.count("wait_flag")
+    out = _levels(f)
+    for lv, (z, _) in out.items():
+        np.testing.assert_array_equal(z, x * 3, err_msg=f"-O{lv}")
+    assert out[2][1] > out[1][1]
