@@ -174,6 +174,11 @@ class Builder:
             rule = _rule(self.fn.target, mnem)
             if rule:
                 raise CompileError(rule, op.loc)
+        hook = getattr(self, "emit_hook", None)
+        if hook is not None:             # -O2's promoted TQue slots (compiler/dbuf.py on_op)
+            msg = hook(self, op)
+            if msg:
+                raise CompileError(msg, op.loc)
         self.blocks[-1].ops.append(op)
         return op
 

@@ -91,6 +91,16 @@ _CMPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
 _UNROLLS = [2, 3, 4, 6, 8, 12, 16]
 
 
+def _slots_copy(b, st=None):
+    """A copy of the builder's promoted-slot tracking (compiler/dbuf.py: fresh_slots, freed_slots),
+    or of the saved one `st`; None when nothing is tracked."""
+    if st is None:
+        if getattr(b, "fresh_slots", None) is None:
+            return None
+        st = (b.fresh_slots, b.freed_slots)
+    return {r: (list(v[0]), v[1]) for r, v in st[0].items()}, set(st[1])
+
+
 class _Poison:
     """What a name or a list/dict element holds when no single value is right for it at compile
     time (branches of a run-time `if` that give it different, uncarriable values; a value left by
@@ -793,10 +803,15 @@ class Frontend:
         return (dict(self.scope.env), [q.state() for q in self.b.queues], len(self.b.fn.events),
                 set(self.b.fn.manual_events), len(self.b.queues), self.b.loop_depth,
                 self.b.uses_cube, self.b.uses_vector, [(t, t.__dict__.copy()) for t in _mutables(self.scope.env)],
-                len(self.b.blocks), self.b.loc, [(c, _contents(c)) for c, _ in _containers(self.scope.env)])
+                len(self.b.blocks), self.b.loc, [(c, _contents(c)) for c, _ in _containers(self.scope.env)],
+                _slots_copy(self.b))
 
     def restore(self, snap):
-        env, qs, ne, me, nq, ld, uc, uv, muts, nb, loc, conts = snap
+        env, qs, ne, me, nq, ld, uc, uv, muts, nb, loc, conts, slots = snap
+        if getattr(self.b, "fresh_slots", None) is not None:
+            # -O2's promoted-slot tracking (compiler/dbuf.py) as it was, not as an abandoned
+            # attempt at a loop left it (a slot it freed is not freed in the retry)
+            self.b.fresh_slots, self.b.freed_slots = _slots_copy(self.b, slots) if slots else ({}, set())
         for c, saved in conts:
             _set_contents(c, saved)
         del self.b.blocks[nb:]

@@ -254,6 +254,9 @@ class LocalTensor:
                                "FPU to widen it to a float32 scalar (read float32 elements, or convert with asc.cast)",
                                b.loc)
         addr = self._ub_elem_addr(index, "get_value")
+        stale = dbuf.on_scalar(b, self, int(index) if is_static(index) else None, False)
+        if stale:                                # -O2's slots: no read before a write (compiler/dbuf.py)
+            raise CompileError(stale, b.loc)
         mn = "ld.ub." + {1: "b", 2: "h", 4: "w", 8: "d"}[size]
         if (dt.is_float or dt.isa.startswith("u")) and size < 8:
             mn += "u"
@@ -279,6 +282,9 @@ class LocalTensor:
             raise CompileError(f"LocalTensor.set_value of a float into {dt.name} is not supported (no scalar FPU)",
                                b.loc)
         addr = self._ub_elem_addr(index, "set_value")
+        stale = dbuf.on_scalar(b, self, int(index) if is_static(index) else None, True)
+        if stale:
+            raise CompileError(stale, b.loc)
         b.emit(ir.Op("st", None, [b.reg(value), addr], {"mnem": "st.ub." + {1: "b", 2: "h", 4: "w", 8: "d"}[size]}))
 
     def get_phy_addr(self):
@@ -557,6 +563,8 @@ class TQue:
         if self.prod:
             b.emit(ir.Op("wait_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
                                                  "pipe": self.prod, "why": f"alloc {self.req.key}[{s}]"}))
+        if self._limit() < self.num:
+            dbuf.on_alloc(b, (self.req.key, s))   # -O2's slot: no read before a write (compiler/dbuf.py)
         return self._tensor(dtype, s)
 
     def _tensor(self, dtype, s):
@@ -593,6 +601,7 @@ class TQue:
         self._check(b)
         s = self._slot_of(t, b)
         self.live = max(0, self.live - 1)
+        dbuf.on_free(b, (self.req.key, s))
         if self.prod:
             b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],
                                                 "pipe": self.cons, "why": f"free {self.req.key}[{s}]"}))

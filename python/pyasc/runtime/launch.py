@@ -346,6 +346,25 @@ def _record(c, img, blocks, values):
         r.launch(c, img, blocks, plan)
 
 
+def _alias_of(name, a, placed):
+    """The GM address of array `a` when its bytes lie inside an array placed earlier (placed:
+    (array, GM address, _) of this launch), None when it shares no memory with one; an argument
+    that overlaps an earlier one only in part, or contains it, is refused (one GM buffer each
+    could not give both views the same bytes)."""
+    if not a.nbytes:
+        return None
+    lo = a.ctypes.data
+    for p, addr, _ in placed:
+        if not p.nbytes or not np.shares_memory(a, p):
+            continue
+        plo = p.ctypes.data
+        if plo <= lo and lo + a.nbytes <= plo + p.nbytes:
+            return addr + (lo - plo)
+        raise LaunchError(f"argument '{name}': its array overlaps an earlier argument's without lying "
+                          f"inside it: pass the larger array first, or separate arrays")
+    return None
+
+
 def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
         sanitize=None):
     from .jit import LaunchResult
@@ -401,6 +420,10 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lst = tensor_list.check(name, v)
                 addrs = []
                 for a in lst:
+                    inside = _alias_of(name, a, arrays)
+                    if inside is not None:      # the same memory as an earlier array: one GM buffer
+                        addrs.append(inside)
+                        continue
                     addr = C.c_uint64()
                     if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
                         raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
@@ -422,6 +445,13 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                                       f"tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
+                inside = _alias_of(name, a, arrays)
+                if inside is not None:
+                    # the same memory as an earlier argument (an in-place call, kernel(x, x)): the
+                    # kernel sees one GM buffer, as a device pointer passed twice (not a second
+                    # copy whose read-back would overwrite what the kernel wrote through the first)
+                    lib.asc_sim_set_arg(sim, i, inside)
+                    continue
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
                     raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")

@@ -81,7 +81,9 @@ def search(jf, specs, values, core_num, launch_run, run_kw):
                 c = jf.compile(*sp)
             except CompileError:
                 continue                     # this tile does not fit (UB, queue events): not a candidate
-            copies = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
+            once = {}                        # an array passed twice is one copy, as it is one GM buffer
+            copies = [once.setdefault(id(v), np.array(v, copy=True)) if isinstance(v, np.ndarray) else v
+                      for v in values]
             with trial_runs():
                 res = launch_run(c, copies, core_num, **run_kw)
             outs = [v for v, sp in zip(copies, [s for s in specs if s.kind != "const"])

@@ -169,6 +169,9 @@ class _Lower:
                 v = f32_bits(c.value) if isinstance(c, ir.Const) and c.ty == "f32" else const_of(c)
                 out.append(ir.Op("li", op.result, [ir.Const(v)], loc=op.loc))
                 continue
+            if op.name == "li" and isinstance(op.args[0], ir.Sym):
+                # the address of a placed buffer (get_value/set_value of a TQue/TBuf tensor)
+                op.args = [ir.Const(const_of(op.args[0]))]
             if op.name == "li" and isinstance(op.args[0], ir.Const) and op.args[0].ty == "f32":
                 op.args = [ir.Const(f32_bits(op.args[0].value))]
             if op.name in ("ld", "st"):

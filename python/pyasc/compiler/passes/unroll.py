@@ -8,6 +8,9 @@ loop in it, at most MAX_OPS ops) becomes
     for v = lo to hi - s step 2*s { body(v); body'(v + s) }     ; main loop, two iterations a trip
     if v < hi { body(v); v = v + s }                            ; the remainder (odd trip counts)
 
+(a compile-time odd trip count runs the remainder without the `if`; a compile-time hi of a
+run-time loop is put in a register for the `if`, whose operands codegen takes as registers).
+
 body' is a copy of the body whose reads of v read a new value v + s (one `add` at its top); in it
 and in the remainder's copy the values that live only inside one iteration (first written at the
 body's top level, never read before that nor outside the body) are renamed, so no value is live
@@ -152,7 +155,16 @@ def _unroll(loop, ids, outside_uses):
     if not static or len(range(loop.lo.value, loop.hi.value, s)) % 2:
         m3 = {loc.id: ids.new(loc) for loc in _iteration_local(loop.body, outside_uses)}
         rest = _sub(loop.body, m3).ops + [ir.Op("add", loop.var, [loop.var, ir.Const(s)], loc=loop.loc)]
-        out.append(ir.If(name="if", cond=("lt", loop.var, loop.hi), then=ir.Block(rest), loc=loop.loc))
+        if static:
+            out += rest                  # an odd compile-time trip count: the remainder always runs
+            return out
+        hi = loop.hi
+        if isinstance(hi, ir.Const):
+            # a compile-time bound of a run-time loop: a branch compares registers (lower puts
+            # literals in registers for For bounds, not for If conditions)
+            hi = ids.new(loop.var)
+            out.insert(0, ir.Op("li", hi, [loop.hi], loc=loop.loc))
+        out.append(ir.If(name="if", cond=("lt", loop.var, hi), then=ir.Block(rest), loc=loop.loc))
     return out
 
 
