@@ -7,6 +7,9 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
                 tensor) + matmul.matmul (one cube launch per image, written into the result);
                 x NCHW float16, w OIHW float16, result float32 (the library's contract);
                 bias is added by a broadcast add (elementwise.vadd through pyasc.add).
+                In autocast(dtype=bfloat16): bf16 x and w (img2col moves 16-bit patterns,
+                matmul.matmul takes uint16 as bf16 bits), the result rounded to bf16 once
+                (pyasc.host.amp).
   batch_norm -> batchnorm.bn_kernel (inference form: running mean/var, affine gamma/beta;
                 float32 statistics; result in x's dtype or `out_dtype`).  training=True needs
                 a batch-statistics kernel the library does not have (KernelNotFound).
