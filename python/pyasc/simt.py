@@ -56,7 +56,8 @@ def jit(fn=None, **options):
         return fn
     if _an.is_simt(fn):
         return SimtKernel(fn, **options)
-    return _jit.jit(fn, **options)
+    from .host import fusion           # an asc.jit kernel that, called with AscendTensors, is a host function
+    return fusion.host_jit(fn, **options)
 
 
 def _eval_scalar(e, env):

@@ -173,7 +173,8 @@ def test_autocast_bf16_cast_and_errors():
         pyasc.add(Y, Y)                     # outside autocast a bf16 tensor has no element-wise kernel
     xi = pyasc.from_numpy(rng.standard_normal((1, 2, 5, 5)).astype(np.float16))
     with pyasc.autocast(dtype=pyasc.bfloat16):
-        with pytest.raises(pyasc.host.DTypeError, match="bfloat16"):
+        # a float16 operand is not converted to bf16 (float16 tensors are left as they are)
+        with pytest.raises(pyasc.host.DTypeError, match="conv2d.*bfloat16.*float16"):
             pyasc.ops.conv2d(xi, xi[:, :, :3, :3])
     with pytest.raises(pyasc.host.DTypeError, match="float16 or bfloat16"):
         with pyasc.autocast(dtype=np.float64):
@@ -194,3 +195,127 @@ def test_autocast_bf16_in_fusion_scope():
     assert bf16.is_bf16(fused.dtype)
     want = 1 / (1 + np.exp(-rb(rb(rb(a) + rb(b)) * 0.5)))
     assert (np.abs(dev(fused) - rb(want)) <= ulp(want) + 1e-6).all()
+
+
+# ---- conv2d, batch_norm and pooling under bf16 autocast, and every other eager operator ---------
+def conv_ref(x, w, s, p):
+    """float64 NCHW x OIHW w convolution, loops over the window (independent of img2col)."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h + 2 * p - kh) // s + 1, (wd + 2 * p - kw) // s + 1
+    xp = np.zeros((n, c, h + 2 * p, wd + 2 * p))
+    xp[:, :, p:p + h, p:p + wd] = x
+    y = np.zeros((n, o, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            win = xp[:, :, i:i + s * oh:s, j:j + s * ow:s][:, :, :oh, :ow]
+            y += np.einsum("nchw,oc->nohw", win, w[:, :, i, j])
+    return y
+
+
+@pytest.mark.parametrize("xs,ws,s,p", [((1, 3, 7, 6), (5, 3, 3, 3), 1, 1), ((2, 17, 9, 11), (20, 17, 3, 3), 2, 1),
+                                       ((1, 4, 5, 5), (3, 4, 1, 1), 1, 0)])
+def test_autocast_bf16_conv2d(xs, ws, s, p):
+    """bf16 on the cube (img2col moves the bits, matmul.matmul in bf16), float32 accumulation, one
+    rounding; float32 and bf16 operands, with and without bias."""
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x, X = _pair(rng, xs)
+    w, W = _pair(rng, ws, 0.3)
+    bias = rng.standard_normal(ws[0]).astype(np.float32)
+    Xb = pyasc.AscendTensor.from_numpy(pyasc.utils.to_bfloat16(x))
+    with pyasc.autocast(dtype=pyasc.bfloat16):
+        Y = pyasc.ops.conv2d(X, W, stride=s, padding=p)
+        Yb = pyasc.conv2d(Xb, W, stride=s, padding=p, bias=pyasc.from_numpy(bias))
+    assert bf16.is_bf16(Y.dtype) and bf16.is_bf16(Yb.dtype)
+    exact = conv_ref(rb(x), rb(w), s, p)
+    k = ws[1] * ws[2] * ws[3]
+    acc = k * 2.0 ** -24 * conv_ref(np.abs(rb(x)), np.abs(rb(w)), s, p)
+    assert Y.shape == exact.shape
+    err = np.abs(dev(Y) - rb(exact))
+    assert (err <= ulp(exact) + acc).all(), err.max()
+    assert np.mean(err == 0) > 0.9
+    eb = exact + bias[None, :, None, None]             # bias added in float32 before the one rounding
+    errb = np.abs(dev(Yb) - rb(eb))
+    assert (errb <= ulp(eb) + acc + 2.0 ** -24 * np.abs(eb)).all(), errb.max()
+
+
+def test_autocast_bf16_batch_norm():
+    rng = np.random.default_rng(21)
+    x, X = _pair(rng, (2, 5, 7, 9), 2.0)
+    mean = rng.standard_normal(5).astype(np.float32)
+    var = (rng.random(5) + 0.5).astype(np.float32)
+    g = rng.standard_normal(5).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    P = [pyasc.from_numpy(v) for v in (mean, var, g, b)]
+    with pyasc.autocast(dtype=pyasc.bfloat16):
+        Y = pyasc.batch_norm(X, *P)
+        Yb = pyasc.batch_norm(pyasc.cast(X, pyasc.bfloat16), *P)      # a bf16 x gives the same
+        Y32 = pyasc.batch_norm(X, *P, out_dtype=np.float32)            # an explicit out_dtype stands
+    Yo = pyasc.batch_norm(X, *P, out_dtype="bfloat16")                 # also outside the scope (x float32)
+    def bn(v):
+        return (v - mean[:, None, None]) / np.sqrt(var.astype(np.float64) + 1e-5)[:, None, None] \
+            * g[:, None, None] + b[:, None, None]
+    want = bn(rb(x))
+    for t in (Y, Yb):
+        assert bf16.is_bf16(t.dtype)
+        assert (np.abs(dev(t) - rb(want)) <= ulp(want) + 1e-5).all()
+    assert np.array_equal(dev(Y), dev(Yb))
+    assert Y32.dtype == np.float32 and not bf16.is_bf16(Y32.dtype)
+    assert np.array_equal(dev(pyasc.cast(Y32, pyasc.bfloat16)), dev(Y))
+    ro = bn(x.astype(np.float64))  # outside the scope x is not rounded to bf16 first
+    assert (np.abs(dev(Yo) - rb(ro)) <= ulp(ro) + 1e-5).all()
+
+
+@pytest.mark.parametrize("shape,k,s,p", [((1, 3, 9, 7), 3, 2, 1), ((2, 2, 6, 6), 2, None, 0)])
+def test_autocast_bf16_pooling(shape, k, s, p):
+    """max and avg pooling compute in float32 on bf16 values and round once (max: exactly the
+    bf16 maximum; avg: the float32 sum then the bf16 rounding)."""
+    rng = np.random.default_rng(sum(shape) + k)
+    x, X = _pair(rng, shape, 3.0)
+    with pyasc.autocast(dtype=pyasc.bfloat16):
+        mp = pyasc.max_pool2d(X, k, stride=s, padding=p)
+        ap = pyasc.ops.avg_pool2d(pyasc.cast(X, pyasc.bfloat16), k, stride=s, padding=p)
+    s = k if s is None else s
+    n, c, h, w = shape
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    xr = rb(x)
+    pm = np.full((n, c, h + 2 * p, w + 2 * p), -np.inf)
+    pm[:, :, p:p + h, p:p + w] = xr
+    pa = np.where(np.isinf(pm), 0.0, pm)
+    wins_m = [pm[:, :, i:i + s * oh:s, j:j + s * ow:s][:, :, :oh, :ow] for i in range(k) for j in range(k)]
+    wins_a = [pa[:, :, i:i + s * oh:s, j:j + s * ow:s][:, :, :oh, :ow] for i in range(k) for j in range(k)]
+    assert bf16.is_bf16(mp.dtype) and bf16.is_bf16(ap.dtype) and mp.shape == (n, c, oh, ow)
+    assert np.array_equal(dev(mp), np.max(wins_m, axis=0))
+    mean = np.sum(wins_a, axis=0) / (k * k)
+    assert (np.abs(dev(ap) - rb(mean)) <= ulp(mean) + 1e-6).all()
+
+
+def test_bf16_every_eager_operator():
+    """Deliver 3's operators: inside autocast(dtype=bfloat16) each takes float32 and bf16 tensors and
+    gives bf16; outside it, a bf16 tensor is an error naming the operator and bfloat16."""
+    rng = np.random.default_rng(30)
+    x4 = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    m2 = rng.standard_normal((6, 6)).astype(np.float32)
+    st = [pyasc.from_numpy(v) for v in (np.zeros(2, np.float32), np.ones(2, np.float32))]
+    ops = {
+        "add": lambda t: pyasc.add(t, t), "sub": lambda t: pyasc.sub(t, t), "mul": lambda t: pyasc.mul(t, t),
+        "div": lambda t: pyasc.div(t, t), "relu": pyasc.relu, "sigmoid": pyasc.sigmoid, "tanh": pyasc.tanh,
+        "gelu": pyasc.gelu, "erf": pyasc.erf, "softmax": pyasc.softmax, "layernorm": pyasc.layernorm,
+        "batch_norm": lambda t: pyasc.batch_norm(t, *st), "max_pool2d": lambda t: pyasc.max_pool2d(t, 2),
+        "avg_pool2d": lambda t: pyasc.avg_pool2d(t, 2), "conv2d": lambda t: pyasc.ops.conv2d(t, t[:, :, :3, :3]),
+        "matmul": lambda t: pyasc.matmul(t, t), "mm": lambda t: pyasc.ops.mm(t, t),
+    }
+    for name, f in ops.items():
+        v = m2 if name in ("matmul", "mm") else x4
+        if name == "conv2d":
+            v = x4[:, :2]
+        T = pyasc.from_numpy(v)
+        B = pyasc.cast(T, pyasc.bfloat16)
+        with pyasc.autocast(dtype=pyasc.bfloat16):
+            for inp in (T, B):
+                y = f(inp)
+                assert bf16.is_bf16(y.dtype), (name, y.dtype)
+                assert np.isfinite(dev(y)).all() or name == "div", name
+        op = "matmul" if name == "mm" else ("conv2d" if name == "conv2d" else name)
+        with pytest.raises(pyasc.AscendError, match=f"pyasc.{op}.*bfloat16"):
+            f(B)

@@ -23,8 +23,11 @@ bits, pyasc.host.bf16): the vector unit has no bf16 arithmetic, so
     once.  That is each operator's exact result rounded to float32, then to bf16;
   * matmul takes the bf16 operands to the cube (mmad.bf16f32, float32 accumulation in L0C,
     kernels/pyasc/matmul.py, any M, N, K) and rounds the float32 result to bf16 once;
-  * conv2d and batch_norm have no bf16 path (DTypeError from conv2d; batch_norm computes in
-    float32 and gives float32).
+  * conv2d takes bf16 operands to the cube as matmul does (img2col moves the 16-bit patterns),
+    a bias is added to the float32 result, which is rounded to bf16 once; a float16 operand is
+    a DTypeError there;
+  * batch_norm, max_pool2d and avg_pool2d compute in float32 on bf16 values (the pools with the
+    scope suspended, so avg's sum is not rounded per add) and round to bf16 once.
 Inside a fusion scope a bf16 result is rounded per operator too (each rounding is a launch), so
 the fused chain computes what the unfused one does.
 """

@@ -1,6 +1,7 @@
 """pyasc.fuse(): consecutive element-wise eager operators become one generated kernel.
 
-Users: `with pyasc.fuse() as f: ...; print(f.report())` (docs/pyasc.md "Host runtime"), the
+Users: `with pyasc.fuse() as f: ...; print(f.report())` (docs/pyasc.md "Host runtime"), pyasc.jit
+(HostJIT, at the end: a host function of eager operators fused at -O2), the
 eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, relu,
 sigmoid, tanh, gelu), tests/python/test_host_fusion.py.
 
@@ -33,6 +34,8 @@ import weakref
 
 import numpy as np
 
+from ..runtime import config
+from ..runtime.jit import JITFunction
 from . import kernels, log
 from .errors import AscendError
 
@@ -313,3 +316,49 @@ def flush(f):
 def gm_bytes(rep):
     """GM bytes a launch moved, from its simulator report ("bytes": GM->x and x->GM)."""
     return sum(v for k, v in (rep.get("bytes") or {}).items() if "GM" in k)
+
+
+# ---- -O2: a host function of eager operators fuses its element-wise chains ----------------------
+def _is_kernel_param(p):
+    """A parameter annotated with a kernel-language type (asc.GlobalAddress, ConstExpr, ...)."""
+    a = p.annotation
+    mod = getattr(a, "__module__", "") or getattr(getattr(a, "__origin__", None), "__module__", "") or ""
+    return mod.startswith("pyasc.language")
+
+
+def _holds_tensor(args, kwargs):
+    from .tensor import AscendTensor
+    vals = list(args) + list(kwargs.values())
+    return any(isinstance(v, AscendTensor) or (isinstance(v, (list, tuple))
+                                               and any(isinstance(u, AscendTensor) for u in v)) for v in vals)
+
+
+class HostJIT(JITFunction):
+    """pyasc.jit of a function that is not per-element: an asc.jit kernel as before
+    (`k[cores](...)`), and, called with AscendTensor arguments (no parameter with a kernel
+    annotation), a host function of eager operators.  At opt_level >= 2 (the default,
+    `@pyasc.jit(opt_level=n)` or runtime.config.opt_level) its body runs in a fusion scope:
+    consecutive element-wise operators become one kernel, `.last_fusion` is the scope's Fusion
+    (its report() gives the GM bytes saved).  At -O0/-O1 every operator launches on its own
+    (`.last_fusion` is None).  Inside an enclosing pyasc.fuse() the body joins that scope."""
+
+    last_fusion = None
+
+    def __call__(self, *args, **kwargs):
+        if not _holds_tensor(args, kwargs) or any(_is_kernel_param(p) for p in self.signature.parameters.values()):
+            return super().__call__(*args, **kwargs)
+        level = self.options.get("opt_level", config.get_opt_level())
+        if level < 2 or current() is not None:
+            log.debug("host function %s at -O%d: eager operators one by one", self.__name__, level)
+            self.last_fusion = None
+            return self.fn(*args, **kwargs)
+        log.debug("host function %s at -O%d: element-wise chains fused", self.__name__, level)
+        with fuse() as f:
+            r = self.fn(*args, **kwargs)
+        self.last_fusion = f
+        return r
+
+
+def host_jit(fn, **options):
+    """pyasc.jit(fn) for a function that is not a per-element kernel (see HostJIT)."""
+    return HostJIT(fn, **options)

@@ -7,6 +7,9 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
                 tensor) + matmul.matmul (one cube launch per image, written into the result);
                 x NCHW float16, w OIHW float16, result float32 (the library's contract);
                 bias is added by a broadcast add (elementwise.vadd through pyasc.add).
+                In autocast(dtype=bfloat16): bf16 x and w (img2col moves 16-bit patterns,
+                matmul.matmul takes uint16 as bf16 bits), the result rounded to bf16 once
+                (pyasc.host.amp).
   batch_norm -> batchnorm.bn_kernel (inference form: running mean/var, affine gamma/beta;
                 float32 statistics; result in x's dtype or `out_dtype`).  training=True needs
                 a batch-statistics kernel the library does not have (KernelNotFound).
@@ -78,10 +81,14 @@ def _cast_bf16(x, dtype):
 def conv2d(x, w, stride=1, padding=0, bias=None):
     """2-D convolution, NCHW float16 x, OIHW float16 w -> NCHW float32 (see the module docstring)."""
     x, w = ops._tensor("conv2d", x, "x"), ops._tensor("conv2d", w, "w")
-    if autocast.is_bf16():
-        raise DTypeError(f"pyasc.conv2d: no bfloat16 kernel (the library's conv2d takes float16 x and w); "
-                         f"x ({ops._desc(x)}), w ({ops._desc(w)}) inside autocast(dtype=bfloat16)")
-    x, w = autocast.operand(x), autocast.operand(w)
+    bfs = autocast.is_bf16()
+    if bfs:                   # bf16 operands on the cube (float32 ones rounded on the device), f32 accumulation
+        x, w = autocast.cube_operand(x), autocast.cube_operand(w)
+        if not (bf16.is_bf16(x.dtype) and bf16.is_bf16(w.dtype)):
+            raise DTypeError(f"pyasc.conv2d: inside autocast(dtype=bfloat16) x and w must be float32 or bfloat16; "
+                             f"got x ({ops._desc(x)}) and w ({ops._desc(w)})")
+    else:
+        x, w = autocast.operand(x), autocast.operand(w)
     stride = _int("conv2d", "stride", stride, 1)
     padding = _int("conv2d", "padding", padding, 0)
     lib = kernels.library("conv2d")
@@ -92,7 +99,7 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
     if x.shape[1] != w.shape[1]:
         raise ShapeError(f"pyasc.conv2d: input channels differ: x ({ops._desc(x)}) has C={x.shape[1]}, "
                          f"w ({ops._desc(w)}) has I={w.shape[1]}")
-    if x.dtype != _F16 or w.dtype != _F16:
+    if not bfs and (x.dtype != _F16 or w.dtype != _F16 or bf16.is_bf16(x.dtype) or bf16.is_bf16(w.dtype)):
         raise DTypeError(f"pyasc.conv2d: the kernel (kernels/pyasc/conv2d.py) takes float16 x and w; got "
                          f"x ({ops._desc(x)}) and w ({ops._desc(w)}) (pyasc.cast them, or use pyasc.autocast)")
     if x.device is not w.device:
@@ -105,17 +112,18 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
         raise ShapeError(f"pyasc.conv2d: kernel {kh}x{kw} does not fit x ({ops._desc(x)}) padded by {padding}")
     x, w = x.contiguous(), w.contiguous()
     k, npix = c * kh * kw, oh * ow
-    col = ops._out((n * k * npix,), _F16, x)                  # the img2col workspace, on the device
+    col = ops._out((n * k * npix,), bf16.DTYPE if bfs else _F16, x)   # the img2col workspace, on the device
+    host = np.uint16 if bfs else np.float16       # img2col moves 16-bit patterns; matmul.py: uint16 = bf16 bits
     out = ops._out((n, o, oh, ow), _F32, x)
     tgt = x.device.target
 
     i2c = lib.img2col_kernel_for(x.shape, kh, kw, stride, padding, tgt)
     ops.launch("conv2d.img2col", i2c, [x], [col],
-               lambda **opt: lib.img2col(x._flat().reshape(x.shape), col._flat(), kh, kw, stride, padding,
-                                         target=tgt, **opt))
-    w2 = w._flat().reshape(o, k)
+               lambda **opt: lib.img2col(x._flat().view(host).reshape(x.shape), col._flat().view(host), kh, kw,
+                                         stride, padding, target=tgt, **opt))
+    w2 = w._flat().view(host).reshape(o, k)
     for b in range(n):
-        colb = col._flat().reshape(n, k, npix)[b]
+        colb = col._flat().view(host).reshape(n, k, npix)[b]
         ops.launch("conv2d.matmul", mm.matmul_kernel, [col, w], [out],
                    lambda b=b, colb=colb, **opt: mm.matmul(w2, colb, target=tgt, out=out._flat(),
                                                            out_offset=b * o * npix, **opt))
@@ -123,7 +131,11 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
         bias = ops._tensor("conv2d", bias, "bias")
         if bias.shape != (o,) or bias.dtype != _F32:
             raise ShapeError(f"pyasc.conv2d: bias ({ops._desc(bias)}) must be a ({o},) float32 vector")
-        out = ops.add(out, bias.reshape(1, o, 1, 1))
+        if bfs:               # bf16: the bias added to the float32 result, then one rounding
+            with autocast.autocast(enabled=False):
+                out = ops.add(out, bias.reshape(1, o, 1, 1))
+        else:
+            out = ops.add(out, bias.reshape(1, o, 1, 1))
     return autocast.result(out)
 
 
@@ -147,8 +159,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
             raise ShapeError(f"pyasc.batch_norm: {what} ({ops._desc(v)}) must be a ({c},) float32 vector; "
                              f"x is {ops._desc(x)}")
         ps.append(v.contiguous())
-    yd = np.dtype(out_dtype) if out_dtype is not None else x.dtype
-    if x.dtype not in (_F16, _F32) or yd not in (_F16, _F32):
+    # bf16 (the scope with a float32 x, or out_dtype=bfloat16): float32 compute, one rounding at the end
+    to_bf16 = (autocast.is_bf16() and x.dtype == _F32) if out_dtype is None else bf16.is_bf16_name(out_dtype)
+    yd = _F32 if to_bf16 else (np.dtype(out_dtype) if out_dtype is not None else x.dtype)
+    if x.dtype not in (_F16, _F32) or bf16.is_bf16(x.dtype) or yd not in (_F16, _F32):
         raise DTypeError(f"pyasc.batch_norm: the kernel takes and gives float16/float32; got x ({ops._desc(x)}) "
                          f"-> {yd.name}")
     kern = kernels.function("batch_norm", "batchnorm", "batch_norm")
@@ -159,12 +173,14 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         ops.launch("batch_norm", lib.bn_kernel, [x] + ps, [out],
                    lambda **o: kern(x._flat().reshape(x.shape), *[p._flat() for p in ps], eps=eps, out_dtype=yd,
                                     target=x.device.target, out=out._flat(), **o))
+    if to_bf16:
+        return cast(out, bf16.DTYPE)
     return out
 
 
 # ---- pooling ---------------------------------------------------------------------------------
 def _pool(op, x, kernel_size, stride, padding):
-    x = ops._tensor(op, x)
+    x = autocast.operand(ops._tensor(op, x))     # f16 scope: float32 -> float16; bf16: float32 of bf16 values
     k = _int(op, "kernel_size", kernel_size, 1)
     s = k if stride is None else _int(op, "stride", stride, 1)
     p = _int(op, "padding", padding, 0)
@@ -218,21 +234,23 @@ def _windows(x, k, s, p, shape, pad_value):
 def max_pool2d(x, kernel_size, stride=None, padding=0):
     """Max over k x k windows (stride defaults to k; padding counts as -inf)."""
     x, k, s, p, shape = _pool("max_pool2d", x, kernel_size, stride, padding)
-    ws = _windows(x, k, s, p, shape, -np.inf)
-    with fusion.fuse():
-        acc = ws[0]
-        for t in ws[1:]:
-            acc = fusion.record("max", acc, t, out_factory=lambda: ops._out(shape, x.dtype, x))
-    return acc
+    with autocast.autocast(enabled=False):
+        ws = _windows(x, k, s, p, shape, -np.inf)
+        with fusion.fuse():
+            acc = ws[0]
+            for t in ws[1:]:
+                acc = fusion.record("max", acc, t, out_factory=lambda: ops._out(shape, x.dtype, x))
+    return autocast.result(acc)            # bf16 scope: the float32 result rounded once (exact for max)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0):
     """Mean over k x k windows (padding counts as 0 and is included in the count, as torch's default)."""
     x, k, s, p, shape = _pool("avg_pool2d", x, kernel_size, stride, padding)
-    ws = _windows(x, k, s, p, shape, 0.0)
-    with fusion.fuse():
-        acc = ws[0]
-        for t in ws[1:]:
-            acc = ops.add(acc, t)
-        acc = ops.mul(acc, 1.0 / (k * k))
-    return acc
+    with autocast.autocast(enabled=False):       # the sum in x's dtype (float32 in a bf16 scope), no per-add rounding
+        ws = _windows(x, k, s, p, shape, 0.0)
+        with fusion.fuse():
+            acc = ws[0]
+            for t in ws[1:]:
+                acc = ops.add(acc, t)
+            acc = ops.mul(acc, 1.0 / (k * k))
+    return autocast.result(acc)            # bf16 scope: rounded to bf16 once

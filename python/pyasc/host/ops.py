@@ -300,6 +300,8 @@ def softmax(x, dim=-1):
 def _norm(op, fn, x, gamma, beta, eps):
     x = autocast.operand(_tensor(op, x))
     gamma, beta = autocast.operand(gamma), autocast.operand(beta)
+    if x.dtype not in (np.dtype(np.float16), np.dtype(np.float32)) or bf16.is_bf16(x.dtype):
+        raise DTypeError(f"pyasc.{op}: the kernel takes float16 and float32; got x ({_desc(x)})")
     w = x.shape[-1] if x.ndim else 0
     gamma = gamma if gamma is not None else full((w,), 1.0, x.dtype, device=x.device)
     args = [gamma]
