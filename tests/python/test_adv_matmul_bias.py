@@ -111,3 +111,54 @@ def test_adv_matmul_bias_rejects_f16_bias():
     a = np.zeros((32, 32), np.float16)
     with pytest.raises(Exception, match="float32 bias"):
         matmul_bias[1](a, a, np.zeros(32, np.float16), np.zeros((32, 32), np.float32), tiling)
+
+
+@asc.jit(matmul_cube_only=True)
+def matmul_bias_iter(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
+                     tiling: asc.adv.TCubeTiling, off: asc.ConstExpr[bool]):
+    """One core: `with iterate() as count: get_tensor_c(c)` per tile, with the bias, or with
+    set_bias then disable_bias (off)."""
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    ag.set_global_buffer(a)
+    bg.set_global_buffer(b)
+    zg.set_global_buffer(bias)
+    cg.set_global_buffer(c)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(asc.TPipe(), c, mm, tiling)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    mm.set_bias(zg)
+    mm.set_tail(tiling.m, tiling.n, tiling.k_a)
+    if off:
+        mm.disable_bias()
+    with mm.iterate() as count:
+        mm.get_tensor_c(cg)
+    mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("off", [False, True])
+def test_adv_matmul_bias_iterate_and_disable(off):
+    config.set_platform(config.Backend.Model)
+    m, n, k = 150, 200, 90
+    rng = np.random.default_rng(5)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random(n) * 8 - 4).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.enable_bias(True)
+    t.set_dim(1)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.set_fix_split(64, 64, -1)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0
+    matmul_bias_iter[1](a, b, bias, c, tiling, off)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + (0 if off else bias.astype(np.float64))
+    assert np.abs(c - ref).max() < 1e-3, tiling

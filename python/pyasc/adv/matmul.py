@@ -269,7 +269,7 @@ class Matmul:
         self.bias_gm = gm       # _bias_init: L0C starts from the bias row (see there)
 
     def disable_bias(self, *a, **k):
-        if self.role == "direct":
+        if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
             self.bias_gm = None
 
     def set_tail(self, tail_m=-1, tail_n=-1, tail_k=-1):
