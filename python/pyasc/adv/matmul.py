@@ -19,8 +19,9 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16 or bf16; bias only where a mix
-kernel's AIV receives C in UB (get_tensor_c); quantisation, HF32, sparse, batch and the
+Limits (rejected at the kernel line with the reason): inputs f16 or bf16; a float32 bias (set_bias)
+where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled) or where a mix
+kernel's AIV receives C in UB (get_tensor_c), not with C in GM from a mix kernel's AIV; quantisation, HF32, sparse, batch and the
 asynchronous interfaces are rejected.  K must be known at compile time.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..compiler.builder import RVal, is_static
 from ..compiler.errors import CompileError
 from ..language import dtype as dt
 from ..language import ops as _ops
+from ..language import cube_fill as _fill
 from ..language.adv_tiling import TCubeTiling
 from . import matmul_kfc as _kfc
 from ..language.enums import CubeFormat, HardEvent, TPosition
@@ -260,11 +262,15 @@ class Matmul:
                                    "(get_tensor_c into UB); with C in GM it is not implemented", self.b.loc)
             self.bias_gm = gm
             return
-        raise CompileError("asc.adv.Matmul.set_bias: the bias add is not implemented yet (the cube path here has "
-                           "no bias table, and the L0C initialisation from a broadcast row is not lowered)", self.b.loc)
+        self._need_global(gm, "set_bias")
+        if gm.dtype.name != "float32":
+            raise CompileError(f"asc.adv.Matmul.set_bias: the bias row is {gm.dtype.name}; the lowering here "
+                               f"takes a float32 bias (C float32)", self.b.loc)
+        self.bias_gm = gm       # _bias_init: L0C starts from the bias row (see there)
 
     def disable_bias(self, *a, **k):
-        pass
+        if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
+            self.bias_gm = None
 
     def set_tail(self, tail_m=-1, tail_n=-1, tail_k=-1):
         self.tail = (tail_m, tail_n, tail_k)
@@ -459,6 +465,9 @@ class Matmul:
         b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
         c1 = LocalTensor(dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        bias = self.bias_gm is not None and self.role == "direct"
+        if bias:
+            self._bias_init(ni, n_eff, mp, np_, c1, a2s[1], b1s[1], b2s[1])
         for kk in range(kt):
             s = kk % 2
             k0 = kk * bk
@@ -466,6 +475,8 @@ class Matmul:
             kp = _up(k_eff, 16)
             if kk >= 2:
                 waitf(HardEvent.MTE1_MTE2, s, _b=b)
+            if kk == 1 and bias:            # slot 1 held the bias row and the ones (_bias_init)
+                waitf(HardEvent.MTE1_MTE2, 3, _b=b)
             # A block rows [mi*bm, +m_eff) x K [k0, +k_eff) -> L1 NZ (mp rows per 16-column block)
             if not self.trans_a:
                 self._nd2nz(a1s[s], self.ta[mi * bm * KA + k0:], m_eff, k_eff, k_eff, KA, bm)
@@ -479,6 +490,8 @@ class Matmul:
             waitf(HardEvent.MTE2_MTE1, s, _b=b)
             if kk >= 2:
                 waitf(HardEvent.M_MTE1, s, _b=b)
+            if kk == 1 and bias:
+                waitf(HardEvent.M_MTE1, 3, _b=b)
             kf, nf = kp // 16, np_ // 16
             for i in range(mp // 16):       # L0A (ZZ): fractal row i holds kf fractals
                 if not self.trans_a:
@@ -496,9 +509,13 @@ class Matmul:
                 setf(HardEvent.MTE1_MTE2, s, _b=b)
             setf(HardEvent.MTE1_M, s, _b=b)
             waitf(HardEvent.MTE1_M, s, _b=b)
-            _ops.mmad.__wrapped__(c1, a2s[s], b2s[s], MmadParams(mp, np_, k_eff, cmatrix_init_val=(kk == 0)), _b=b)
+            _ops.mmad.__wrapped__(c1, a2s[s], b2s[s], MmadParams(mp, np_, k_eff, cmatrix_init_val=(kk == 0 and not bias)),
+                                  _b=b)
             if kk + 2 < kt:
                 setf(HardEvent.M_MTE1, s, _b=b)
+        if kt == 1 and bias:
+            waitf(HardEvent.MTE1_MTE2, 3, _b=b)
+            waitf(HardEvent.M_MTE1, 3, _b=b)
         # the tile's last loads and products are done before the next tile reuses slots 0/1
         setf(HardEvent.MTE1_MTE2, 2, _b=b)
         waitf(HardEvent.MTE1_MTE2, 2, _b=b)
@@ -516,6 +533,38 @@ class Matmul:
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
+
+    def _bias_init(self, ni, n_eff, mp, np_, c1, a2, b1, b2):
+        """L0C of the tile starts from the bias row: C(r, c) = bias[ni*base_n + c], then the K steps
+        accumulate onto it (mmad init 0).  Real dav_c220 copies the bias L1 -> BT (copy_cbuf_to_bt,
+        Ascend C DataCopy A1 -> C2, cannmirror/asc-devkit impl/basic_api/dav_c220/
+        kernel_operator_data_copy_impl.h DataCopyL12BTImpl) and the first mmad initialises L0C from the
+        bias table (mad(..., cmatrixSource) in kernel_operator_mm_impl.h MmadCal).  The BT buffer is not
+        modelled here: this is an exact lowering through existing instructions instead, a rank-1
+        mmad.f32f32 with k = 1: A = ones (mp x 1, create_l0_matrix), B = the bias row (1 x np_, copied GM
+        -> L1 as an np_ x 1 ND matrix, whose NZ form is already B's f32 ZN fractals, then load_data).
+        1.0 * b is exact and sim/exec_cube.c adds the K steps onto L0C exactly as onto a BT-initialised
+        L0C, so C = bias + A x B rounded once, as the hardware computes it (with HF32 mode on, the f32
+        mmad would round the bias to HF32; a bias of -0.0 gives +0.0).  The cycles are those of one
+        small copy, fill, load and mmad, not of the BT path.  Slot 1 of L1 (B1), L0A and L0B holds the
+        operands until the K step that uses slot 1 (events 3)."""
+        b = self.b
+        bn = self.base[1]
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        bl1 = LocalTensor(dt.float32, TPosition.B1, b1.addr, bn * 8, _b=b)
+        ones = LocalTensor(dt.float32, TPosition.A2, a2.addr, mp * 8, _b=b)
+        bl0 = LocalTensor(dt.float32, TPosition.B2, b2.addr, bn * 8, _b=b)
+        # bias[ni*bn ..+n_eff] as n_eff rows of one f32: row r at L1 byte 32 r (the rest of each 32 B zero)
+        _ops.data_copy.__wrapped__(bl1, self.bias_gm[ni * bn:], Nd2NzParams(1, n_eff, 1, 0, 1, np_, 1, 0), _b=b)
+        _fill.init_const_value.__wrapped__(ones, _fill.InitConstValueParams(1, mp // 16, 0, 1.0), _b=b)
+        setf(HardEvent.MTE2_MTE1, 3, _b=b)
+        waitf(HardEvent.MTE2_MTE1, 3, _b=b)
+        _ops.load_data.__wrapped__(bl0, bl1, LoadData2DParams(0, np_ // 16, 1, 0, 0, False), _b=b)
+        setf(HardEvent.MTE1_MTE2, 3, _b=b)
+        setf(HardEvent.MTE1_M, 3, _b=b)
+        waitf(HardEvent.MTE1_M, 3, _b=b)
+        _ops.mmad.__wrapped__(c1, ones, bl0, MmadParams(mp, np_, 1, cmatrix_init_val=True), _b=b)
+        setf(HardEvent.M_MTE1, 3, _b=b)
 
     def _readout_ub(self, c1, c_gm, m_eff, n_eff, mp):
         """A coupled profile's core (teach, ascend910) has no L0C -> GM path (fix_l0c_to_out is

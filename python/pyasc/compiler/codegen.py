@@ -244,7 +244,7 @@ def _arg_lines(fn: ir.Function) -> list:
     for a in fn.args:
         if a.kind == "gm":
             out.append(f".arg {a.name}, gm, {a.dtype.isa}")
-        elif a.kind == "stack":
+        elif a.kind in ("stack", "sysws"):       # sysws: language/sys_workspace.py
             out.append(f".arg {a.name}, gm, u8")
         else:
             out.append(f".arg {a.name}, {a.kind}")

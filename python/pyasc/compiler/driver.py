@@ -233,6 +233,11 @@ def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):
     aic = _Front(fn, specs, options, target, tname, "aic", where)
     if aiv is None:
         aiv = _Front(fn, specs, options, target, tname, "aiv", where)
+    # both programs take the same arguments: the system workspace (language/sys_workspace.py) too
+    for f1, f2, b2 in ((aic.func, aiv.func, aiv.b), (aiv.func, aic.func, aic.b)):
+        ws = next((a for a in f1.args if a.kind == "sysws"), None)
+        if ws is not None and not any(a.kind == "sysws" for a in f2.args):
+            f2.args.append(ir.Arg(ws.name, ws.kind, ws.dtype, b2.new_value("i64", hint="sysws.")))
     if ratio == 1:
         passes.mix_one_aiv(aiv.func)
     _check_core_kind(aic.func, "aic", True)

@@ -1174,7 +1174,6 @@ _REJECT = {
         ("check_local_memory_ia",),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
-    "the system workspace in GM is not modelled": ("get_sys_workspace",),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
         ("load_data_with_transpose",),

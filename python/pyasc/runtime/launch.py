@@ -24,6 +24,7 @@ from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import regalloc, targets
 from . import tensor_list
 from ..compiler.ir import Loc
+from ..language import sys_workspace as _sys_ws
 
 
 # Launch recorders (pyasc.script.native): each gets (compiled, image, blocks, plan) before the run,
@@ -333,6 +334,9 @@ def _record(c, img, blocks, values):
             frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
             plan.append(("stack", regalloc.SPILL_FRAME_BYTES * frames))
             continue
+        if kind == "sysws":     # a zero-filled scratch area, as the spill area
+            plan.append(("stack", _sys_ws.sys_workspace_bytes(targets.load(c.target))))
+            continue
         v = next(vals)
         if kind == "gm" and isinstance(v, (list, tuple)):
             raise LaunchError(f"argument '{name}': tensor lists cannot be recorded into a script bundle")
@@ -412,6 +416,14 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
                 if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * frames, C.byref(addr)):
                     raise LaunchError("the kernel's register spill area does not fit in simulated GM")
+                lib.asc_sim_set_arg(sim, i, addr.value)
+                continue
+            if kind == "sysws":   # asc.get_sys_workspace (language/sys_workspace.py): one per launch
+                addr = C.c_uint64()
+                nb = _sys_ws.sys_workspace_bytes(targets.load(c.target))
+                if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
+                    raise LaunchError(f"the system workspace ({nb} bytes, asc.get_sys_workspace) does not fit in "
+                                      f"simulated GM")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             v = next(vals)
