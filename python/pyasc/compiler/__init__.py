@@ -19,8 +19,9 @@ every import, including those inside function bodies).  Lower layers never impor
     compiler.builder                    IR construction and run-time scalars: ir, errors,
                                         targets
     core: compiler.ir, errors, isa,     the standard library only, except targets (profiles
-          events, abi, targets;         through _libasc, buffers through abi) and
-          _libasc                       compiler.abi (the register ABI of pyasc.abi)
+          events, abi, targets,         through _libasc, buffers through abi) and
+          compiled, simt_names;         compiler.abi (the register ABI of pyasc.abi)
+          _libasc
     pyasc.abi                           abi.json, what C knows: the bottom, imported by all
 
 So the compiler never imports the language or the runtime: the frontend recognises language
@@ -29,7 +30,8 @@ explicitly; nothing holds a "current builder" at module level.
 """
 
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
-        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi")
+        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi", "pyasc.compiler.compiled",
+        "pyasc.compiler.simt_names")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
                     "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 
@@ -55,6 +57,8 @@ LAYERS = {
     "pyasc.compiler.events": (),
     "pyasc.compiler.simt": CORE,
     "pyasc.compiler.dbuf": (),
+    "pyasc.compiler.compiled": (),
+    "pyasc.compiler.simt_names": (),
     "pyasc._libasc": ("pyasc.abi",),
     "pyasc.abi": (),
 }

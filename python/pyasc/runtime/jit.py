@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from ..compiler import driver, targets
-from ..compiler.frontend import deps_valid
+from ..compiler import compiled as driver, targets  # the compiler proper (driver.py) only on a miss: _compile
+from ..compiler.compiled import deps_valid
 from ..compiler.errors import CompileError, KernelFault, LaunchError
 from ..language import dtype as dt
 from ..language.tensor import ConstExpr, GlobalAddress
@@ -219,7 +219,7 @@ class JITFunction:
             if c is not None and not deps_valid(c.deps, self.fn.__globals__):
                 c = None    # a helper's file or a module constant changed since
         if c is None:
-            c = driver.compile_kernel(self.fn, specs, opts)
+            c = _compile(self.fn, specs, opts)
             if not always:
                 _disk_put(key, c)
         self._mem[key] = c
@@ -255,6 +255,12 @@ class JITFunction:
         for s in specs:
             h.update(f"{s.name}:{s.kind}:{s.dtype!r}:{s.value!r};".encode())
         return h.hexdigest()[:32]
+
+
+def _compile(fn, specs, opts):
+    """A cache miss: the compiler, imported here, not at start-up (a cache hit never loads it)."""
+    from ..compiler import driver as _driver
+    return _driver.compile_kernel(fn, specs, opts)
 
 
 def jit(fn=None, **options):
