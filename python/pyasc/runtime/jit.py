@@ -78,15 +78,30 @@ class LaunchResult:
         self.report_json = report_json
         self.warnings = []    # 'file:line:col: warning: ...': copies the card truncates or pads
         self.prints = []      # (core, 'file:line', text): what asc.printf / asc.dump_tensor printed
+        self._summary = None
+
+    def _parse_summary(self):
         # cube utilisation (percent of the launch's cube peak, run/report.c "roofline") and the
         # report's sentence on what bounds the run, read from the C report, never recomputed;
-        # None when the kernel ran no cube work
-        self.cube_utilisation = self.bound = None
-        if report_json:
-            r = json.loads(report_json)
-            if r.get("flops", {}).get("cube"):
-                self.cube_utilisation = float(r["roofline"]["cube"]["pct"])
-            self.bound = r.get("bound")
+        # None when the kernel ran no cube work.  Parsed on first use: the JSON is 0.3-1 MB
+        # and most launches never ask.
+        if self._summary is None:
+            cube = bound = None
+            if self.report_json:
+                r = json.loads(self.report_json)
+                if r.get("flops", {}).get("cube"):
+                    cube = float(r["roofline"]["cube"]["pct"])
+                bound = r.get("bound")
+            self._summary = (cube, bound)
+        return self._summary
+
+    @property
+    def cube_utilisation(self):
+        return self._parse_summary()[0]
+
+    @property
+    def bound(self):
+        return self._parse_summary()[1]
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""
