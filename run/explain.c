@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "asc/run.h"
+#include "explain_pc.h"
 
 typedef struct Ev {
     uint32_t core, pc;
@@ -670,6 +671,20 @@ bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
                  (unsigned long long)g->t0);
     }
     return true;
+}
+
+void asc_explain_pc_costs(const AscExplain *x, uint32_t core, uint32_t entry, uint32_t n, uint64_t *busy,
+                          uint64_t *conflict)
+{
+    memset(busy, 0, n * sizeof *busy);
+    memset(conflict, 0, n * sizeof *conflict);
+    if (!x) return;
+    for (uint32_t j = 0; j < x->n; j++) {
+        const Ev *e = &x->ev[j];
+        if (e->core != core || e->pc < entry || (e->pc - entry) % 4 || (e->pc - entry) / 4 >= n) continue;
+        busy[(e->pc - entry) / 4] += e->end - e->start - e->stall_cycles;
+        conflict[(e->pc - entry) / 4] += e->conflict;
+    }
 }
 
 uint32_t asc_explain_nwhatifs(const AscExplain *x) { return x->whatif_done ? x->nwi : 0; }

@@ -34,6 +34,7 @@
 #include "asc/json.h"
 #include "asc/outfile.h"
 #include "asc/run.h"
+#include "explain_pc.h"
 #include "textbuf.h"
 
 typedef AscSimPipeStats AscPipeStats;
@@ -298,9 +299,91 @@ static void json_explain(TextBuf *b, const AscSim *sim, const AscExplain *x)
     tb_put(b, "\n    ]},\n");
 }
 
+/* One pc of one core, gathered once for json_lines. */
+typedef struct PcRow {
+    uint32_t file, line; /* file nfiles, line 0: no line */
+    uint64_t cnt, cyc, busy, beats;
+} PcRow;
+
+/* json_lines with every pc's line, stats and cost gathered in one pass (the
+ * loops of json_lines_scan ask them per line: lines x pcs x recorded events);
+ * false (nothing written) when the scratch cannot be allocated. */
+static bool json_lines_fast(TextBuf *b, const AscSim *sim, const AscExplain *x)
+{
+    const AscImage *img = asc_sim_image(sim);
+    const AscAlloc *a = asc_sim_alloc(sim);
+    uint32_t nc = asc_sim_ncores(sim);
+    size_t npc = 0, maxn = 1;
+    for (uint32_t c = 0; c < nc; c++) {
+        AscSimCoreInfo ci;
+        asc_sim_core_info(sim, c, &ci);
+        size_t n = ci.size / 4 + (ci.size % 4 != 0);
+        npc += n;
+        if (n > maxn) maxn = n;
+    }
+    PcRow *rows = asc_calloc(a, npc ? npc : 1, sizeof *rows);
+    uint64_t *busy = asc_calloc(a, maxn, sizeof *busy), *beats = asc_calloc(a, maxn, sizeof *beats);
+    if (!rows || !busy || !beats) {
+        asc_free(a, rows), asc_free(a, busy), asc_free(a, beats);
+        return false;
+    }
+    size_t r = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        AscSimCoreInfo ci;
+        asc_sim_core_info(sim, c, &ci);
+        uint32_t n = (uint32_t)(ci.size / 4 + (ci.size % 4 != 0));
+        asc_explain_pc_costs(x, c, ci.entry, n, busy, beats);
+        for (uint32_t k = 0; k < n; k++, r++) {
+            uint32_t pc = ci.entry + 4 * k;
+            const AscLineEntry *e = asc_image_line_at(img, pc);
+            AscSimPcStats ps;
+            asc_sim_pc_stats(sim, c, pc, &ps);
+            rows[r] = (PcRow){.file = e ? e->file : img->nfiles, .line = e ? e->line : 0, .cnt = ps.count,
+                              .cyc = ps.cycles, .busy = busy[k], .beats = beats[k]};
+        }
+    }
+    asc_free(a, busy), asc_free(a, beats);
+    tb_put(b, "  \"lines\": {");
+    bool first = true, ok = true;
+    for (uint32_t f = 0; f < img->nfiles + 1 && ok; f++) {
+        uint32_t maxline = 0;
+        for (size_t i = 0; i < npc; i++)
+            if (rows[i].file == f && f < img->nfiles && rows[i].line > maxline) maxline = rows[i].line;
+        PcRow *lines = asc_calloc(a, (size_t)maxline + 1, sizeof *lines);
+        if (!lines) {
+            ok = false;
+            break;
+        }
+        for (size_t i = 0; i < npc; i++) {
+            if (rows[i].file != f) continue;
+            PcRow *l = &lines[rows[i].line];
+            l->cnt += rows[i].cnt, l->cyc += rows[i].cyc, l->busy += rows[i].busy, l->beats += rows[i].beats;
+        }
+        for (uint32_t line = 0; line <= maxline; line++) {
+            const PcRow *l = &lines[line];
+            if (!l->cnt) continue;
+            char key[320];
+            if (f < img->nfiles) snprintf(key, sizeof key, "%s:%u", img->files[f], line);
+            else snprintf(key, sizeof key, "?");
+            tb_put(b, "%s\n    ", first ? "" : ",");
+            jstr(b, key);
+            tb_put(b, ": {\"count\": %llu, \"cycles\": %llu", (unsigned long long)l->cnt, (unsigned long long)l->cyc);
+            if (x) tb_put(b, ", \"busy_cycles\": %llu, \"conflict_beats\": %llu", (unsigned long long)l->busy,
+                        (unsigned long long)l->beats);
+            tb_put(b, "}");
+            first = false;
+        }
+        asc_free(a, lines);
+    }
+    asc_free(a, rows);
+    if (!ok) return false;
+    tb_put(b, "%s},\n", first ? "" : "\n  ");
+    return true;
+}
+
 /* Per source line, all cores: executions, cycles (end - start, as
  * code_exe.csv) and UB bank-conflict beats (recorded events; 0 without x). */
-static void json_lines(TextBuf *b, const AscSim *sim, const AscExplain *x)
+static void json_lines_scan(TextBuf *b, const AscSim *sim, const AscExplain *x)
 {
     const AscImage *img = asc_sim_image(sim);
     tb_put(b, "  \"lines\": {");
@@ -345,6 +428,18 @@ static void json_lines(TextBuf *b, const AscSim *sim, const AscExplain *x)
         }
     }
     tb_put(b, "%s},\n", first ? "" : "\n  ");
+}
+
+/* Per source line, all cores: executions, cycles (end - start, as
+ * code_exe.csv) and UB bank-conflict beats (recorded events; 0 without x):
+ * json_lines_fast, or the scan when its scratch cannot be allocated. */
+static void json_lines(TextBuf *b, const AscSim *sim, const AscExplain *x)
+{
+    size_t len = b->n;
+    if (!json_lines_fast(b, sim, x)) {
+        b->n = len;
+        json_lines_scan(b, sim, x);
+    }
 }
 
 /* Peak rates of the launch (per cycle, all cores): cube flops, vector

@@ -23,12 +23,23 @@ import os
 
 import numpy as np
 
-from .compiler import simt as _an
+from .compiler import simt_names as _names
 from .compiler import targets
 from .compiler.errors import CompileError, LaunchError
 from .runtime import config
 from .runtime import jit as _jit
 from .runtime import tune as _tune
+
+
+class _Analyser:
+    """compiler/simt.py, imported when a SIMT kernel is first analysed (not at `import pyasc`)."""
+
+    def __getattr__(self, name):
+        from .compiler import simt
+        return getattr(simt, name)
+
+
+_an = _Analyser()
 
 SIMT_TILE = 4096            # the largest tile (elements); smaller when UB cannot hold the buffers
 _TILES = (4096, 2048, 1024, 512, 256, 128, 64, 32, 16)
@@ -45,7 +56,7 @@ def _outside(name):
 
 
 # the names of the style, for `pyasc.get_global_id` etc.; never called when a kernel runs
-MARKERS = {n: _outside(n) for n in _an.SIMT_FUNCS}
+MARKERS = {n: _outside(n) for n in _names.SIMT_FUNCS}
 
 
 def jit(fn=None, **options):
@@ -54,7 +65,7 @@ def jit(fn=None, **options):
         return lambda f: jit(f, **options)
     if isinstance(fn, (_jit.JITFunction, SimtKernel)):
         return fn
-    if _an.is_simt(fn):
+    if _names.is_simt(fn):
         return SimtKernel(fn, **options)
     from .host import fusion           # an asc.jit kernel that, called with AscendTensors, is a host function
     return fusion.host_jit(fn, **options)

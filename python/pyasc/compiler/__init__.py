@@ -20,8 +20,8 @@ every import, including those inside function bodies).  Lower layers never impor
                                         targets
     core: compiler.ir, errors, isa,     the standard library only, except targets (profiles
           events, abi, targets,         through _libasc, buffers through abi),
-          source; _libasc               compiler.abi (the register ABI of pyasc.abi) and
-                                        source (a kernel's Python text: ir, errors)
+          compiled, simt_names,         compiler.abi (the register ABI of pyasc.abi) and
+          source; _libasc               source (a kernel's Python text: ir, errors)
     pyasc.abi                           abi.json, what C knows: the bottom, imported by all
 
 So the compiler never imports the language or the runtime: the frontend recognises language
@@ -30,7 +30,8 @@ explicitly; nothing holds a "current builder" at module level.
 """
 
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
-        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi", "pyasc.compiler.source")
+        "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi", "pyasc.compiler.source",
+        "pyasc.compiler.compiled", "pyasc.compiler.simt_names")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
                     "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 
@@ -57,6 +58,8 @@ LAYERS = {
     "pyasc.compiler.source": ("pyasc.compiler.ir", "pyasc.compiler.errors"),
     "pyasc.compiler.simt": CORE,
     "pyasc.compiler.dbuf": (),
+    "pyasc.compiler.compiled": (),
+    "pyasc.compiler.simt_names": (),
     "pyasc._libasc": ("pyasc.abi",),
     "pyasc.abi": (),
 }

@@ -7,51 +7,16 @@ PYASC_DUMP_PATH=dir writes <kernel>.ir (after the frontend), <kernel>.lowered.ir
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-
 from . import abi, codegen, ir, isa, passes, targets
 from .builder import Builder, GmPtr, RVal
 from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
-
-
-@dataclass
-class ArgSpec:
-    name: str
-    kind: str            # gm, int, float, const
-    dtype: object = None  # DataType for gm
-    value: object = None  # the value, for const
-
-
-@dataclass
-class Compiled:
-    name: str
-    asm: str
-    ir_text: str
-    lowered_text: str
-    kernel_kind: str
-    target: str
-    args: list
-    deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
-    warnings: list = None  # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
-    aivs: int = 0        # a mix kernel's AIVs per AI core (MIX_AIC_1_1: 1, launched with aiv_per_core=1)
+from .compiled import ArgSpec, Compiled, debug, dump  # noqa: F401  (driver.ArgSpec, ... as before)
 
 
 def _hand_synced(func) -> bool:
     """Whether the kernel orders its pipes itself anywhere (set_flag/wait_flag/bar)."""
     return any(op.name in ("set_flag", "wait_flag", "bar") for op in ir.walk(func.body))
-
-
-def dump(c: Compiled) -> None:
-    """PYASC_DUMP_PATH=dir: write <kernel>.ir, <kernel>.lowered.ir and <kernel>.s (on every
-    compile request, cache hits included, so a dump never silently goes missing)."""
-    d = os.environ.get("PYASC_DUMP_PATH")
-    if not d:
-        return
-    os.makedirs(d, exist_ok=True)
-    for ext, text in ((".ir", c.ir_text), (".lowered.ir", c.lowered_text), (".s", c.asm)):
-        with open(os.path.join(d, c.name + ext), "w", encoding="utf-8") as f:
-            f.write(text)
 
 
 # KernelType (language/enums.py, real pyasc's values) -> (kind, AIVs per AIC used): the AIC-only and
@@ -123,12 +88,6 @@ def _lower(front, target, options, mix=False):
     if options.get("opt_level", 3) >= 1:
         passes.dce(func)
     return ir_text, ir.dump(func)
-
-
-def debug() -> bool:
-    """PYASC_DEBUG=1: compile errors keep the compiler's own traceback, and an unexpected
-    exception inside the compiler propagates as itself instead of becoming a CompileError."""
-    return os.environ.get("PYASC_DEBUG", "") not in ("", "0")
 
 
 def compile_kernel(fn, specs: list, options: dict | None = None) -> Compiled:

@@ -40,8 +40,6 @@ from __future__ import annotations
 import ast
 import builtins
 import copy as _copy
-import hashlib
-import sys
 import inspect
 import operator
 import re
@@ -49,6 +47,7 @@ import textwrap
 import types
 
 from . import ir
+from .compiled import deps_valid, file_digest  # noqa: F401  (frontend.deps_valid as before; a cache hit uses them alone)
 from .builder import Builder, RCond, RVal, is_static, type_name
 from .errors import CompileError, NeedUnroll
 from .source import source_lines
@@ -114,34 +113,6 @@ class _Poison:
             raise CompileError(f"'{self._name}' {self._why}", loc)
         raise CompileError(f"'{self._name}' is assigned differently in the branches of a run-time 'if' "
                            f"and cannot be used after it (pyasc rule: if-scoped variables)", loc)
-
-
-def file_digest(path: str) -> str:
-    """sha256 (16 hex digits) of a file's bytes, '' when it cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
-    except OSError:
-        return ""
-
-
-def deps_valid(deps: dict | None, kernel_globals: dict | None = None) -> bool:
-    """True when every file and module constant recorded by Frontend.deps still has its value.
-    A module is found in sys.modules, or is the kernel's own (`kernel_globals`: modules loaded
-    from a path are often not in sys.modules)."""
-    if not deps:
-        return True
-    for f, h in deps.get("files", ()):
-        if file_digest(f) != h:
-            return False
-    for mod, name, r in deps.get("globals", ()):
-        m = sys.modules.get(mod)
-        g = vars(m) if m is not None else None
-        if g is None and kernel_globals is not None and kernel_globals.get("__name__") == mod:
-            g = kernel_globals
-        if g is None or name not in g or repr(g[name]) != r:
-            return False
-    return True
 
 
 class _NeedHomes(Exception):

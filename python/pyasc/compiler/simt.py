@@ -43,23 +43,13 @@ from . import ir
 from .errors import CompileError
 from .source import source_lines
 
-# names the per-element style uses; a function reading one of the first set is a SIMT kernel
-INDEX_FUNCS = ("get_global_id", "get_local_id", "get_row", "get_col")
-SIMT_FUNCS = INDEX_FUNCS + ("get_dim", "shared", "syncthreads", "load_global", "store_global",
-                            "load_vector", "store_vector", "pack", "unpack", "load_async",
-                            "store_async", "wait", "prefetch")
+from .simt_names import INDEX_FUNCS, SIMT_FUNCS, is_simt  # noqa: F401,E402  (one list: simt_names.py)
+
 VECTOR_WIDTH = 4          # load_vector / store_vector: elements per vector, as in the documents
 _UNARY = {"exp": "exp", "log": "ln", "sqrt": "sqrt", "abs": "abs", "relu": "relu"}
 _BINARY_CALLS = ("max", "min", "maximum", "minimum")
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _F32_UNARY = ("exp", "log", "sqrt")      # float16 inputs are widened to float32 (numpy does the same)
-
-
-def is_simt(fn) -> bool:
-    """True when fn reads one of the per-element index functions (get_global_id, ...): a cheap
-    test on the code object's names, so ordinary @asc.jit kernels are not parsed twice."""
-    code = getattr(fn, "__code__", None)
-    return code is not None and any(n in code.co_names for n in INDEX_FUNCS)
 
 
 # ---- the element expression DAG ------------------------------------------------------------

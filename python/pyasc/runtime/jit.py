@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from ..compiler import driver, targets
-from ..compiler.frontend import deps_valid
+from ..compiler import compiled as driver, targets  # the compiler proper (driver.py) only on a miss: _compile
+from ..compiler.compiled import deps_valid
 from ..compiler.errors import CompileError, KernelFault, LaunchError
 from ..compiler.source import module_source
 from ..language import dtype as dt
@@ -79,15 +79,30 @@ class LaunchResult:
         self.report_json = report_json
         self.warnings = []    # 'file:line:col: warning: ...': copies the card truncates or pads
         self.prints = []      # (core, 'file:line', text): what asc.printf / asc.dump_tensor printed
+        self._summary = None
+
+    def _parse_summary(self):
         # cube utilisation (percent of the launch's cube peak, run/report.c "roofline") and the
         # report's sentence on what bounds the run, read from the C report, never recomputed;
-        # None when the kernel ran no cube work
-        self.cube_utilisation = self.bound = None
-        if report_json:
-            r = json.loads(report_json)
-            if r.get("flops", {}).get("cube"):
-                self.cube_utilisation = float(r["roofline"]["cube"]["pct"])
-            self.bound = r.get("bound")
+        # None when the kernel ran no cube work.  Parsed on first use: the JSON is 0.3-1 MB
+        # and most launches never ask.
+        if self._summary is None:
+            cube = bound = None
+            if self.report_json:
+                r = json.loads(self.report_json)
+                if r.get("flops", {}).get("cube"):
+                    cube = float(r["roofline"]["cube"]["pct"])
+                bound = r.get("bound")
+            self._summary = (cube, bound)
+        return self._summary
+
+    @property
+    def cube_utilisation(self):
+        return self._parse_summary()[0]
+
+    @property
+    def bound(self):
+        return self._parse_summary()[1]
 
     def __repr__(self):
         t = f", trace={self.trace!r}" if self.trace else ""
@@ -220,7 +235,7 @@ class JITFunction:
             if c is not None and not deps_valid(c.deps, self.fn.__globals__):
                 c = None    # a helper's file or a module constant changed since
         if c is None:
-            c = driver.compile_kernel(self.fn, specs, opts)
+            c = _compile(self.fn, specs, opts)
             if not always:
                 _disk_put(key, c)
         self._mem[key] = c
@@ -253,6 +268,12 @@ class JITFunction:
         for s in specs:
             h.update(f"{s.name}:{s.kind}:{s.dtype!r}:{s.value!r};".encode())
         return h.hexdigest()[:32]
+
+
+def _compile(fn, specs, opts):
+    """A cache miss: the compiler, imported here, not at start-up (a cache hit never loads it)."""
+    from ..compiler import driver as _driver
+    return _driver.compile_kernel(fn, specs, opts)
 
 
 def jit(fn=None, **options):

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _libasc as L
 from .. import abi
 from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
-from ..compiler import regalloc, targets
+from ..compiler import targets
 from . import tensor_list
 from ..compiler.ir import Loc
 from ..language import sys_workspace as _sys_ws
@@ -73,6 +73,11 @@ class KernelRace(KernelFault):
         if more > 0:
             extra.append(f"... and {more} more occurrences of other races (the first 16 distinct are listed)")
         self.args = (self.args[0] + "".join("\n" + x for x in extra),)
+
+
+def _spill_frame_bytes():
+    from ..compiler import regalloc   # not at start-up: a cache hit needs only this constant
+    return regalloc.SPILL_FRAME_BYTES
 
 
 def _headline(r):
@@ -332,7 +337,7 @@ def _record(c, img, blocks, values):
     for name, kind, dtype in c.args:
         if kind == "stack":
             frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
-            plan.append(("stack", regalloc.SPILL_FRAME_BYTES * frames))
+            plan.append(("stack", _spill_frame_bytes() * frames))
             continue
         if kind == "sysws":     # a zero-filled scratch area, as the spill area
             plan.append(("stack", _sys_ws.sys_workspace_bytes(targets.load(c.target))))
@@ -414,7 +419,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 addr = C.c_uint64()
                 # one frame per block; a mix kernel's programs index theirs by core_id (AIC + AIVs)
                 frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
-                if not lib.asc_sim_gm_place(sim, regalloc.SPILL_FRAME_BYTES * frames, C.byref(addr)):
+                if not lib.asc_sim_gm_place(sim, _spill_frame_bytes() * frames, C.byref(addr)):
                     raise LaunchError("the kernel's register spill area does not fit in simulated GM")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
