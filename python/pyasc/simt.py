@@ -67,8 +67,20 @@ def jit(fn=None, **options):
         return fn
     if _names.is_simt(fn):
         return SimtKernel(fn, **options)
-    from .host import fusion           # an asc.jit kernel that, called with AscendTensors, is a host function
-    return fusion.host_jit(fn, **options)
+    return HostJIT(fn, **options)
+
+
+class HostJIT(_jit.JITFunction):
+    """pyasc.jit of a function that is not per-element: an asc.jit kernel (`k[cores](...)`) that,
+    called directly with AscendTensor arguments, is a host function of eager operators, fused at
+    -O2 (host/fusion.py host_call).  The host runtime is imported only at such a call, so
+    decorating a kernel stays light (tests/python/test_lazy_import.py)."""
+
+    last_fusion = None
+
+    def __call__(self, *args, **kwargs):
+        from .host import fusion
+        return fusion.host_call(self, args, kwargs)
 
 
 def _eval_scalar(e, env):

@@ -1,7 +1,7 @@
 """pyasc.fuse(): consecutive element-wise eager operators become one generated kernel.
 
 Users: `with pyasc.fuse() as f: ...; print(f.report())` (docs/pyasc.md "Host runtime"), pyasc.jit
-(HostJIT, at the end: a host function of eager operators fused at -O2), the
+(host_call, at the end, for simt.HostJIT: a host function of eager operators fused at -O2), the
 eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, relu,
 sigmoid, tanh, gelu), tests/python/test_host_fusion.py.
 
@@ -333,32 +333,23 @@ def _holds_tensor(args, kwargs):
                                                and any(isinstance(u, AscendTensor) for u in v)) for v in vals)
 
 
-class HostJIT(JITFunction):
-    """pyasc.jit of a function that is not per-element: an asc.jit kernel as before
-    (`k[cores](...)`), and, called with AscendTensor arguments (no parameter with a kernel
+def host_call(hj, args, kwargs):
+    """A call of a pyasc.jit function that is not per-element (simt.HostJIT): an asc.jit kernel as
+    before (`k[cores](...)`), and, called with AscendTensor arguments (no parameter with a kernel
     annotation), a host function of eager operators.  At opt_level >= 2 (the default,
     `@pyasc.jit(opt_level=n)` or runtime.config.opt_level) its body runs in a fusion scope:
     consecutive element-wise operators become one kernel, `.last_fusion` is the scope's Fusion
     (its report() gives the GM bytes saved).  At -O0/-O1 every operator launches on its own
     (`.last_fusion` is None).  Inside an enclosing pyasc.fuse() the body joins that scope."""
-
-    last_fusion = None
-
-    def __call__(self, *args, **kwargs):
-        if not _holds_tensor(args, kwargs) or any(_is_kernel_param(p) for p in self.signature.parameters.values()):
-            return super().__call__(*args, **kwargs)
-        level = self.options.get("opt_level", config.get_opt_level())
-        if level < 2 or current() is not None:
-            log.debug("host function %s at -O%d: eager operators one by one", self.__name__, level)
-            self.last_fusion = None
-            return self.fn(*args, **kwargs)
-        log.debug("host function %s at -O%d: element-wise chains fused", self.__name__, level)
-        with fuse() as f:
-            r = self.fn(*args, **kwargs)
-        self.last_fusion = f
-        return r
-
-
-def host_jit(fn, **options):
-    """pyasc.jit(fn) for a function that is not a per-element kernel (see HostJIT)."""
-    return HostJIT(fn, **options)
+    if not _holds_tensor(args, kwargs) or any(_is_kernel_param(p) for p in hj.signature.parameters.values()):
+        return JITFunction.__call__(hj, *args, **kwargs)
+    level = hj.options.get("opt_level", config.get_opt_level())
+    if level < 2 or current() is not None:
+        log.debug("host function %s at -O%d: eager operators one by one", hj.__name__, level)
+        hj.last_fusion = None
+        return hj.fn(*args, **kwargs)
+    log.debug("host function %s at -O%d: element-wise chains fused", hj.__name__, level)
+    with fuse() as f:
+        r = hj.fn(*args, **kwargs)
+    hj.last_fusion = f
+    return r

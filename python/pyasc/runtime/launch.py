@@ -24,7 +24,6 @@ from ..compiler.errors import CompileError, KernelFault, LaunchError, _excerpt
 from ..compiler import targets
 from . import tensor_list
 from ..compiler.ir import Loc
-from ..language import sys_workspace as _sys_ws
 
 
 # Launch recorders (pyasc.script.native): each gets (compiled, image, blocks, plan) before the run,
@@ -73,6 +72,11 @@ class KernelRace(KernelFault):
         if more > 0:
             extra.append(f"... and {more} more occurrences of other races (the first 16 distinct are listed)")
         self.args = (self.args[0] + "".join("\n" + x for x in extra),)
+
+
+def _sys_workspace_bytes(target):
+    from ..language import sys_workspace   # not at start-up: it needs the kernel language (lazy imports)
+    return sys_workspace.sys_workspace_bytes(targets.load(target))
 
 
 def _spill_frame_bytes():
@@ -340,7 +344,7 @@ def _record(c, img, blocks, values):
             plan.append(("stack", _spill_frame_bytes() * frames))
             continue
         if kind == "sysws":     # a zero-filled scratch area, as the spill area
-            plan.append(("stack", _sys_ws.sys_workspace_bytes(targets.load(c.target))))
+            plan.append(("stack", _sys_workspace_bytes(c.target)))
             continue
         v = next(vals)
         if kind == "gm" and isinstance(v, (list, tuple)):
@@ -425,7 +429,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 continue
             if kind == "sysws":   # asc.get_sys_workspace (language/sys_workspace.py): one per launch
                 addr = C.c_uint64()
-                nb = _sys_ws.sys_workspace_bytes(targets.load(c.target))
+                nb = _sys_workspace_bytes(c.target)
                 if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
                     raise LaunchError(f"the system workspace ({nb} bytes, asc.get_sys_workspace) does not fit in "
                                       f"simulated GM")
