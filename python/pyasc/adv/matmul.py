@@ -45,10 +45,13 @@ __all__ = ["Matmul", "MatmulType", "MatmulConfig", "MatmulBatchParams", "MatmulF
 
 
 def _rejected(name, why):
-    def f(*a, **k):
+    def f(*a, _b=None, **k):
+        if _b is not None:      # in a kernel: an error at the caller's line
+            raise CompileError(f"asc.adv.{name} is not supported: {why}", _b.loc)
         raise RuntimeError(f"asc.adv.{name} is not supported: {why}")
     f.__name__ = name
     f.__asc_rejected__ = why
+    f._asc_builder = True
     return f
 
 
@@ -135,7 +138,11 @@ get_matmul_api_tiling = _rejected("get_matmul_api_tiling", "compile-time constan
 class MatmulApiStaticTiling:
     __asc_rejected__ = get_matmul_api_tiling.__asc_rejected__
 
-    def __init__(self, *a, **k):
+    _asc_builder = True
+
+    def __init__(self, *a, _b=None, **k):
+        if _b is not None:      # in a kernel: an error at the caller's line
+            raise CompileError(f"asc.adv.MatmulApiStaticTiling is not supported: {self.__asc_rejected__}", _b.loc)
         raise RuntimeError(f"asc.adv.MatmulApiStaticTiling is not supported: {self.__asc_rejected__}")
 
 
@@ -317,10 +324,10 @@ class Matmul:
     def _prepare(self):
         b = self.b
         if b.fn.kernel_kind != "aic":
-            raise CompileError("asc.adv.Matmul computes on the AIC: put it in a cube-only kernel "
-                               "(matmul_cube_only=True, KernelType.AIC_ONLY) or in a mix kernel "
-                               "(KernelType.MIX_AIC_1_2 / MIX_AIC_1_1), whose AIVs call it as clients "
-                               "of the AIC", b.loc)
+            # unreachable from a kernel: matmul_kfc.role() makes every non-AIC Matmul a client (or
+            # refuses an AIV-only kernel), so only a compiler bug gets here
+            raise CompileError(f"internal: asc.adv.Matmul's cube lowering reached a {b.fn.kernel_kind} program "
+                               f"(adv/matmul_kfc.py role() should have made it a client)", b.loc)
         if self.tiling is None:
             raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", b.loc)
         if self.ta is None or self.tb is None:
@@ -345,6 +352,11 @@ class Matmul:
         self.base = (int(t.base_m), int(t.base_n), int(t.base_k))
         es = self.ta.dtype.sizeof()
         bm, bn, bk = self.base
+        if min(bm, bn, bk) <= 0 or min(sm, sn, sk) <= 0:
+            # a default asc.adv.TCubeTiling() is all zeros: no tile to iterate (and 0-sized blocks)
+            raise CompileError(f"asc.adv.Matmul: the tiling's base block {bm} x {bn} x {bk} and single-core "
+                               f"shape {sm} x {sn} x {sk} must be positive (an empty asc.adv.TCubeTiling()? fill "
+                               f"it on the host with asc.lib.host's MatmulApiTiling.get_tiling)", b.loc)
         if bk % 16 or bm % 16 or bn % 16:
             raise CompileError(f"asc.adv.Matmul: base block {bm} x {bn} x {bk} must be multiples of 16", b.loc)
         cap = b.target_capacity
@@ -626,8 +638,8 @@ class Matmul:
         if not en_partial_sum:
             self._prepare()
             return _Iterate(self)
-        raise CompileError("asc.adv.Matmul.iterate: en_partial_sum=True (keeping partial sums in L0C "
-                           "across calls) is not implemented; use iterate() without it", self.b.loc)
+        raise CompileError("asc.adv.Matmul.iterate: en_partial_sum=True (accumulating into L0C across iterate "
+                           "calls) is not lowered; iterate with en_partial_sum=False", self.b.loc)
 
     def get_tensor_c(self, dst=None, en_atomic=0, en_sequential_write=False, *a, **k):
         if self.role == "server":
@@ -651,8 +663,9 @@ class Matmul:
                 raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
             self._direct_tile(dst, self._count(), bool(en_sequential_write))
             return
-        raise CompileError("asc.adv.Matmul.get_tensor_c: C goes to a GlobalTensor on the AIC and to a UB "
-                           "LocalTensor on a mix kernel's AIV; got %s here" % type(dst).__name__, self.b.loc)
+        raise CompileError(f"asc.adv.Matmul.get_tensor_c into a {type(dst).__name__} is not implemented here: a "
+                           f"cube-only kernel's Matmul writes C to a GlobalTensor, a mix kernel's AIV receives it "
+                           f"in a UB LocalTensor", self.b.loc)
 
 
 class _Iterate:

@@ -865,7 +865,7 @@ class Frontend:
         idx = self.expr(node.slice)
         self.setloc(node)
         if isinstance(obj, (list, tuple, str, dict)):
-            if isinstance(idx, RVal):
+            if isinstance(idx, (RVal, RCond)):
                 raise NeedUnroll("indexing a Python list needs a compile-time index", self.loc(node))
             return obj[idx]
         if hasattr(obj, "__getitem__"):

@@ -411,11 +411,14 @@ class TPipe:
 
     # Event ids (real pyasc fwk/tpipe.py; Ascend C TPipe::AllocEventID): compile-time ids from
     # 0..5 per HardEvent (6 is the system's, 7 TPipe's own); TQue flags get other ids.
-    def _event(self, event):
-        try:
-            return HardEvent(event)
-        except ValueError:
-            raise CompileError(f"expected an asc.HardEvent, got {event!r}", self.b.loc) from None
+    def _event(self, event, what="alloc_event_id"):
+        # a HardEvent member only (real pyasc fwk/tpipe.py types it `event: HardEvent`): a bare int
+        # such as alloc_event_id(5) is usually a misplaced event id, not an event
+        if not isinstance(event, HardEvent):
+            got = "a run-time value" if isinstance(event, RVal) else f"{type(event).__name__} {event!r}"
+            raise CompileError(f"TPipe.{what} needs an asc.HardEvent (e.g. asc.HardEvent.MTE2_V), got {got}",
+                               self.b.loc)
+        return event
 
     def _free_ids(self, ev):
         b = self.b
@@ -425,7 +428,7 @@ class TPipe:
 
     def fetch_event_id(self, event=None):
         """A free event id of `event` (default V_S), not reserved: -1 when none is free."""
-        ev = self._event(HardEvent.V_S if event is None else event)
+        ev = self._event(HardEvent.V_S if event is None else event, "fetch_event_id")
         free = self._free_ids(ev)
         return free[0] if free else -1
 
@@ -444,7 +447,7 @@ class TPipe:
 
     def release_event_id(self, id=None, event=None):  # noqa: A002  (real pyasc's keyword)
         """Give back an id from alloc_event_id."""
-        ev = self._event(HardEvent.V_S if event is None else event)
+        ev = self._event(HardEvent.V_S if event is None else event, "release_event_id")
         b = self.b
         if not is_static(id):
             raise CompileError("release_event_id needs a compile-time event id (one from alloc_event_id)", b.loc)

@@ -175,8 +175,13 @@ class JITFunction:
                 specs.append(driver.ArgSpec(p.name, "const", value=v))
                 continue
             arr = _as_array(v)
-            if arr is None and isinstance(v, (list, tuple)) and v and all(isinstance(a, np.ndarray) for a in v):
-                # a tensor list: the kernel gets the descriptor's address (asc.ListTensorDesc)
+            gm_ann = ann is GlobalAddress or (isinstance(ann, str) and "GlobalAddress" in ann)
+            if arr is None and isinstance(v, (list, tuple)) and (
+                    gm_ann or (v and all(isinstance(a, np.ndarray) for a in v))):
+                # a tensor list: the kernel gets the descriptor's address (asc.ListTensorDesc); an
+                # empty list or one of non-arrays for a GlobalAddress is refused here, before compiling
+                from . import tensor_list
+                tensor_list.check(p.name, v)
                 specs.append(driver.ArgSpec(p.name, "gm", dt.uint64))
                 continue
             if ann is GlobalAddress or (isinstance(ann, str) and "GlobalAddress" in ann):

@@ -52,9 +52,9 @@ def _resume(sw: Sweep, out: str):
     done = {}
     for n, r in enumerate(rows, 2):
         if r["spec_digest"] != sw.digest:
-            raise SpecError(f"{out}:{n}: written for another spec (spec_digest {r['spec_digest']}, this spec "
-                            f"{sw.digest}: kernel, inputs, fixed profile or parameters differ): remove it or "
-                            "write to another file")
+            raise SpecError(f"{out}:{n}: written for another spec (its kernel, inputs, fixed profile or "
+                            f"parameters differ: spec_digest {r['spec_digest']}, this spec {sw.digest}): remove it "
+                            "or write to another file")
         key = tuple(r[c] for c in sw.columns)
         i = by_params.get(key)
         if i is None:
