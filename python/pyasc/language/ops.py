@@ -570,19 +570,8 @@ def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, _b, **kwargs):
             raise b.error("asc.select: too many arguments")
         return _regmodes.select_by_register(_sys.modules[__name__], b, dst, sel_mask, src0, src1, sel_mode,
                                             rest[0] if rest else kwargs.pop("sel_mode", 0), kwargs.pop("mask", None))
-    for t in (dst, sel_mask, src0, src1):
-        _need_local(b, "select", t)
-    _same_dtype(b, "select", dst, src0, src1)
-    mnem = _suffix(b, "select", "vsel", dst.dtype)
-    b.emit(ir.Op("mtspr", None, [b.operand(sel_mask.addr)], {"spr": "cmpmask"}))
-    count, mask, rt, p = _split_form(b, "select", rest, kwargs, BinaryRepeatParams)
-    if count is not None:
-        op = _emit_vec(b, "select", mnem, dst, [src0, src1], count=count)
-    else:
-        op = _emit_vec(b, "select", mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
-                       blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
-                       rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
-    op.reads.append(sel_mask.access())
+    from .vec_select import select_by_mask      # by sel_mode, as on dav_c220 (vec_select.py)
+    select_by_mask(_sys.modules[__name__], b, dst, sel_mask, src0, src1, sel_mode, rest, kwargs)
 
 
 # ---- data movement --------------------------------------------------------------------------
