@@ -1159,8 +1159,6 @@ _REJECT = {
     "AddDeqRelu (s32 + s32 -> f16 through the DEQSCALE register, vadddeqrelu) is not modelled":
         ("add_deq_relu",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
-    "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
-        ("check_local_memory_ia",),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the system workspace in GM is not modelled": ("get_sys_workspace",),
@@ -1287,3 +1285,8 @@ init_soc_state = _soc_state.make(_sys.modules[__name__])
 from . import regmodes as _regmodes  # noqa: E402
 set_pad_value, set_hf32_mode, set_hf32_trans_mode, set_cmp_mask, get_cmp_mask = _regmodes.make(_sys.modules[__name__])
 set_deq_scale, cast_deq = _regmodes.make_deq(_sys.modules[__name__])
+
+# ---- CheckLocalMemoryIA: UB access checks in SPRs data_exp_0..3 (language/check_ia.py) --------
+from . import check_ia as _check_ia  # noqa: E402
+from .check_ia import CheckLocalMemoryIAParam  # noqa: E402,F401
+check_local_memory_ia = _check_ia.make(_sys.modules[__name__])
