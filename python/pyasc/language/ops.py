@@ -643,6 +643,8 @@ def data_copy(dst, src, *rest, _b, **kwargs):
         else:
             blocks = b.binop("sra", nbytes, 5)
         cfg = {"nburst": [1], "len": [_cfgval(b, blocks)], "srcgap": [0], "dstgap": [0]}
+        if not is_static(nbytes):   # GM -> L1, UB -> UB, L1 <-> UB: the card rounds down; the run warns
+            cfg["rdown"] = [_cfgval(b, b.binop("sne", b.binop("and", nbytes, 31), 0))]
         nsrc = ndst = blocks * 32 if is_static(blocks) else None
     else:
         raise b.error("asc.data_copy needs a count or DataCopyParams")
