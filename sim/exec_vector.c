@@ -674,6 +674,21 @@ static void vsem_VCONV(const VRepeat *v)
 /* vconv_deq.s32.f16: dst = the exact product src * scale (s32 x f16 fits f64),
  * rounded once to f16 by rint (via f32 with round-to-odd, which keeps the
  * one rounding exact); scale = the f16 in SPR deqscale bits 15:0, in sf */
+/* AddDeqRelu (dav_c220 AddDeqReluCompute, isa/asc_isa.def VADDDEQRELU): every step of the
+ * vector sequence, rounded as it rounds; v->sf is float(the half in DEQSCALE bits 15:0). */
+static void vsem_VADDDEQ(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        int32_t s = (int32_t)((uint32_t)load_i(v->a, ASC_DT_S32, i) + (uint32_t)load_i(v->b, ASC_DT_S32, i));
+        volatile float f = (float)s; /* volatile: each product is rounded to f32 on its own */
+        f = f * 0x1p-17f;
+        f = f * v->sf;
+        f = f * 0x1p17f;
+        uint16_t h = asc_f32_to_f16_rnd(f, ASC_RND_RINT);
+        v->d->u16[i] = asc_f32_to_f16_rnd(fmax_asc(0.0f, asc_f16_widen(h)), ASC_RND_RINT);
+    }
+}
+
 static void vsem_VDEQ(const VRepeat *v)
 {
     for (uint32_t i = 0; i < v->lanes; i++) {
@@ -1014,7 +1029,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
 
     /* operands and the config register, by shape */
     bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY ||
-                shape == VS_TERN;
+                shape == VS_TERN || fam == VF_VADDDEQ;
     uint64_t cfg = four ? q->rs3 : q->rs2;
     VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
     switch (shape) {
@@ -1054,7 +1069,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     case VS_CONV:
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
-        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
+        if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_SCALAR:
     case VS_UNARY:
@@ -1148,7 +1164,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
-    if (fam == VF_VDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
+    if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;
         memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);

@@ -1158,8 +1158,6 @@ def get_program_counter(*, _b):
 
 
 _REJECT = {
-    "AddDeqRelu (s32 + s32 -> f16 through the DEQSCALE register, vadddeqrelu) is not modelled":
-        ("add_deq_relu",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
@@ -1292,3 +1290,7 @@ set_deq_scale, cast_deq = _regmodes.make_deq(_sys.modules[__name__])
 from . import check_ia as _check_ia  # noqa: E402
 from .check_ia import CheckLocalMemoryIAParam  # noqa: E402,F401
 check_local_memory_ia = _check_ia.make(_sys.modules[__name__])
+
+# ---- AddDeqRelu: s32 + s32 -> f16 through DEQSCALE, vadddeqrelu (language/add_deq.py) ------------
+from . import add_deq as _add_deq  # noqa: E402
+add_deq_relu = _add_deq.make(_sys.modules[__name__])
