@@ -5,7 +5,7 @@ CheckLocalMemoryIA(ISASI).md; real pyasc python/asc/language/core/types.py Check
 
 The parameters pack into one 64-bit word, as CheckLocalMemoryIAImpl does: start (32 B units) in
 bits 63:48, end in 47:32, scalar read / write 31 / 30, vector read / write 29 / 28, MTE read /
-write 27 / 26, enable 0; the word goes to the special register data_exp_<enable_bit> (set_data_exp_N).
+write 27 / 26, enable 0; the word goes to SPR data_exp_<enable_bit> (set_data_exp_N).
 The simulator then faults the first instruction whose UB access of a checked kind touches a 32 B
 block b with start < b <= end (the docs' (startAddr, endAddr]), naming core, pc and the Python
 line (sim/exec_check.c).  Reset with is_enable=False, as the docs ask."""
