@@ -42,6 +42,24 @@ bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool wr
     if (check_align && m->align > 1 && lo % m->align)
         return asc_exec_fault(ctx, "%s %s of %s [0x%llx, 0x%llx) is misaligned: %s addresses must be multiples of %u B",
                               bn, rw, what, (unsigned long long)lo, (unsigned long long)hi, bn, (unsigned)m->align);
+    if (buf == ASC_BUF_UB && hi > lo && ctx->ia_unit < 3) {
+        /* CheckLocalMemoryIA (SPRs data_exp_0..3, Ascend C CheckLocalMemoryIAImpl on dav_c220):
+         * bit 31 - (2 * unit + write) enables the check of this kind of access; the checked
+         * range is the 32 B blocks b with start < b <= end (the docs' (startAddr, endAddr]) */
+        static const char *const unit_name[3] = {"scalar", "vector", "MTE"};
+        for (int k = 0; k < 4; k++) {
+            uint64_t w = ctx->data_exp[k];
+            if (!(w & 1) || !((w >> (31 - (2 * ctx->ia_unit + (write ? 1 : 0)))) & 1)) continue;
+            uint64_t start = (w >> 48) & 0xffff, end = (w >> 32) & 0xffff;
+            if ((hi - 1) / 32 > start && lo / 32 <= end)
+                return asc_exec_fault(ctx,
+                                      "%s %s %s of %s [0x%llx, 0x%llx) touches the range data_exp_%d checks "
+                                      "(CheckLocalMemoryIA: 32 B blocks (%llu, %llu], UB [0x%llx, 0x%llx))",
+                                      unit_name[ctx->ia_unit], bn, rw, what, (unsigned long long)lo,
+                                      (unsigned long long)hi, k, (unsigned long long)start, (unsigned long long)end,
+                                      (unsigned long long)(start + 1) * 32, (unsigned long long)(end + 1) * 32);
+        }
+    }
     return true;
 }
 

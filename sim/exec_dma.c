@@ -72,6 +72,10 @@ ASC_EXEC_FN(DMA)
     uint64_t src = q->rs1, dst = q->rd;
     st->src_buf = (uint8_t)rt.src;
     st->dst_buf = (uint8_t)rt.dst;
+    if ((cfg >> 12) & 1) { /* rdown: the count's last 1..31 bytes are not moved, as on the card */
+        st->note = ASC_NOTE_RDOWN;
+        st->note_a = st->note_b = nburst * len * 32;
+    }
     if (nburst == 0 || len == 0) return true; /* DataCopy: zero count or length is a no-op */
 
     uint64_t burst_bytes = len * 32;

@@ -674,6 +674,21 @@ static void vsem_VCONV(const VRepeat *v)
 /* vconv_deq.s32.f16: dst = the exact product src * scale (s32 x f16 fits f64),
  * rounded once to f16 by rint (via f32 with round-to-odd, which keeps the
  * one rounding exact); scale = the f16 in SPR deqscale bits 15:0, in sf */
+/* AddDeqRelu (dav_c220 AddDeqReluCompute, isa/asc_isa.def VADDDEQRELU): every step of the
+ * vector sequence, rounded as it rounds; v->sf is float(the half in DEQSCALE bits 15:0). */
+static void vsem_VADDDEQ(const VRepeat *v)
+{
+    for (uint32_t i = 0; i < v->lanes; i++) {
+        int32_t s = (int32_t)((uint32_t)load_i(v->a, ASC_DT_S32, i) + (uint32_t)load_i(v->b, ASC_DT_S32, i));
+        volatile float f = (float)s; /* volatile: each product is rounded to f32 on its own */
+        f = f * 0x1p-17f;
+        f = f * v->sf;
+        f = f * 0x1p17f;
+        uint16_t h = asc_f32_to_f16_rnd(f, ASC_RND_RINT);
+        v->d->u16[i] = asc_f32_to_f16_rnd(fmax_asc(0.0f, asc_f16_widen(h)), ASC_RND_RINT);
+    }
+}
+
 static void vsem_VDEQ(const VRepeat *v)
 {
     for (uint32_t i = 0; i < v->lanes; i++) {
@@ -781,7 +796,9 @@ typedef struct VJob {
     unsigned cond;
     AscRnd rnd;
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
+    bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
     uint8_t reg[16];
+    uint8_t sel1[4];
 } VJob;
 
 static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] == want[0] && m[1] == want[1]; }
@@ -835,6 +852,8 @@ static void vec_data(uint8_t *ub, const VJob *j)
             case VK_GROUP: break; /* only destinations */
             }
         }
+        if (j->sels) /* vsel tensor-scalar: every lane of src1 is the scalar */
+            for (uint32_t i = 0; i < p->lanes; i++) memcpy(b.u8 + i * j->size, j->sel1, j->size);
         v.m = m;
         if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
             memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
@@ -1010,7 +1029,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
 
     /* operands and the config register, by shape */
     bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY ||
-                shape == VS_TERN;
+                shape == VS_TERN || fam == VF_VADDDEQ;
     uint64_t cfg = four ? q->rs3 : q->rs2;
     VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
     switch (shape) {
@@ -1018,7 +1037,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_SEL:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        if (shape != VS_SEL || !((cfg >> 50) & 1)) /* sels: rs2 is a scalar, not an address */
+            set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         if (shape == VS_SEL && !((cfg >> 49) & 1))
             set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
         break;
@@ -1049,7 +1069,8 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     case VS_CONV:
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
-        set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
+        set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
+        if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_SCALAR:
     case VS_UNARY:
@@ -1072,6 +1093,11 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     bool whole = (cfg >> 48) & 1;
     if (((cfg >> 49) & 1) && shape != VS_SEL)
         return asc_exec_fault(ctx, "config bit 49 (cmpreg) is for vsel only, not vector family %s", fi->name);
+    if (((cfg >> 50) & 1) && shape != VS_SEL)
+        return asc_exec_fault(ctx, "config bit 50 (sels) is for vsel only, not vector family %s", fi->name);
+    if (((cfg >> 50) & 1) && ((cfg >> 49) & 1))
+        return asc_exec_fault(ctx, "vsel config bits 49 (cmpreg) and 50 (sels) exclude each other: "
+                                   "the tensor-scalar mode selects by the mask in UB at SPR cmpmask");
     if (whole && shape != VS_CMP && shape != VS_CMPS)
         return asc_exec_fault(ctx, "config bit 48 (whole) is for vcmp/vcmps only, not vector family %s", fi->name);
 
@@ -1138,10 +1164,19 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
-    if (fam == VF_VDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
+    if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;
         memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);
+    }
+    if (shape == VS_SEL && ((cfg >> 50) & 1)) { /* the scalar's element bits, as vadds reads rs2 */
+        VBuf one;
+        j.sels = true;
+        if (asc_dtype_is_float(p.dt))
+            store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+        else
+            store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+        memcpy(j.sel1, one.u8, size);
     }
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;

@@ -42,6 +42,7 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->nd2nz_para = c->spr[ASC_SPR_ND2NZ_PARA];
     q->pad_val = c->spr[ASC_SPR_PAD_VAL];
     q->deqscale = c->spr[ASC_SPR_DEQSCALE];
+    for (int k = 0; k < 4; k++) q->data_exp[k] = c->spr[ASC_SPR_DATA_EXP_0 + k];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)
@@ -156,7 +157,7 @@ static ASC_EXEC_FN(SPR)
     }
     if (!asc_spr_writable(in->spr))
         return xfail(ctx, ASC_FAULT_ILLEGAL,
-                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic, nd2nz_para, pad_val, deqscale",
+                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic, nd2nz_para, pad_val, deqscale, data_exp_0..3",
                      asc_spr_name(in->spr));
     c->spr[in->spr] = c->x[in->rs1];
     return true;
@@ -294,6 +295,10 @@ static ASC_EXEC_FN(TRAP)
 bool asc_dispatch(AscCore *c, const AscIssued *q, AscExecStats *st)
 {
     AscExecCtx *ctx = &c->ctx;
+    unsigned pipe = asc_insn_info[q->in.op].pipe;
+    ctx->ia_unit = pipe == ASC_PIPE_S ? 0 : pipe == ASC_PIPE_V ? 1
+                   : pipe == ASC_PIPE_MTE1 || pipe == ASC_PIPE_MTE2 || pipe == ASC_PIPE_MTE3 ? 2 : 3;
+    memcpy(ctx->data_exp, q->data_exp, sizeof ctx->data_exp);
     switch ((AscOp)q->in.op) {
 #define ASC_INSN(id, mn, opc, fmt, pipe, lat, fam, dt0, dt1, cfg, flags, sem) \
     case ASC_OP_##id: return asc_exec_##fam(ctx, q, ASC_DT_##dt0, ASC_DT_##dt1, st);

@@ -66,6 +66,7 @@ typedef struct AscIssued {
     uint64_t nd2nz_para;        /* SPR nd2nz_para at issue (ND2NZ copies; exec_nd2nz.c) */
     uint64_t pad_val;           /* SPR pad_val at issue (DataCopyPad GM -> UB; exec_dmapad.c) */
     uint64_t deqscale;          /* SPR deqscale at issue (vconv_deq; exec_vector.c) */
+    uint64_t data_exp[4];       /* SPRs data_exp_0..3 at issue (UB access checks; exec_check.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56
@@ -135,6 +136,10 @@ typedef struct AscExecCtx {
     uint64_t rsvd_cnt;
     /* VA0..VA3, 8 UB byte addresses each (setva / vldva, read by vnchwconv: exec_vnchwconv.c) */
     uint64_t va[32];
+    /* CheckLocalMemoryIA (exec_check.c): the data_exp_0..3 words of the instruction being
+     * executed and its unit (0 scalar, 1 vector, 2 MTE, 3 none), set by asc_dispatch */
+    uint64_t data_exp[4];
+    uint8_t ia_unit;
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

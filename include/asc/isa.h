@@ -113,6 +113,7 @@ typedef enum AscNoteKind {
     ASC_NOTE_PAD = 2,   /* a DataCopyPad burst of a bytes took b bytes of UB (dummy bytes written) */
     ASC_NOTE_CMPMASK = 3,  /* a whole-repeat vcmp/vcmps ignored a mask of a active lanes: compared all b */
     ASC_NOTE_CMPCOUNT = 4, /* a whole-repeat vcmp/vcmps in counter mode compared b of a elements */
+    ASC_NOTE_RDOWN = 5,    /* a DataCopy count (DMA config bit 12, rdown) moved b bytes, its last 1..31 dropped */
     ASC_NOTE_COUNT
 } AscNoteKind;
 

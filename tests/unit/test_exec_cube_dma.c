@@ -364,6 +364,20 @@ START_TEST(dma_faults)
     expect_fault(&e, &q, "L1 write of dst [0x7ffe0, 0x80020) is outside L1 (0x80000 bytes usable)");
     q = issue(ASC_OP_MOV_OUT_TO_UB, 0, 0, dma_cfg(1, 1, 0, 0) | (1ull << 13), 0);
     expect_fault(&e, &q, "reserved bits 0x0000000000002000 of the DMA layout");
+    {   /* bit 12 (rdown): the copy moves len*32 bytes as without it and notes RDOWN, even at len 0 */
+        AscExecStats st;
+        memset(e.buf[ASC_BUF_UB], 0x5a, 64);
+        memset(e.buf[ASC_BUF_UB] + 0x1000, 0, 64);
+        q = issue(ASC_OP_MOV_UB_TO_UB, 0x1000, 0, dma_cfg(1, 1, 0, 0) | (1ull << 12), 0);
+        ck_assert_msg(run(&e, &q, &st), "%s", e.ctx.fault);
+        ck_assert_uint_eq(st.note, ASC_NOTE_RDOWN);
+        ck_assert_uint_eq(st.note_b, 32);
+        for (unsigned k = 0; k < 64; k++) ck_assert_uint_eq(e.buf[ASC_BUF_UB][0x1000 + k], k < 32 ? 0x5a : 0);
+        q = issue(ASC_OP_MOV_UB_TO_UB, 0x1000, 0, dma_cfg(1, 0, 0, 0) | (1ull << 12), 0);
+        ck_assert(run(&e, &q, &st));
+        ck_assert_uint_eq(st.note, ASC_NOTE_RDOWN);
+        ck_assert_uint_eq(st.note_b, 0);
+    }
     e.ctx.mem[ASC_BUF_L1].size = 0;
     q = issue(ASC_OP_MOV_UB_TO_L1, 0, 0, dma_cfg(1, 1, 0, 0), 0);
     expect_fault(&e, &q, "this core has no L1");

@@ -318,6 +318,7 @@ static bool is_vector(AscOp op)
     return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
            strcmp(ii->fam, "VGATHERB") != 0 && strcmp(ii->fam, "CMPMASK") != 0 && /* CMPMASK: cmpmask_reg below */
            strcmp(ii->fam, "VDEQ") != 0 && /* VDEQ: tests/python/test_regmodes.py against numpy */
+           strcmp(ii->fam, "VADDDEQ") != 0 && /* vadddeqrelu: tests/python/test_add_deq_relu.py against numpy */
            strcmp(ii->fam, "VBITSORT") != 0 && strcmp(ii->fam, "VMRGSORT4") != 0 && /* and the sorts (test_exec_vsort.c) */
            strcmp(ii->fam, "VREDUCEV2") != 0 && /* vreducev2: tests/python/test_gather_mask.py */
            strcmp(ii->fam, "VNCHWCONV") != 0; /* vnchwconv: tests/python/test_trans_5hd.py */
@@ -580,6 +581,33 @@ START_TEST(cmpmask_register)
     q.rs1 = 0;
     ck_assert(!run(&e, &q, &st));
     ck_assert_msg(strstr(e.ctx.fault, "cmpreg") != NULL, "%s", e.ctx.fault);
+    /* config bit 50 (sels): src1 is the scalar in rs2 (Select mode VSEL_TENSOR_SCALAR_MODE), the
+     * mask the UB bits at SPR cmpmask, lanes/8 bytes per repeat (repeat 1 reads 0x3008..0x300f) */
+    for (unsigned k = 0; k < 16; k++) e.ub[0x3000 + k] = (uint8_t)(0x3c + 91 * k);
+    float sv = -2.5f;
+    uint32_t sb;
+    memcpy(&sb, &sv, 4);
+    q.in.op = ASC_OP_VSEL_F32;
+    q.rd = 0x2000;
+    q.rs1 = 0;
+    q.rs2 = sb;
+    q.cmpmask = 0x3000;
+    q.rs3 = vcfg(2, blk, rep) | 1ull << 50;
+    ck_assert(run(&e, &q, &st));
+    for (unsigned i = 0; i < 128; i++) {
+        uint8_t byte = (uint8_t)(0x3c + 91 * (i / 8));
+        float want = (byte >> (i % 8)) & 1 ? (float)i : sv, got;
+        memcpy(&got, e.ub + 0x2000 + i * 4, 4);
+        ck_assert_msg(got == want, "sels lane %u: %g, want %g", i, (double)got, (double)want);
+    }
+    q.rs3 = vcfg(2, blk, rep) | 1ull << 50 | 1ull << 49;
+    ck_assert(!run(&e, &q, &st));
+    ck_assert_msg(strstr(e.ctx.fault, "exclude each other") != NULL, "%s", e.ctx.fault);
+    q.in.op = ASC_OP_VADD_F32;
+    q.rs2 = 0x1000;
+    q.rs3 = vcfg(2, blk, rep) | 1ull << 50;
+    ck_assert(!run(&e, &q, &st));
+    ck_assert_msg(strstr(e.ctx.fault, "sels") != NULL, "%s", e.ctx.fault);
     env_free(&e);
 }
 END_TEST
@@ -903,8 +931,8 @@ START_TEST(vector_faults)
     expect_fault(&e, &q, "UB read of src0 [0x22, 0x122) is misaligned: start address 0x22 is not a multiple of 32 B");
     /* reserved config bits 48..55 */
     q.rs1 = 0;
-    q.rs3 = vcfg(1, blk, rep) | (1ull << 50);
-    expect_fault(&e, &q, "reserved bits 0x0004000000000000");
+    q.rs3 = vcfg(1, blk, rep) | (1ull << 51); /* bit 50 is vsel's sels */
+    expect_fault(&e, &q, "reserved bits 0x0008000000000000");
     /* counter mode with an absurd count */
     q.rs3 = vcfg(1, blk, rep);
     q.ctrl = 1ull << ASC_CTRL_COUNTER_BIT;

@@ -570,19 +570,8 @@ def select(dst, sel_mask, src0, src1, sel_mode=0, *rest, _b, **kwargs):
             raise b.error("asc.select: too many arguments")
         return _regmodes.select_by_register(_sys.modules[__name__], b, dst, sel_mask, src0, src1, sel_mode,
                                             rest[0] if rest else kwargs.pop("sel_mode", 0), kwargs.pop("mask", None))
-    for t in (dst, sel_mask, src0, src1):
-        _need_local(b, "select", t)
-    _same_dtype(b, "select", dst, src0, src1)
-    mnem = _suffix(b, "select", "vsel", dst.dtype)
-    b.emit(ir.Op("mtspr", None, [b.operand(sel_mask.addr)], {"spr": "cmpmask"}))
-    count, mask, rt, p = _split_form(b, "select", rest, kwargs, BinaryRepeatParams)
-    if count is not None:
-        op = _emit_vec(b, "select", mnem, dst, [src0, src1], count=count)
-    else:
-        op = _emit_vec(b, "select", mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
-                       blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
-                       rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
-    op.reads.append(sel_mask.access())
+    from .vec_select import select_by_mask      # by sel_mode, as on dav_c220 (vec_select.py)
+    select_by_mask(_sys.modules[__name__], b, dst, sel_mask, src0, src1, sel_mode, rest, kwargs)
 
 
 # ---- data movement --------------------------------------------------------------------------
@@ -654,6 +643,8 @@ def data_copy(dst, src, *rest, _b, **kwargs):
         else:
             blocks = b.binop("sra", nbytes, 5)
         cfg = {"nburst": [1], "len": [_cfgval(b, blocks)], "srcgap": [0], "dstgap": [0]}
+        if not is_static(nbytes):   # GM -> L1, UB -> UB, L1 <-> UB: the card rounds down; the run warns
+            cfg["rdown"] = [_cfgval(b, b.binop("sne", b.binop("and", nbytes, 31), 0))]
         nsrc = ndst = blocks * 32 if is_static(blocks) else None
     else:
         raise b.error("asc.data_copy needs a count or DataCopyParams")
@@ -1167,11 +1158,7 @@ def get_program_counter(*, _b):
 
 
 _REJECT = {
-    "AddDeqRelu (s32 + s32 -> f16 through the DEQSCALE register, vadddeqrelu) is not modelled":
-        ("add_deq_relu",),
     "the bilinear-interpolation instruction (vbi) is not modelled": ("bilinear_interpolation",),
-    "the local-memory access-violation check registers (CheckLocalMemoryIA) are not modelled":
-        ("check_local_memory_ia",),
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
@@ -1297,3 +1284,12 @@ init_soc_state = _soc_state.make(_sys.modules[__name__])
 from . import regmodes as _regmodes  # noqa: E402
 set_pad_value, set_hf32_mode, set_hf32_trans_mode, set_cmp_mask, get_cmp_mask = _regmodes.make(_sys.modules[__name__])
 set_deq_scale, cast_deq = _regmodes.make_deq(_sys.modules[__name__])
+
+# ---- CheckLocalMemoryIA: UB access checks in SPRs data_exp_0..3 (language/check_ia.py) --------
+from . import check_ia as _check_ia  # noqa: E402
+from .check_ia import CheckLocalMemoryIAParam  # noqa: E402,F401
+check_local_memory_ia = _check_ia.make(_sys.modules[__name__])
+
+# ---- AddDeqRelu: s32 + s32 -> f16 through DEQSCALE, vadddeqrelu (language/add_deq.py) ------------
+from . import add_deq as _add_deq  # noqa: E402
+add_deq_relu = _add_deq.make(_sys.modules[__name__])

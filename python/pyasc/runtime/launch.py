@@ -131,6 +131,8 @@ _NOTE_TEXT = {   # AscNoteKind enumerator (include/asc/isa.h, via abi.json) -> w
     "PAD": "data_copy_pad padded a burst of {a} bytes to {b} bytes in UB (dummy bytes after the data)",
     "CMPMASK": "compare ignored a mask of {a} of {b} lanes: Ascend C Compare / CompareScalar on dav_c220 takes no "
                "mask and compares every lane of each repeat",
+    "RDOWN": "data_copy moved {b} bytes: its run-time count * sizeof was not a multiple of 32, and Ascend C "
+             "DataCopy rounds it down to 32 bytes and drops the last 1..31 bytes without an error on the card",
     "CMPCOUNT": "compare compared {b} of {a} elements: Ascend C Compare / CompareScalar with a count runs "
                 "count * sizeof / 256 whole repeats on dav_c220; the tail's bits are left as they were",
 }
