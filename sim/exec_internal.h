@@ -120,5 +120,11 @@ AscBankCost asc_ubbank_cost(const AscConfig *cfg, const AscBankRepeat *rep);
 void asc_ubbank_account(const AscConfig *cfg, const AscBankRepeat *rep, AscExecStats *st);
 /* Adds a cost computed before (a repeat with the same cost, exec_vector.c). */
 void asc_ubbank_add(const AscConfig *cfg, AscBankCost c, AscExecStats *st);
+/* For the instructions that gather one repeat's UB blocks themselves (exec_vsort.c,
+ * exec_vreducev2.c, exec_vnchwconv.c): adds the 32 B block of addr to the repeat (once per
+ * block, at most ASC_BANK_MAX_BLOCKS), and ends the repeat (its bank cost into st unless
+ * ctx->no_bank_cost, each block to ctx->on_access, st->repeats + 1). */
+void asc_ubbank_block(AscBankRepeat *br, bool write, uint64_t addr);
+void asc_ubbank_flush(AscExecCtx *ctx, AscBankRepeat *br, AscExecStats *st);
 
 #endif

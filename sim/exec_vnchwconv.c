@@ -29,30 +29,6 @@
 
 #include "exec_internal.h"
 
-static void bank_add(AscBankRepeat *br, bool write, uint64_t addr)
-{
-    addr &= ~31ull;
-    uint32_t *n = write ? &br->nwrite : &br->nread;
-    uint64_t *v = write ? br->write : br->read;
-    for (uint32_t i = 0; i < *n; i++)
-        if (v[i] == addr) return;
-    if (*n < ASC_BANK_MAX_BLOCKS) v[(*n)++] = addr;
-}
-
-static void flush(AscExecCtx *ctx, AscBankRepeat *br, AscExecStats *st)
-{
-    if (br->nread + br->nwrite == 0) return;
-    if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, br, st);
-    if (ctx->on_access) {
-        for (uint32_t i = 0; i < br->nread; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->read[i], br->read[i] + 32, false);
-        for (uint32_t i = 0; i < br->nwrite; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->write[i], br->write[i] + 32, true);
-    }
-    st->repeats++;
-    br->nread = br->nwrite = 0;
-}
-
 ASC_EXEC_FN(SETVA)
 {
     (void)dt0, (void)dt1;
@@ -73,9 +49,9 @@ ASC_EXEC_FN(SETVA)
     for (uint32_t i = 0; i < 16; i++) {
         memcpy(&ctx->va[i], ub + q->rd + 8 * i, 8);
         memcpy(&ctx->va[16 + i], ub + q->rs1 + 8 * i, 8);
-        if (i % 4 == 0) bank_add(&br, false, q->rd + 8 * i), bank_add(&br, false, q->rs1 + 8 * i);
+        if (i % 4 == 0) asc_ubbank_block(&br, false, q->rd + 8 * i), asc_ubbank_block(&br, false, q->rs1 + 8 * i);
     }
-    flush(ctx, &br, st);
+    asc_ubbank_flush(ctx, &br, st);
     st->bytes += 256;
     return true;
 }
@@ -110,11 +86,11 @@ ASC_EXEC_FN(VNCHWCONV)
         for (uint32_t i = 0; i < 16; i++) {
             uint64_t s = ctx->va[16 + i] + 32 * k * srep;
             memcpy(in[i], ub + s, 32);
-            bank_add(&br, false, s);
+            asc_ubbank_block(&br, false, s);
         }
         for (uint32_t j = 0; j < 16; j++) {
             uint8_t *d = ub + ctx->va[j] + 32 * k * drep;
-            bank_add(&br, true, ctx->va[j] + 32 * k * drep);
+            asc_ubbank_block(&br, true, ctx->va[j] + 32 * k * drep);
             if (size == 2) {
                 for (uint32_t i = 0; i < 16; i++) memcpy(d + 2 * i, in[i] + 2 * j, 2);
             } else if (size == 4) {
@@ -123,7 +99,7 @@ ASC_EXEC_FN(VNCHWCONV)
                 for (uint32_t i = 0; i < 16; i++) d[16 * dhigh + i] = in[i][16 * shigh + j];
             }
         }
-        flush(ctx, &br, st);
+        asc_ubbank_flush(ctx, &br, st);
         st->bytes += 512;
     }
     return true;

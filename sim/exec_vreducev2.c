@@ -28,30 +28,6 @@
 
 #include "exec_internal.h"
 
-static void bank_add(AscBankRepeat *br, bool write, uint64_t addr)
-{
-    addr &= ~31ull;
-    uint32_t *n = write ? &br->nwrite : &br->nread;
-    uint64_t *v = write ? br->write : br->read;
-    for (uint32_t i = 0; i < *n; i++)
-        if (v[i] == addr) return;
-    if (*n < ASC_BANK_MAX_BLOCKS) v[(*n)++] = addr;
-}
-
-static void flush(AscExecCtx *ctx, AscBankRepeat *br, AscExecStats *st)
-{
-    if (br->nread + br->nwrite == 0) return;
-    if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, br, st);
-    if (ctx->on_access) {
-        for (uint32_t i = 0; i < br->nread; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->read[i], br->read[i] + 32, false);
-        for (uint32_t i = 0; i < br->nwrite; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->write[i], br->write[i] + 32, true);
-    }
-    st->repeats++;
-    br->nread = br->nwrite = 0;
-}
-
 static bool kept(const uint8_t *ub, uint64_t pat, uint32_t mode, uint64_t j)
 {
     switch (mode) {
@@ -111,18 +87,18 @@ ASC_EXEC_FN(VREDUCEV2)
         for (uint64_t j = 0; j < n; j++) {
             uint64_t src = q->rs1 + 32 * (r * rep + (j / epb) * blk) + (j % epb) * size;
             if (j % epb == 0) {
-                bank_add(&br, false, src);
-                if (mode == 0 && j % 256 == 0) bank_add(&br, false, pat + j / 8);
+                asc_ubbank_block(&br, false, src);
+                if (mode == 0 && j % 256 == 0) asc_ubbank_block(&br, false, pat + j / 8);
             }
             if (kept(w, pat, mode, j)) {
                 uint64_t d = q->rd + k * size;
                 memmove(w + d, w + src, size);
-                bank_add(&br, true, d);
+                asc_ubbank_block(&br, true, d);
                 k++;
             }
-            if (j % (8ull * epb) == 8ull * epb - 1) flush(ctx, &br, st);
+            if (j % (8ull * epb) == 8ull * epb - 1) asc_ubbank_flush(ctx, &br, st);
         }
-        flush(ctx, &br, st);
+        asc_ubbank_flush(ctx, &br, st);
         st->bytes += n * size;
     }
     ctx->rsvd_cnt = k;

@@ -55,30 +55,6 @@ static bool before(float a, float b)
     return a > b;
 }
 
-static void bank_add(AscBankRepeat *br, bool write, uint64_t addr)
-{
-    addr &= ~31ull;
-    uint32_t *n = write ? &br->nwrite : &br->nread;
-    uint64_t *v = write ? br->write : br->read;
-    for (uint32_t i = 0; i < *n; i++)
-        if (v[i] == addr) return;
-    if (*n < ASC_BANK_MAX_BLOCKS) v[(*n)++] = addr;
-}
-
-static void flush(AscExecCtx *ctx, AscBankRepeat *br, AscExecStats *st)
-{
-    if (br->nread + br->nwrite == 0) return;
-    if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, br, st);
-    if (ctx->on_access) {
-        for (uint32_t i = 0; i < br->nread; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->read[i], br->read[i] + 32, false);
-        for (uint32_t i = 0; i < br->nwrite; i++)
-            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->write[i], br->write[i] + 32, true);
-    }
-    st->repeats++;
-    br->nread = br->nwrite = 0;
-}
-
 static bool check_sort_cfg(AscExecCtx *ctx, uint64_t cfg, bool merge)
 {
     if (!asc_exec_check_cfg(ctx, ASC_CFG_SORT, cfg)) return false;
@@ -125,11 +101,11 @@ ASC_EXEC_FN(VBITSORT)
         }
         AscBankRepeat br;
         br.nread = br.nwrite = 0;
-        for (uint32_t b = 0; b < size; b++) bank_add(&br, false, q->rs1 + 32ull * size * r + 32ull * b);
-        for (uint32_t b = 0; b < 4; b++) bank_add(&br, false, q->rs2 + 128ull * r + 32ull * b);
-        for (uint32_t b = 0; b < 8; b++) bank_add(&br, true, q->rd + 256ull * r + 32ull * b);
+        for (uint32_t b = 0; b < size; b++) asc_ubbank_block(&br, false, q->rs1 + 32ull * size * r + 32ull * b);
+        for (uint32_t b = 0; b < 4; b++) asc_ubbank_block(&br, false, q->rs2 + 128ull * r + 32ull * b);
+        for (uint32_t b = 0; b < 8; b++) asc_ubbank_block(&br, true, q->rd + 256ull * r + 32ull * b);
         memcpy(ub + q->rd + 256ull * r, out, 256);
-        flush(ctx, &br, st);
+        asc_ubbank_flush(ctx, &br, st);
         st->bytes += 32ull * (size + 4);
     }
     st->flops += 32ull * 5 * repeats;
@@ -200,15 +176,15 @@ ASC_EXEC_FN(VMRGSORT4)
             if (stop || best < 0) break;
             uint64_t src = base[best] + off + 8 * used[best];
             memcpy(ub + w, ub + src, 8);
-            bank_add(&br, false, src);
-            bank_add(&br, true, w);
+            asc_ubbank_block(&br, false, src);
+            asc_ubbank_block(&br, true, w);
             used[best]++;
             w += 8;
             st->bytes += 8;
-            if ((w - q->rd) % 256 == 0) flush(ctx, &br, st);
+            if ((w - q->rd) % 256 == 0) asc_ubbank_flush(ctx, &br, st);
         }
     }
-    flush(ctx, &br, st);
+    asc_ubbank_flush(ctx, &br, st);
     ctx->vms4_sr = used[0] | used[1] << 16 | used[2] << 32 | used[3] << 48;
     st->flops += (w - q->rd) / 8 * nl;
     return true;

@@ -105,3 +105,27 @@ void asc_ubbank_add(const AscConfig *cfg, AscBankCost c, AscExecStats *st)
     if (c.w > 1) st->ww_conflicts++;
     if (c.rw > 1) st->rw_conflicts++;
 }
+
+void asc_ubbank_block(AscBankRepeat *br, bool write, uint64_t addr)
+{
+    addr &= ~31ull;
+    uint32_t *n = write ? &br->nwrite : &br->nread;
+    uint64_t *v = write ? br->write : br->read;
+    for (uint32_t i = 0; i < *n; i++)
+        if (v[i] == addr) return;
+    if (*n < ASC_BANK_MAX_BLOCKS) v[(*n)++] = addr;
+}
+
+void asc_ubbank_flush(AscExecCtx *ctx, AscBankRepeat *br, AscExecStats *st)
+{
+    if (br->nread + br->nwrite == 0) return;
+    if (!ctx->no_bank_cost) asc_ubbank_account(ctx->cfg, br, st);
+    if (ctx->on_access) {
+        for (uint32_t i = 0; i < br->nread; i++)
+            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->read[i], br->read[i] + 32, false);
+        for (uint32_t i = 0; i < br->nwrite; i++)
+            ctx->on_access(ctx->access_ud, ASC_BUF_UB, br->write[i], br->write[i] + 32, true);
+    }
+    st->repeats++;
+    br->nread = br->nwrite = 0;
+}
