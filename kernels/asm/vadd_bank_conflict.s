@@ -39,50 +39,50 @@
 .equ UB_Z2, 0x6200              ; 512 B-aligned too, same layer
 .equ UB_Z, 0x10000              ; layer 1
 
-        mfspr   x4, block_idx
-        mfspr   x5, block_num
+        mfspr   x4, block_idx           ; x4 = index of this core
+        mfspr   x5, block_num           ; x5 = number of cores
         div     x6, x3, x5              ; x6 = elements of this core
-        mul     x7, x6, x4
+        mul     x7, x6, x4              ; x7 = first element of this core
         shli    x7, x7, 1               ; byte offset of this core's slice
-        add     x0, x0, x7
-        add     x1, x1, x7
-        add     x2, x2, x7
-        li      x8, TILE
+        add     x0, x0, x7              ; x0 = this core's part of x (x0 = &x, .arg order)
+        add     x1, x1, x7              ; x1 = ... of y
+        add     x2, x2, x7              ; x2 = ... of z
+        li      x8, TILE                ; divisor for the tile count
         div     x9, x6, x8              ; x9 = tiles left
-        li      x10, UB_X
-        li      x11, UB_Y
-        li      x12, UB_Z
-        li      x13, TILE_BYTES
-        li      x14, UB_Y2
-        li      x15, UB_Z2
-        li      x16, UB_X + TILE_BYTES / 2      ; second halves for (c)
-        li      x17, UB_Y + TILE_BYTES / 2
-        li      x18, UB_Z + TILE_BYTES / 2
+        li      x10, UB_X               ; x10 = UB x (all UB addresses are bytes)
+        li      x11, UB_Y               ; x11 = UB y, conflict-free with x
+        li      x12, UB_Z               ; x12 = UB z, layer 1
+        li      x13, TILE_BYTES         ; x13 = GM step per tile
+        li      x14, UB_Y2              ; x14 = UB y2, same bank groups as x
+        li      x15, UB_Z2              ; x15 = UB z2 (scratch for (b))
+        li      x16, UB_X + TILE_BYTES / 2      ; second halves for (c): x + 4 KB
+        li      x17, UB_Y + TILE_BYTES / 2      ; y + 4 KB
+        li      x18, UB_Z + TILE_BYTES / 2      ; z + 4 KB
         set_flag mte3, mte2, 0          ; "z written back": true before the first tile
 loop:
-        beqz    x9, done
+        beqz    x9, done                ; no tiles left: leave the loop
         wait_flag mte3, mte2, 0         ; previous tile stored: buffers are free
-        mov_out_to_ub x10, x0, nburst=1, len=LEN
-        mov_out_to_ub x11, x1, nburst=1, len=LEN
-        mov_out_to_ub x14, x1, nburst=1, len=LEN
-        set_flag mte2, v, 0
+        mov_out_to_ub x10, x0, nburst=1, len=LEN ; MTE2: x <- GM[x0], one 8 KB burst
+        mov_out_to_ub x11, x1, nburst=1, len=LEN ; MTE2: y <- GM[x1]
+        mov_out_to_ub x14, x1, nburst=1, len=LEN ; MTE2: y2, a second copy of y
+        set_flag mte2, v, 0             ; after the 3 loads complete: tell V
         wait_flag mte2, v, 0            ; x, y and y2 have landed in UB
         ; (a) conflict-free: 1 beat per repeat
-        vadd.f16 x12, x10, x11, repeat=REP
+        vadd.f16 x12, x10, x11, repeat=REP ; V: z = x + y, 32 contiguous repeats
         ; (b) x, y2, z2 all 512 B-aligned in one layer: 3 beats per repeat
-        vadd.f16 x15, x10, x14, repeat=REP
+        vadd.f16 x15, x10, x14, repeat=REP ; V: z2 = x + y2 (same sum, slow)
         ; (c) block stride 16: 8 blocks of a repeat in one bank group, 8 beats per repeat
-        vadd.f16 x12, x10, x11, repeat=16, blk=16,16,16, rep=1,1,1
-        vadd.f16 x18, x16, x17, repeat=16, blk=16,16,16, rep=1,1,1
-        set_flag v, mte3, 0
+        vadd.f16 x12, x10, x11, repeat=16, blk=16,16,16, rep=1,1,1 ; V: z[0..4 KB) again, same values
+        vadd.f16 x18, x16, x17, repeat=16, blk=16,16,16, rep=1,1,1 ; V: z[4..8 KB)
+        set_flag v, mte3, 0             ; after all 4 adds: tell MTE3
         wait_flag v, mte3, 0            ; z computed
-        mov_ub_to_out x2, x12, nburst=1, len=LEN
-        set_flag mte3, mte2, 0
-        add     x0, x0, x13
-        add     x1, x1, x13
-        add     x2, x2, x13
-        addi    x9, x9, -1
-        j       loop
+        mov_ub_to_out x2, x12, nburst=1, len=LEN ; MTE3: GM[x2] <- z (8 KB)
+        set_flag mte3, mte2, 0          ; after the store: MTE2 may reload x, y, y2
+        add     x0, x0, x13             ; next tile of x
+        add     x1, x1, x13             ; next tile of y
+        add     x2, x2, x13             ; next tile of z
+        addi    x9, x9, -1              ; one tile fewer left
+        j       loop                    ; back to the loop test
 done:
         wait_flag mte3, mte2, 0         ; last store completed
-        end
+        end                             ; wait until every pipe is idle, then stop
