@@ -81,15 +81,18 @@ static char *slurp(const char *path)
     return buf;
 }
 
-/* Replace the first `from` in s by the no longer `to`. */
-static void subst(char *s, const char *from, const char *to)
+/* Delete the first line of s that starts with `line` and is followed by a line
+ * starting with `next` (the kernels' end-of-line comments may follow either). */
+static void drop_line(char *s, const char *line, const char *next)
 {
-    char *p = strstr(s, from);
-    ck_assert_msg(p != NULL, "no '%s' in the kernel", from);
-    size_t n = strlen(from), m = strlen(to);
-    ck_assert(m <= n);
-    memcpy(p, to, m);
-    memmove(p + m, p + n, strlen(p + n) + 1);
+    size_t nl = strlen(line), nn = strlen(next);
+    for (char *p = s, *end; (end = strchr(p, '\n')) != NULL; p = end + 1) {
+        if (strncmp(p, line, nl) == 0 && strncmp(end + 1, next, nn) == 0) {
+            memmove(p, end + 1, strlen(end + 1) + 1);
+            return;
+        }
+    }
+    ck_abort_msg("no line '%s' before a line '%s' in the kernel", line, next);
 }
 
 static const AscSimRace *first_race(Run *r, uint64_t *total)
@@ -188,8 +191,8 @@ static void war_run(const char *const *sets, bool functional)
     char path[512];
     snprintf(path, sizeof path, "%s/kernels/asm/vadd_double.s", ASC_SOURCE_DIR);
     char *src = slurp(path);
-    subst(src, "        wait_flag v, mte2, 1\n        mov_out_to_ub x23", "        mov_out_to_ub x23");
-    subst(src, "        set_flag v, mte2, 1\n        set_flag v, mte3, 1\n", "        set_flag v, mte3, 1\n");
+    drop_line(src, "        wait_flag v, mte2, 1", "        mov_out_to_ub x23");
+    drop_line(src, "        set_flag v, mte2, 1", "        set_flag v, mte3, 1");
     Run r;
     make(&r, "ascend910b", src, sets, true, functional);
     free(src);
