@@ -157,7 +157,7 @@ static ASC_EXEC_FN(SPR)
     }
     if (!asc_spr_writable(in->spr))
         return xfail(ctx, ASC_FAULT_ILLEGAL,
-                     "special register '%s' is read-only: writable ones are ctrl, mask0, mask1, cmpmask, st_atomic, nd2nz_para, pad_val, deqscale, data_exp_0..3",
+                     "special register '%s' is read-only (docs/isa.md marks the writable ones)",
                      asc_spr_name(in->spr));
     c->spr[in->spr] = c->x[in->rs1];
     return true;
