@@ -29,10 +29,11 @@ TILE = 4096
 UNIT = 16
 
 
-@asc.jit(tune=cm.TUNE_TILE)
-def cast_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress, n: int, per_core: int,
-                tile: asc.ConstExpr[int]):
-    """z[i] = cast(x[i]) for i < n; core c does [c*per_core, min(n, (c+1)*per_core))."""
+@asc.jit
+def _cast_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress, n: int, per_core: int,
+                tile: asc.ConstExpr[int], mode: asc.ConstExpr[int]):
+    """z[i] = cast(x[i]) for i < n; core c does [c*per_core, min(n, (c+1)*per_core)).  mode 0: float32 <->
+    float16 (narrowing rounds to nearest even); 1: float32 -> bf16 bits (RNE); 2: bf16 bits -> float32."""
     c = asc.get_block_idx()
     start = c * per_core
     length = min(per_core, n - start)
@@ -55,7 +56,11 @@ def cast_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddres
         asc.data_copy(xs, xg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
         asc.set_flag(asc.HardEvent.MTE2_V, 0)
         asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-        if sdt.sizeof() > ddt.sizeof():
+        if mode == 1:
+            asc.cast(zs.reinterpret_cast(asc.bfloat16), xs, asc.RoundMode.CAST_RINT, cnt)
+        elif mode == 2:
+            asc.cast(zs, xs.reinterpret_cast(asc.bfloat16), asc.RoundMode.CAST_NONE, cnt)
+        elif sdt.sizeof() > ddt.sizeof():
             asc.cast(zs, xs, asc.RoundMode.CAST_RINT, cnt)
         else:
             asc.cast(zs, xs, asc.RoundMode.CAST_NONE, cnt)
@@ -65,6 +70,12 @@ def cast_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddres
         asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
 
+
+@asc.jit(tune=cm.TUNE_TILE)
+def cast_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalAddress, n: int, per_core: int,
+                tile: asc.ConstExpr[int]):
+    """z[i] = cast(x[i]) for i < n; core c does [c*per_core, min(n, (c+1)*per_core))."""
+    _cast_tiles(x, z, ws, n, per_core, tile, 0)
 
 def cast(x, dtype, target=None, cores=None, tile=TILE, out=None, **launch):
     """x (float32 or float16, any shape) as dtype (float16 or float32), converted on the NPU; into
@@ -98,38 +109,7 @@ def cast_bf16_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, ws: asc.GlobalA
     bits, read in UB as bfloat16 through reinterpret_cast): to_bf16 rounds float32 to nearest,
     ties to even (vconv.f32.bf16, rnd=rint; overflow to inf, NaN stays NaN), else widens exactly
     (vconv.bf16.f32).  Same split and tail handling as cast_kernel."""
-    c = asc.get_block_idx()
-    start = c * per_core
-    length = min(per_core, n - start)
-    sdt = x.dtype
-    ddt = z.dtype
-    s_pb = 32 // sdt.sizeof()
-    d_pb = 32 // ddt.sizeof()
-    xg = asc.GlobalTensor()
-    zg = asc.GlobalTensor()
-    wg = asc.GlobalTensor()
-    xg.set_global_buffer(x + start)
-    zg.set_global_buffer(z + start)
-    wg.set_global_buffer(ws + c * d_pb)
-    xs = asc.LocalTensor(sdt, asc.TPosition.VECCALC, 0, tile)
-    zs = asc.LocalTensor(ddt, asc.TPosition.VECCALC, tile * 4 + 256, tile)
-    tiles = (length + tile - 1) // tile
-    for t in range(tiles):
-        cnt = min(tile, length - t * tile)
-        blocks = (cnt + s_pb - 1) // s_pb
-        asc.data_copy(xs, xg[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))
-        asc.set_flag(asc.HardEvent.MTE2_V, 0)
-        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-        if to_bf16:
-            asc.cast(zs.reinterpret_cast(asc.bfloat16), xs, asc.RoundMode.CAST_RINT, cnt)
-        else:
-            asc.cast(zs, xs.reinterpret_cast(asc.bfloat16), asc.RoundMode.CAST_NONE, cnt)
-        asc.set_flag(asc.HardEvent.V_MTE3, 0)
-        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-        cm.store_tail(zg[t * tile:], zs, cnt, wg, d_pb)
-        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)
-        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)
-
+    _cast_tiles(x, z, ws, n, per_core, tile, 1 if to_bf16 else 2)
 
 def cast_bf16(x, to_bf16, target=None, cores=None, tile=TILE, out=None, **launch):
     """to_bf16: float32 x -> uint16 array of bf16 bits (RNE); else uint16 bf16 bits x ->
