@@ -17,6 +17,10 @@ too: a single-buffered kernel would put its missing load/compute overlap into th
   linear   C[M,N] f32 = A[M,K] f16 x B[N,K]^T through asc.adv.Matmul: matmul_adv.run(M, N, K,
            cores=blocks, trans_b=True), the counterpart of the pyasc Linear sample (also
            asc.adv.Matmul, weight [N, K]); that sample writes C as float16, asc's as float32.
+  gemv     y[M] = A[M,K] x v[K] (shape 'M=.. K=..') through asc.adv.Matmul with N = 1:
+           matmul_adv.run(M, 1, K, cores=blocks) (the cube pads N to one 16-wide fractal).  For the
+           FlagGems addmv rows (torch's addmv, beta * input + alpha * A v): the M-element
+           beta * input add is left out.
   rmsnorm  kernels/pyasc/norm.py rmsnorm over R rows of W elements (shape 'R=.. W=..'), one row
            per core at a time, the row load and store double-buffered (_common.load_row_db /
            store_row_db); bf16 rows run float16 (same bytes per element; the vector model times
@@ -149,6 +153,12 @@ class Sim:
                                  target=self.target, bf16=dtype == "bf16")
         return res.microseconds
 
+    def gemv(self, shape, blocks, dtype):
+        self._pyasc()
+        import matmul_adv  # noqa: E402  (kernels/pyasc)
+        *_, res = matmul_adv.run(shape["M"], 1, shape["K"], blocks, target=self.target, bf16=dtype == "bf16")
+        return res.microseconds
+
     def swiglu(self, shape, blocks, dtype):
         self._pyasc()
         dt = np.float32 if dtype == "f32" else np.float16
@@ -213,6 +223,8 @@ class Sim:
         """Work of a row in GFLOP (matmul) or G elements (vector kernels), for --max-gflop."""
         if kernel in ("matmul", "linear"):
             return 2.0 * shape["M"] * shape["N"] * shape["K"] / 1e9
+        if kernel == "gemv":
+            return 2.0 * shape["M"] * shape["K"] / 1e9
         if kernel == "rmsnorm":
             return shape["R"] * shape["W"] / 1e9
         if kernel in ("sum_all", "swiglu", "add", "scale"):
