@@ -23,8 +23,8 @@ PROFILES = ("ascend910b", "ascend910", "teach")
 # Keys without a published figure: why no source exists.
 ASSUMED = {
     "gm_bytes": "a simulator address-space size, not a chip property (HBM capacity is 32-64 GB)",
-    "l1_bytes": "the L1 size of 910B is not in the sources gathered (ascend_facts.md); 512 KB matches CATLASS-style tiling of 910B kernels",
-    "l0a_bytes": "64 KB is the size kernels tile for; no official table was found",
+    "l1_bytes": "the L1 size of 910B is not in the sources gathered (ascend_facts.md); the asc-devkit GetMatmulApiTiling guide's example uses 'L1 Buffer可用大小为512KB' without naming a chip, and 512 KB matches CATLASS-style tiling of 910B kernels",
+    "l0a_bytes": "64 KB is the size kernels tile for; the asc-devkit guides give 64 KB only for Ascend 950 (MmadBitMode/MmadMx: 'L0A Buffer ... 大小64KB', Atlas A2/A3 not supported) and no 910B figure was found",
     "l0b_bytes": "as l0a_bytes",
     "l0c_bytes": "128 KB (910B) / 256 KB (910) as kernels tile for; no official table was found",
     "ub_bank_layers": "192 KB UB / 64 KB per layer; the bank guide gives groups, not layers",
