@@ -6,25 +6,39 @@ chip, blocks, published_us, the figure as quoted, source URL, passage), runs the
 kernel on the simulator and prints simulated vs published time and the error per row, then the
 median and worst error over the rows that ran.
 
-Kernels (each row's `kernel` column):
-  matmul   kernels/asm/matmul_tiled.s with its M, N, K .equ lines rewritten to the row's shape
-           (C[M,N] f32 = A[M,K] f16 x B[K,N] f16, 128x128 tiles over --blocks cube cores).
-           bf16 rows run the f16 kernel: the cube model times b16 types alike (cube.k0_b16).
-  linear   C[M,N] f32 = A[M,K] f16 x B[N,K]^T through asc.adv.Matmul: kernels/pyasc/matmul_adv.py
-           run(M, N, K, cores=blocks, trans_b=True) (double-buffered, tiling from
-           MultiCoreMatmulTiling), the counterpart of the pyasc Linear sample (also asc.adv.Matmul,
-           weight [N, K]); that sample writes C as float16, asc's as float32 (twice the C bytes).
+Kernels (each row's `kernel` column).  Every published kernel below is double-buffered (the
+samples say so; torch_npu's and CANN's library kernels are), so every asc kernel run for it is
+too: a single-buffered kernel would put its missing load/compute overlap into the error.
+  matmul   C[M,N] f32 = A[M,K] f16 x B[K,N] f16 through asc.adv.Matmul:
+           kernels/pyasc/matmul_adv.py run(M, N, K, cores=blocks) (double-buffered L1/L0, tiling
+           from MultiCoreMatmulTiling).  bf16 rows run bf16 operands.  (Until 2026-12-02 these rows
+           ran kernels/asm/matmul_tiled.s, single-buffered 128x128 tiles: 5-16x the chip's time;
+           `--matmul-asm` still runs it.)
+  linear   C[M,N] f32 = A[M,K] f16 x B[N,K]^T through asc.adv.Matmul: matmul_adv.run(M, N, K,
+           cores=blocks, trans_b=True), the counterpart of the pyasc Linear sample (also
+           asc.adv.Matmul, weight [N, K]); that sample writes C as float16, asc's as float32.
+  gemv     y[M] = A[M,K] x v[K] (shape 'M=.. K=..') through asc.adv.Matmul with N = 1:
+           matmul_adv.run(M, 1, K, cores=blocks) (the cube pads N to one 16-wide fractal).  For the
+           FlagGems addmv rows (torch's addmv, beta * input + alpha * A v): the M-element
+           beta * input add is left out.
   rmsnorm  kernels/pyasc/norm.py rmsnorm over R rows of W elements (shape 'R=.. W=..'), one row
-           per core at a time, single-buffered (the pyasc library kernel as written); bf16 rows
-           run float16 (same bytes per element; the vector model times 2-byte types alike).
-  swiglu   silu(gate) * up over N elements per operand (shape 'N=..'), gate and up two separate
-           GM inputs, as one kernel: kernels/pyasc/fused.py's fused_kernel running the chain
-           up * gate / (1 + exp(-gate)) (muls, exp, adds, div, mul; the same formula the
-           compiler-team-ru/pyasc swiglu sample states).  torch_npu's npu_swiglu and the pyasc
-           sample read gate and up as the two halves of one tensor: the same bytes.
+           per core at a time, the row load and store double-buffered (_common.load_row_db /
+           store_row_db); bf16 rows run float16 (same bytes per element; the vector model times
+           2-byte types alike).
+  swiglu   up * gate / (1 + exp(-gate)) over N elements per operand (shape 'N=..'), gate and up
+           two GM inputs: bench/fidelity/fidelity_kernels.py swiglu_kernel, TQues of two buffers (the
+           compiler-team-ru/pyasc swiglu sample's BUFFER_NUM = 2 and formula).  torch_npu's
+           npu_swiglu and the pyasc sample read gate and up as the two halves of one tensor: the
+           same bytes.  (`--swiglu-fused` runs the library's single-buffered fused.py chain.)
   sum_all  kernels/pyasc/reduce.py reduce_all(op="sum") over N elements (shape 'N=..'): both of
            its launches (per-core partials, then one core) are added.  A mean is this sum and
            one scalar multiply, which the simulated time leaves out.
+  add      z = x + y over N elements (shape 'N=..'): kernels/pyasc/elementwise.py vadd
+           (ew_kernel, double-buffered, hand-written flags).
+  scale    z = x * s over N elements (shape 'N=..'): bench/fidelity/fidelity_kernels.py scale_kernel (TQues
+           of two buffers).  For the mhc_post rows N = B x ns x S x D: that kernel's strategy A
+           (the passage: one (batch, stream) pair at a time) reads x[b] and writes out[b, n] =
+           x[b] * h[n] for every pair, i.e. one scalar multiply over B x ns x S x D elements.
 pyasc rows use build/libasc.so (ASC_LIB) and the repository's python/ (PYTHONPATH), set here.
 Inputs are zeros: timing does not depend on values.  The error is (simulated - published) /
 published; a positive error means the simulator is slower than the chip.
@@ -32,7 +46,9 @@ published; a positive error means the simulator is slower than the chip.
     bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
     /usr/bin/python3 bench/fidelity/compare.py                      # every row (minutes: big GEMMs)
     /usr/bin/python3 bench/fidelity/compare.py --max-gflop 200      # skip rows above 200 GFLOP
-Options: --build DIR, --target NAME, --csv PATH, --markdown (print the table as Markdown).
+Options: --build DIR, --target NAME, --csv PATH, --markdown (print the table as Markdown),
+--kernel NAME (only rows of that kernel), --matmul-asm, --swiglu-fused (the earlier
+single-buffered kernels, for comparison).  The pyasc kernels compile at the default level (-O2).
 """
 import argparse
 import csv
@@ -77,8 +93,19 @@ class Sim:
         self.target = a.target
         self.build = a.build
         self.tmp = tmp
+        self.matmul_asm_flag = a.matmul_asm
+        self.swiglu_fused_flag = a.swiglu_fused
 
     def matmul(self, shape, blocks, dtype):
+        if self.matmul_asm_flag:
+            return self.matmul_asm(shape, blocks, dtype)
+        self._pyasc()
+        import matmul_adv  # noqa: E402  (kernels/pyasc)
+        *_, res = matmul_adv.run(shape["M"], shape["N"], shape["K"], blocks, target=self.target,
+                                 bf16=dtype == "bf16")
+        return res.microseconds
+
+    def matmul_asm(self, shape, blocks, dtype):
         m, n, k = shape["M"], shape["N"], shape["K"]
         for name, v in (("M", m), ("N", n), ("K", k)):
             if v % 128:
@@ -111,7 +138,8 @@ class Sim:
         if not os.access(lib, os.R_OK):
             sys.exit(f"compare.py: {lib} not found; build first (see the docstring)")
         os.environ["ASC_LIB"] = lib
-        for d in (os.path.join(ROOT, "python"), os.path.join(ROOT, "kernels", "pyasc")):
+        for d in (os.path.join(ROOT, "python"), os.path.join(ROOT, "kernels", "pyasc"),
+                  os.path.join(ROOT, "bench", "fidelity")):
             if d not in sys.path:
                 sys.path.insert(0, d)
         import norm      # noqa: E402  (kernels/pyasc)
@@ -125,15 +153,40 @@ class Sim:
                                  target=self.target, bf16=dtype == "bf16")
         return res.microseconds
 
+    def gemv(self, shape, blocks, dtype):
+        self._pyasc()
+        import matmul_adv  # noqa: E402  (kernels/pyasc)
+        *_, res = matmul_adv.run(shape["M"], 1, shape["K"], blocks, target=self.target, bf16=dtype == "bf16")
+        return res.microseconds
+
     def swiglu(self, shape, blocks, dtype):
         self._pyasc()
-        import fused     # noqa: E402  (kernels/pyasc)
         dt = np.float32 if dtype == "f32" else np.float16
         n = shape["N"]
-        prog = (("muls", 2, 0, -1.0), ("exp", 2, 2, None), ("adds", 2, 2, 1.0),
-                ("div", 2, 0, 2), ("mul", 2, 2, 1))
-        fused.run_chain(prog, [np.zeros(n, dt), np.zeros(n, dt)], target=self.target, cores=blocks)
-        return fused.fused_kernel.last_result.microseconds
+        if self.swiglu_fused_flag:
+            import fused     # noqa: E402  (kernels/pyasc)
+            prog = (("muls", 2, 0, -1.0), ("exp", 2, 2, None), ("adds", 2, 2, 1.0),
+                    ("div", 2, 0, 2), ("mul", 2, 2, 1))
+            fused.run_chain(prog, [np.zeros(n, dt), np.zeros(n, dt)], target=self.target, cores=blocks)
+            return fused.fused_kernel.last_result.microseconds
+        import fidelity_kernels as fk  # noqa: E402  (bench/fidelity)
+        _, res = fk.swiglu(np.zeros(n, dt), np.zeros(n, dt), target=self.target, cores=blocks)
+        return res.microseconds
+
+    def add(self, shape, blocks, dtype):
+        self._pyasc()
+        import elementwise  # noqa: E402  (kernels/pyasc)
+        dt = np.float32 if dtype == "f32" else np.float16
+        n = shape["N"]
+        elementwise.vadd(np.zeros(n, dt), np.zeros(n, dt), target=self.target, cores=blocks)
+        return elementwise.ew_kernel.last_result.microseconds
+
+    def scale(self, shape, blocks, dtype):
+        self._pyasc()
+        import fidelity_kernels as fk  # noqa: E402  (bench/fidelity)
+        dt = np.float32 if dtype == "f32" else np.float16
+        _, res = fk.scale(np.zeros(shape["N"], dt), 0.5, target=self.target, cores=blocks)
+        return res.microseconds
 
     def rmsnorm(self, shape, blocks, dtype):
         norm, _ = self._pyasc()
@@ -170,9 +223,11 @@ class Sim:
         """Work of a row in GFLOP (matmul) or G elements (vector kernels), for --max-gflop."""
         if kernel in ("matmul", "linear"):
             return 2.0 * shape["M"] * shape["N"] * shape["K"] / 1e9
+        if kernel == "gemv":
+            return 2.0 * shape["M"] * shape["K"] / 1e9
         if kernel == "rmsnorm":
             return shape["R"] * shape["W"] / 1e9
-        if kernel in ("sum_all", "swiglu"):
+        if kernel in ("sum_all", "swiglu", "add", "scale"):
             return shape["N"] / 1e9
         raise ValueError(f"kernel {kernel!r}: no simulated kernel for it")
 
@@ -184,6 +239,11 @@ def main():
     ap.add_argument("--csv", default=os.path.join(ROOT, "bench/fidelity/published.csv"))
     ap.add_argument("--max-gflop", type=float, default=None)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--kernel", default=None, help="only rows of this kernel")
+    ap.add_argument("--matmul-asm", action="store_true",
+                    help="matmul rows on kernels/asm/matmul_tiled.s (single-buffered) instead of asc.adv.Matmul")
+    ap.add_argument("--swiglu-fused", action="store_true",
+                    help="swiglu rows on kernels/pyasc/fused.py (single-buffered) instead of bench/fidelity/fidelity_kernels.py")
     a = ap.parse_args()
 
     with open(a.csv, newline="") as f:
@@ -195,6 +255,8 @@ def main():
         sim = Sim(a, tmp)
         table, errs = [], []
         for i, r in enumerate(rows, start=2):
+            if a.kernel is not None and r["kernel"] != a.kernel:
+                continue
             try:
                 shape = parse_shape(r["shape"])
                 pub = float(r["published_us"])

@@ -23,13 +23,10 @@ PROFILES = ("ascend910b", "ascend910", "teach")
 # Keys without a published figure: why no source exists.
 ASSUMED = {
     "gm_bytes": "a simulator address-space size, not a chip property (HBM capacity is 32-64 GB)",
-    "l1_bytes": "the L1 size of 910B is not in the sources gathered (ascend_facts.md); 512 KB matches CATLASS-style tiling of 910B kernels",
-    "l0a_bytes": "64 KB is the size kernels tile for; no official table was found",
+    "l1_bytes": "the L1 size of 910B is not in the sources gathered (ascend_facts.md); the asc-devkit GetMatmulApiTiling guide's example uses 'L1 Buffer可用大小为512KB' without naming a chip, and 512 KB matches CATLASS-style tiling of 910B kernels",
+    "l0a_bytes": "64 KB is the size kernels tile for; the asc-devkit guides give 64 KB only for Ascend 950 (MmadBitMode/MmadMx: 'L0A Buffer ... 大小64KB', Atlas A2/A3 not supported) and no 910B figure was found",
     "l0b_bytes": "as l0a_bytes",
     "l0c_bytes": "128 KB (910B) / 256 KB (910) as kernels tile for; no official table was found",
-    "l1_align": "32 B like UB; not stated separately",
-    "l0ab_align": "one 512 B fractal (16x16 f16); the cube reads whole fractals",
-    "l0c_align": "one 16x16 f32 row block granule; not stated",
     "ub_bank_layers": "192 KB UB / 64 KB per layer; the bank guide gives groups, not layers",
     "queue_depth": "instruction queue depths are unpublished (ascend_facts.md GAPs): the Ascend C guides say only that each pipe has an in-order queue, and neither they nor the msOpProf sources give its depth",
     "launch_cycles": "no public per-launch start-up figure on the device side; 500 cycles (~0.27 us) is a guess below the few-us host launch cost",
@@ -64,6 +61,9 @@ SOURCE = {
     "cube.k0_b8": "ASCDK: K0 = 32 B / element size (s8: 32)",
     "cube.k0_b32": "ASCDK: K0 = 32 B / element size (f32: 8)",
     "dma.gm_align_fast": "ASCDK: GM addresses 512 B aligned run at full rate",
+    "l1_align": "ASCDK C API general constraints (docs/zh/api/SIMD-API/C-API/通用说明和约束.md, table 1): L1 Buffer 32 B aligned",
+    "l0ab_align": "ASCDK C API general constraints (same table 1): L0A/L0B Buffer 512 B aligned (one 16x16 f16 fractal)",
+    "l0c_align": "ASCDK C API general constraints (same table 1): L0C Buffer 64 B aligned",
 }
 
 

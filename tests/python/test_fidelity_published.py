@@ -35,7 +35,7 @@ def test_every_row_is_complete_and_has_a_driver():
         assert all(r[k] and r[k].strip() == r[k] for k in FIELDS), where
         assert r["dtype"] in ("f16", "bf16", "f32"), where
         assert int(r["blocks"]) > 0 and float(r["published_us"]) > 0, where
-        assert re.fullmatch(r"https://github\.com/\S+", r["source"]), where
+        assert re.fullmatch(r"https://(github\.com|gitcode\.com)/\S+", r["source"]), where
         shape = cmp.parse_shape(r["shape"])
         assert cmp.Sim.gflop(r["kernel"], shape) > 0, where       # a known kernel, its shape keys
         assert callable(getattr(cmp.Sim, r["kernel"])), where
