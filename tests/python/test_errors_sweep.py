@@ -41,3 +41,25 @@ def test_sweep_row(tmp_path, capsys, monkeypatch, change, msg):
     assert err.startswith("asc-sweep: error: ") and err.count("\n") == 1, err
     assert msg in err.replace(str(tmp_path) + "/", "").replace(ROOT + "/", ""), err
     assert not out.exists()
+
+
+def test_point_limit_checked_before_the_points_are_built(tmp_path):
+    """57 M points (two long axes) and a 10^14-value range are refused from their counts: under a
+    1 GiB address-space limit (they took 11 GB, and forever, when the lists were built first)."""
+    import resource
+    import subprocess
+    import sys
+    specs = [({"profile": {"queue_depth": {"from": 1, "to": 4096, "step": 1},
+                           "ub_bank_groups": [1, 2, 4, 8, 16, 32, 64]},
+               "params": {"n": {"from": 8192, "to": 16384000, "step": 8192}}}, "57344000 points"),
+             ({"params": {"n": {"from": 8, "to": 800000000000000, "step": 8}}}, "100000000000000 values")]
+    for i, (change, msg) in enumerate(specs):
+        path = tmp_path / f"spec{i}.json"
+        path.write_text(json.dumps({**BASE, **change}))
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        p = subprocess.run([sys.executable, "-m", "pyasc.sweep.cli", str(path), "-o", str(tmp_path / "o.csv"),
+                            "-j", "1"], capture_output=True, text=True, env=env, preexec_fn=cap, timeout=120)
+        assert p.returncode == 1 and msg in p.stderr, p.stderr[-2000:]

@@ -162,7 +162,10 @@ def values(v, where):
             s = v["step"]
             if s <= 0:
                 raise SpecError(f"{where}.step: must be positive, got {s}")
-            out = list(range(a, b + 1, s))
+            r = range(a, b + 1, s)
+            if len(r) > 1_000_000:     # counted before it is built
+                raise SpecError(f"{where}: {len(r)} values: at most 1000000")
+            out = list(r)
         else:
             f = v["times"]
             if f < 2 or a <= 0:
@@ -365,14 +368,19 @@ class Sweep:
             g = next((g for g in groups if k in g), [k])
             seen.update(g)
             axes.append([dict(zip(g, t)) for t in zip(*(self.axes[n] for n in g))])
+        # the count first: a product of long axes must not be built to be refused (57 M points
+        # took 11 GB before the check)
+        count = 1
+        for a in axes:
+            count *= len(a)
+        if count > 10_000_000:
+            raise SpecError(f"{origin}: {count} points: at most 10000000")
         self.points = []
         for combo in itertools.product(*axes) if axes else [()]:
             p = {}
             for part in combo:
                 p.update(part)
             self.points.append({k: p[k] for k in self.columns})
-        if len(self.points) > 10_000_000:
-            raise SpecError(f"{origin}: {len(self.points)} points: at most 10000000")
         self._inputs = {}
         self.digest = _sha(json.dumps({"image": self.image_key, "kernel": self.kernel, "base": self.base,
                                        "set": self.fixed_sets, "max_cycles": self.max_cycles,
