@@ -94,3 +94,76 @@ def test_a_different_shape_starts_a_new_kernel():
     assert f.stats["kernels"] == 2
     assert np.array_equal(y.numpy(), np.full(100, 2, np.float32))
     assert np.array_equal(z.numpy(), np.full(300, 4, np.float32))
+
+
+# ---- div and erf join the scope; every element-wise eager operator fuses ---------------------
+def _erf_ref(x):
+    import math
+    return np.array([math.erf(float(v)) for v in np.asarray(x, np.float64).reshape(-1)]).reshape(np.shape(x))
+
+
+def _div_erf_chain(A, B, C):
+    q = pyasc.div(A, B)                       # B broadcasts
+    e = pyasc.erf(q)
+    return q, e, pyasc.div(e, C) + pyasc.div(1.0, q) - q / 3.0   # C broadcasts; scalar on either side
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+@pytest.mark.parametrize("shape,bshape,cshape", [((1,), (1,), (1,)), ((37,), (1,), (37,)),
+                                                 ((5003,), (5003,), (1,)), ((41, 122), (122,), (41, 1))])
+def test_div_and_erf_fuse_bit_identical_to_unfused(dt, shape, bshape, cshape):
+    r = np.random.default_rng(sum(shape))
+    a = (r.standard_normal(shape) * 2).astype(dt)
+    b = (r.uniform(0.5, 2, bshape) * r.choice([-1, 1], bshape)).astype(dt)
+    c = (r.uniform(0.5, 2, cshape) * r.choice([-1, 1], cshape)).astype(dt)
+    A, B, C = (pyasc.from_numpy(v) for v in (a, b, c))
+    pyasc.profiler.start()
+    unfused = [t.numpy() for t in _div_erf_chain(A, B, C)]
+    p1 = pyasc.profiler.stop(trace=None, print_table=False)
+    pyasc.profiler.start()
+    with pyasc.fuse() as f:
+        outs = _div_erf_chain(A, B, C)
+    fused = [t.numpy() for t in outs]
+    p2 = pyasc.profiler.stop(trace=None, print_table=False)
+    k1 = [x.kernel for x in p1.records]
+    k2 = [x.kernel for x in p2.records]
+    assert "ext_kernel" in k1 and "fused_kernel" not in k1
+    assert k2.count("fused_kernel") == 1 and "ext_kernel" not in k2 and "ew_kernel" not in k2, k2
+    assert f.stats["kernels"] == 1 and f.stats["operators"] == 7
+    assert f.launches[0]["ops"][:2] == ["div", "erf"]
+    for u, v in zip(unfused, fused):
+        assert u.dtype == v.dtype == dt
+        assert np.array_equal(u.view(np.uint8), v.view(np.uint8))            # bit for bit
+    q, e, _ = fused
+    # vdiv is correctly rounded in the operands' type; numpy's f16 division (f32 then f16) is too
+    assert np.array_equal(q, np.broadcast_to(a / b, shape))
+    tol = 6e-4 if dt == np.float16 else 5e-7        # f16: half an ulp at 1 plus the f32 error
+    assert np.abs(e.astype(np.float64) - _erf_ref(q)).max() <= tol
+
+
+EW_OPS = {"add": lambda x, y: pyasc.add(x, y), "sub": lambda x, y: pyasc.sub(x, y),
+          "mul": lambda x, y: pyasc.mul(x, y), "div": lambda x, y: pyasc.div(x, y),
+          "adds": lambda x, y: x + 0.75, "rsubs": lambda x, y: 0.75 - x, "muls": lambda x, y: x * 1.25,
+          "relu": lambda x, y: pyasc.relu(x), "sigmoid": lambda x, y: pyasc.sigmoid(x),
+          "tanh": lambda x, y: pyasc.tanh(x), "gelu": lambda x, y: pyasc.gelu(x),
+          "erf": lambda x, y: pyasc.erf(x)}
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+@pytest.mark.parametrize("op", sorted(EW_OPS))
+def test_every_elementwise_operator_fuses(op, dt):
+    """Each element-wise eager operator, applied after a mul in a scope, is part of one fused
+    kernel, and gives the unfused operator's bits (a 1037-element input: a tail on several cores)."""
+    r = np.random.default_rng(len(op))
+    x = r.standard_normal(1037).astype(dt)
+    y = (r.uniform(0.5, 2, 1037) * r.choice([-1, 1], 1037)).astype(dt)
+    X, Y = pyasc.from_numpy(x), pyasc.from_numpy(y)
+    unfused = EW_OPS[op](pyasc.mul(X, Y), Y).numpy()
+    pyasc.profiler.start()
+    with pyasc.fuse() as f:
+        z = EW_OPS[op](pyasc.mul(X, Y), Y)
+    fused = z.numpy()
+    p = pyasc.profiler.stop(trace=None, print_table=False)
+    assert [x.kernel for x in p.records] == ["fused_kernel"]
+    assert f.launches[0]["ops"] == ["mul", op]
+    assert np.array_equal(unfused.view(np.uint8), fused.view(np.uint8))

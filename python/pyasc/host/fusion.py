@@ -2,8 +2,8 @@
 
 Users: `with pyasc.fuse() as f: ...; print(f.report())` (docs/pyasc.md "Host runtime"), pyasc.jit
 (host_call, at the end, for simt.HostJIT: a host function of eager operators fused at -O2), the
-eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, relu,
-sigmoid, tanh, gelu), tests/python/test_host_fusion.py.
+eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, div, relu,
+sigmoid, tanh, gelu, erf), tests/python/test_host_fusion.py.
 
 Inside the scope an element-wise operator does not launch: it allocates its result tensor and
 appends a node to the scope's current group.  The group is compiled and launched as ONE kernel
@@ -15,8 +15,9 @@ per tile it DMAs each input once into UB, runs every node's vector instructions 
 stores only the results still referenced from Python (the nodes' tensors are held by weak
 references; a result nobody can read is never written), so the intermediate results of a chain
 never touch GM.  The instruction sequence of every node is the one the unfused kernel
-(kernels/pyasc/elementwise.py ew_kernel) runs, so fused results equal the unfused ones bit for
-bit; the generated file lives in a per-process temporary directory and is imported by path.
+(kernels/pyasc/elementwise.py ew_kernel; div and erf: elementwise_ext.py ext_kernel) runs, so
+fused results equal the unfused ones bit for bit (div: one vdiv in the operands' type, float16
+included, as ext_kernel; erf: ext_kernel's _erf_f32 in float32, float16 widened and rounded once); the generated file lives in a per-process temporary directory and is imported by path.
 
 The report (`Fusion.report()`, `.stats`) gives, per fused launch, the GM bytes the simulator
 counted (report "bytes": GM->UB + UB->GM) and the bytes the same operators move one by one
@@ -39,10 +40,11 @@ from ..runtime.jit import JITFunction
 from . import kernels, log
 from .errors import AscendError
 
-MAX_REGS = 20         # UB tiles per fused kernel: inputs + nodes (4 more are f32 scratch)
+MAX_REGS = 20         # UB tiles per fused kernel: inputs + nodes (5 more are f32 scratch)
 TILE = 1024           # elements per tile (every slot has room for TILE float32 + 256 B skew)
-UNARY = ("relu", "sigmoid", "tanh", "gelu")
-F32_OPS = ("sigmoid", "tanh", "gelu")
+BINARY = ("add", "sub", "mul", "div")     # tensor (op) tensor operators that join a scope
+UNARY = ("relu", "sigmoid", "tanh", "gelu", "erf")
+F32_OPS = ("sigmoid", "tanh", "gelu", "erf")
 
 
 class Node:
@@ -187,6 +189,7 @@ def _source(g, live, name):
          "import asc",
          "from pyasc_kernels import _common as cm",
          "from pyasc_kernels import elementwise as ew",
+         "from pyasc_kernels import elementwise_ext as ewx",
          "",
          "",
          "@asc.jit",
@@ -207,7 +210,7 @@ def _source(g, live, name):
     for r in range(nreg):
         pos = "VECIN" if r < ni else "VECOUT"
         L.append(f"    r{r} = asc.LocalTensor(dt, asc.TPosition.{pos}, {r} * slot, tile)")
-    for k, s in enumerate(("af", "bf", "tf", "uf")):
+    for k, s in enumerate(("af", "bf", "tf", "uf", "vf")):
         L.append(f"    {s} = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, {nreg + k} * slot, tile)")
     L += ["    tiles = (length + tile - 1) // tile",
           "    for t in range(tiles):",
@@ -230,12 +233,14 @@ def _source(g, live, name):
                 "adds": [f"asc.adds({d}, {a}, {s}, cnt)"],
                 "muls": [f"asc.muls({d}, {a}, {s}, cnt)"],
                 "rsubs": [f"asc.muls({d}, {a}, -1.0, cnt)", f"asc.adds({d}, {d}, {s}, cnt)"],
+                "div": [f"asc.div({d}, {a}, {b}, cnt)"],          # ext_kernel: vdiv in the input type
                 "relu": [f"asc.relu({d}, {a}, cnt)"]}.get(n.op)
+        f32 = (lambda dst, src: f"ewx._erf_f32({dst}, {src}, tf, uf, vf, cnt)") if n.op == "erf" else \
+            (lambda dst, src: f"ew._f32_compute({n.op!r}, {dst}, {src}, tf, uf, cnt)")
         if body is None and not f16:
-            body = [f"ew._f32_compute({n.op!r}, {d}, {a}, tf, uf, cnt)"]
+            body = [f32(d, a)]
         elif body is None:
-            body = [f"asc.cast(af, {a}, asc.RoundMode.CAST_NONE, cnt)",
-                    f"ew._f32_compute({n.op!r}, bf, af, tf, uf, cnt)",
+            body = [f"asc.cast(af, {a}, asc.RoundMode.CAST_NONE, cnt)", f32("bf", "af"),
                     f"asc.cast({d}, bf, asc.RoundMode.CAST_RINT, cnt)"]
         L += ["        " + x for x in body]
     L += ["        asc.set_flag(asc.HardEvent.V_MTE3, 0)", "        asc.wait_flag(asc.HardEvent.V_MTE3, 0)"]
@@ -260,6 +265,7 @@ def _kernel(src, name):
             import atexit
             atexit.register(shutil.rmtree, _dir, True)
         kernels.library("elementwise")          # registers the pyasc_kernels package
+        kernels.library("elementwise_ext")
         path = os.path.join(_dir, f"fused_{key}.py")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(src)
