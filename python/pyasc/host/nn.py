@@ -6,7 +6,9 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
   conv2d     -> conv2d.img2col_kernel (one launch: the column matrix in a device workspace
                 tensor) + matmul.matmul (one cube launch per image, written into the result);
                 x NCHW float16, w OIHW float16, result float32 (the library's contract);
-                bias is added by a broadcast add (elementwise.vadd through pyasc.add).
+                bias is added by a broadcast add (elementwise.vadd through pyasc.add) to the
+                float32 result, also in an autocast scope (then rounded once: the cube adds
+                the bias in L0C's float32 before the fixpipe conversion).
                 In autocast(dtype=bfloat16): bf16 x and w (img2col moves 16-bit patterns,
                 matmul.matmul takes uint16 as bf16 bits), the result rounded to bf16 once
                 (pyasc.host.amp).
@@ -131,10 +133,14 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
         bias = ops._tensor("conv2d", bias, "bias")
         if bias.shape != (o,) or bias.dtype != _F32:
             raise ShapeError(f"pyasc.conv2d: bias ({ops._desc(bias)}) must be a ({o},) float32 vector")
-        if bfs:               # bf16: the bias added to the float32 result, then one rounding
-            with autocast.autocast(enabled=False):
-                out = ops.add(out, bias.reshape(1, o, 1, 1))
-        else:
+        # The bias is added to the float32 result before any rounding, in every autocast scope
+        # (float16 and bf16 alike; the scope is suspended so pyasc.add does not round its operands
+        # to 16 bits first), then autocast.result rounds once.  That is what the cube does: the
+        # bias sits in the bias table in L0C's float32 type and initialises the accumulator
+        # (asc-devkit impl/adv_api/detail/matmul/resource/bias_buffer/c2_buffer/c2_buffer.h:
+        # LocalTensor<L0cT> in TPosition::C2; mmad's cmatrixSource), and the fixpipe converts
+        # the float32 sum to float16/bf16 on the way out of L0C.
+        with autocast.autocast(enabled=False):
             out = ops.add(out, bias.reshape(1, o, 1, 1))
     return autocast.result(out)
 
