@@ -47,8 +47,7 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; not among the per-core rates quoted from the SoC ini (3P-INI)",
     "dma.fix_latency": "as dma.local_latency: no public fixpipe latency",
     "xcore_max_pending": None,
-    "link.mbytes_per_s": "Ascend 910's figure, 240 Gbps per HCCS link (VENG), for every profile: no public per-link HCCS rate of 910B was found (hiascend.com documents HCCS only as a topology and a profiler counter in MB/s; third-party pages give 910B servers 8 fully interconnected cards, no per-link rate)",
-    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished (for 910 and 910B alike); 1 us is an order of magnitude for a DMA start across a link",
+    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished (for 910 and 910B alike; the searches for 910B interconnect figures found rates only); 1 us is an order of magnitude for a DMA start across a link",
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 
@@ -64,6 +63,7 @@ SOURCE = {
     "cube.k0_b8": "ASCDK: K0 = 32 B / element size (s8: 32)",
     "cube.k0_b32": "ASCDK: K0 = 32 B / element size (f32: 8)",
     "dma.gm_align_fast": "ASCDK: GM addresses 512 B aligned run at full rate",
+    "link.mbytes_per_s": "ascend910b (and teach, the default): HCCS910B, third party: 56 GB/s per HCCS link, 8 x 910B in a full mesh, 392 GB/s = 7 x 56 GB/s per card (no Huawei spec page or published HCCL measurement of 910B was found; the pages do not say per direction, taken so); ascend910: VENG, 240 Gbps per HCCS link",
 }
 
 
