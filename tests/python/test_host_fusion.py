@@ -167,3 +167,26 @@ def test_every_elementwise_operator_fuses(op, dt):
     assert [x.kernel for x in p.records] == ["fused_kernel"]
     assert f.launches[0]["ops"] == ["mul", op]
     assert np.array_equal(unfused.view(np.uint8), fused.view(np.uint8))
+
+
+@pytest.mark.parametrize("target", ["teach", "ascend910", "ascend910b"])
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_long_div_erf_chain_splits_into_groups_bit_identical(target, dt):
+    """A chain longer than a group's UB tiles (MAX_REGS) is cut into several fused kernels; on
+    each profile (teach: 2 small cores, UB 128 KB) the result is the unfused chain's bits."""
+    r = np.random.default_rng(3)
+    n = 3001
+    x = (r.standard_normal(n) * 2).astype(dt)
+    y = (r.uniform(0.5, 2, n) * r.choice([-1, 1], n)).astype(dt)
+    X, Y = pyasc.from_numpy(x, target), pyasc.from_numpy(y, target)
+
+    def chain():
+        t = X
+        for _ in range(12):
+            t = pyasc.erf(pyasc.div(t, Y)) * 3.0
+        return t
+    unfused = chain().numpy()
+    with pyasc.fuse() as f:
+        z = chain()
+    assert f.stats["operators"] == 36 and f.stats["kernels"] >= 2
+    assert np.array_equal(unfused.view(np.uint8), z.numpy().view(np.uint8))
