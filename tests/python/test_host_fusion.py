@@ -146,7 +146,8 @@ EW_OPS = {"add": lambda x, y: pyasc.add(x, y), "sub": lambda x, y: pyasc.sub(x, 
           "adds": lambda x, y: x + 0.75, "rsubs": lambda x, y: 0.75 - x, "muls": lambda x, y: x * 1.25,
           "relu": lambda x, y: pyasc.relu(x), "sigmoid": lambda x, y: pyasc.sigmoid(x),
           "tanh": lambda x, y: pyasc.tanh(x), "gelu": lambda x, y: pyasc.gelu(x),
-          "erf": lambda x, y: pyasc.erf(x)}
+          "erf": lambda x, y: pyasc.erf(x),
+          "cast": lambda x, y: pyasc.cast(x, np.float32 if x.dtype == np.float16 else np.float16)}
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float16])
@@ -190,3 +191,59 @@ def test_long_div_erf_chain_splits_into_groups_bit_identical(target, dt):
         z = chain()
     assert f.stats["operators"] == 36 and f.stats["kernels"] >= 2
     assert np.array_equal(unfused.view(np.uint8), z.numpy().view(np.uint8))
+
+
+def _cast_chain(A, B):
+    """A, B of one type: a chain through the other type and back (cast nodes in the group)."""
+    other = np.float32 if A.dtype == np.float16 else np.float16
+    c = pyasc.cast(pyasc.add(A, B), other)
+    d = pyasc.relu(c * 2.0)
+    e = pyasc.sigmoid(d) - 0.25
+    return c, e, pyasc.cast(e, A.dtype) + A
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+@pytest.mark.parametrize("n", [1, 37, 5003])
+def test_cast_joins_the_scope_mixed_type_group_bit_identical(dt, n):
+    r = np.random.default_rng(n)
+    a, b = (r.standard_normal(n) * 3).astype(dt), (r.standard_normal(n) * 3).astype(dt)
+    A, B = pyasc.from_numpy(a), pyasc.from_numpy(b)
+    unfused = [t.numpy() for t in _cast_chain(A, B)]
+    pyasc.profiler.start()
+    with pyasc.fuse() as f:
+        outs = _cast_chain(A, B)
+    fused = [t.numpy() for t in outs]
+    p = pyasc.profiler.stop(trace=None, print_table=False)
+    assert [x.kernel for x in p.records] == ["fused_kernel"]
+    assert f.launches[0]["ops"] == ["add", "cast", "muls", "relu", "sigmoid", "adds", "cast", "add"]
+    assert set(f.launches[0]["dtype"].split("+")) == {"float16", "float32"}
+    for u, v in zip(unfused, fused):
+        assert u.dtype == v.dtype and np.array_equal(u.view(np.uint8), v.view(np.uint8))
+    other = np.float32 if dt == np.float16 else np.float16
+    c = (a + b).astype(other)                   # one rounding each, as the device's vadd and vconv
+    assert np.array_equal(fused[0], c)
+    d = np.maximum(c * other(2), 0).astype(other)
+    ref = 1 / (1 + np.exp(-d.astype(np.float64))) - 0.25
+    tol = 2e-3 if other == np.float16 else 1e-6
+    assert np.abs(fused[1] - ref).max() < tol
+
+
+def test_autocast_in_a_fusion_scope_is_one_kernel():
+    """f16 autocast converts float32 operands with cast: in a fusion scope those casts join the
+    group, so an autocast element-wise chain is one kernel, with the unfused chain's bits."""
+    r = np.random.default_rng(5)
+    a, b = r.standard_normal(3001).astype(np.float32), r.standard_normal(3001).astype(np.float32)
+    A, B = pyasc.from_numpy(a), pyasc.from_numpy(b)
+
+    def chain():
+        with pyasc.autocast(dtype=np.float16):
+            return pyasc.gelu(pyasc.mul(A, B) + A)
+    unfused = chain().numpy()
+    with pyasc.fuse() as f:
+        y = chain()
+    assert f.stats["kernels"] == 1 and f.launches[0]["ops"][:2] == ["cast", "cast"]
+    assert y.dtype == np.float16 and np.array_equal(unfused.view(np.uint8), y.numpy().view(np.uint8))
+    a16, b16 = a.astype(np.float16), b.astype(np.float16)
+    t = (a16 * b16 + a16).astype(np.float64)
+    g = t / (1 + np.exp(-1.5957691216057308 * (t + 0.044715 * t ** 3)))
+    assert np.all(np.abs(y.numpy() - g) <= 2 ** -10 * np.abs(g) + 1e-6)    # the one f16 rounding

@@ -15,7 +15,8 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
   batch_norm -> batchnorm.bn_kernel (inference form: running mean/var, affine gamma/beta;
                 float32 statistics; result in x's dtype or `out_dtype`).  training=True needs
                 a batch-statistics kernel the library does not have (KernelNotFound).
-  cast       -> cast.cast_kernel (float32 <-> float16).
+  cast       -> cast.cast_kernel (float32 <-> float16); inside pyasc.fuse() a node of the
+                fused kernel (the same vconv), bf16 conversions always launch.
   max_pool2d / avg_pool2d -> the runtime's gather kernel (kernels.gather) builds, per window
                 position (i, j) of the k x k window, the tensor of the elements under it
                 (index tables from shapes: layout metadata), from a copy of x with a padding
@@ -53,6 +54,8 @@ def cast(x, dtype):
     kern = kernels.function("cast", "cast", "cast")
     lib = kernels.library("cast")
     x = x.contiguous()
+    if fusion.current() is not None and x.size:     # joins the fusion scope (cast_kernel's vconv)
+        return fusion.record("cast", x, out_factory=lambda: ops._out(x.shape, dt, x))
     out = ops._out(x.shape, dt, x)
     if out.size:
         ops.launch("cast", lib.cast_kernel, [x], [out],
