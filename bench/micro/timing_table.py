@@ -44,8 +44,7 @@ ASSUMED = {
     "dma.fix_bytes_per_cycle": "fixpipe output width; not among the per-core rates quoted from the SoC ini (3P-INI)",
     "dma.fix_latency": "as dma.local_latency: no public fixpipe latency",
     "xcore_max_pending": None,
-    "link.mbytes_per_s": "Ascend 910's figure, 240 Gbps per HCCS link (VENG), for every profile: no public per-link HCCS rate of 910B was found (hiascend.com documents HCCS only as a topology and a profiler counter in MB/s; third-party pages give 910B servers 8 fully interconnected cards, no per-link rate)",
-    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished (for 910 and 910B alike); 1 us is an order of magnitude for a DMA start across a link",
+    "link.latency_ns": "per-transfer start-up of an HCCS transfer is unpublished (for 910 and 910B alike; the searches for 910B interconnect figures found rates only); 1 us is an order of magnitude for a DMA start across a link",
     "max_cycles": "a simulator run bound, not a chip property: 1e9 cycles (0.54 s at 1850 MHz) is generous for any kernel and stops a runaway one",
 }
 
@@ -64,6 +63,7 @@ SOURCE = {
     "l1_align": "ASCDK C API general constraints (docs/zh/api/SIMD-API/C-API/通用说明和约束.md, table 1): L1 Buffer 32 B aligned",
     "l0ab_align": "ASCDK C API general constraints (same table 1): L0A/L0B Buffer 512 B aligned (one 16x16 f16 fractal)",
     "l0c_align": "ASCDK C API general constraints (same table 1): L0C Buffer 64 B aligned",
+    "link.mbytes_per_s": "ascend910b (and teach, the default): HCCS910B, third party: 56 GB/s per HCCS link, 8 x 910B in a full mesh, 392 GB/s = 7 x 56 GB/s per card (no Huawei spec page or published HCCL measurement of 910B was found; the pages do not say per direction, taken so); ascend910: VENG, 240 Gbps per HCCS link",
 }
 
 

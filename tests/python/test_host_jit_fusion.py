@@ -106,3 +106,18 @@ def test_jit_kernels_are_still_kernels():
         k(pyasc.from_numpy(np.zeros(4, np.float32)), 4)
     with pytest.raises(Exception, match="launch it as"):
         pyasc.jit(chain)(np.zeros(4, np.float32), 1, 2)      # numpy arguments: not a host call
+
+
+def test_jit_host_function_fuses_div_and_erf():
+    def f(a, b):
+        return pyasc.erf(pyasc.div(a, b)) / b
+    rng = np.random.default_rng(7)
+    for dt in (np.float32, np.float16):
+        a = rng.standard_normal(5003).astype(dt)
+        b = rng.uniform(0.5, 2, 5003).astype(dt)
+        A, B = pyasc.from_numpy(a), pyasc.from_numpy(b)
+        eager, r0 = _run(f, A, B)
+        fused, r2 = _run(pyasc.jit(f), A, B)
+        assert [r.kernel for r in r0] == ["ext_kernel"] * 3
+        assert [r.kernel for r in r2] == ["fused_kernel"]
+        assert np.array_equal(fused.view(np.uint8), eager.view(np.uint8))

@@ -115,6 +115,39 @@ def test_autocast_runs_in_f16_with_f32_accumulation():
             pass
 
 
+def _f16_ulps(a, b):
+    """|a - b| in float16 ulps (ordered bit patterns; a, b finite float16)."""
+    def key(v):
+        i = v.astype(np.float16).view(np.int16).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFF), i)
+    return np.abs(key(a) - key(b))
+
+
+@pytest.mark.parametrize("shape,wshape,s,p", [((2, 3, 9, 8), (5, 3, 3, 3), 1, 1), ((1, 4, 7, 7), (6, 4, 1, 1), 2, 0),
+                                              ((1, 1, 1, 1), (1, 1, 1, 1), 1, 0)])
+def test_autocast_f16_conv2d_adds_bias_in_f32_then_rounds_once(shape, wshape, s, p):
+    """Under f16 autocast conv2d adds its bias to the float32 accumulator and rounds once (the
+    cube's bias table in L0C, then the fixpipe's conversion), not f16(f16(conv) + f16(bias))."""
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(wshape).astype(np.float32)
+    o = wshape[0]
+    bias = (rng.uniform(20, 120, o) * rng.choice([-1, 1], o) + rng.uniform(0, 1, o) / 3).astype(np.float32)
+    with pyasc.autocast(dtype=np.float16):
+        y = pyasc.ops.conv2d(pyasc.from_numpy(x), pyasc.from_numpy(w), stride=s, padding=p,
+                             bias=pyasc.from_numpy(bias))
+    assert y.dtype == np.float16
+    got = y.numpy()
+    conv = conv_ref(x.astype(np.float16), w.astype(np.float16), s, p).astype(np.float32)   # f32 accumulation
+    ref = (conv + bias[None, :, None, None]).astype(np.float16)        # bias in f32, one rounding
+    old = (conv.astype(np.float16) + bias.astype(np.float16)[None, :, None, None]).astype(np.float16)
+    d = _f16_ulps(got, ref)
+    assert d.max() <= 1, d.max()              # f32 sums in another order may cross an f16 rounding point
+    assert np.count_nonzero(d) <= max(1, got.size // 50)
+    if got.size > 1:                          # the old order (round, then add in f16) is visibly worse
+        assert np.count_nonzero(_f16_ulps(got, old)) > np.count_nonzero(d)
+
+
 def resnet_block(c, h, seed=0):
     """(device output, numpy reference, profile) of relu(bn2(conv2(relu(bn1(conv1(x))))) + x)."""
     rng = np.random.default_rng(seed)

@@ -25,7 +25,9 @@ ring formula: 2 (N-1)/N * S / rate + 2 (N-1) * latency; tests check the simulate
 against it.  all_gather, reduce_scatter and broadcast are the corresponding halves (broadcast:
 a pipelined chain from the source around the ring).  Only float16/float32 sums are
 supported (the library's vadd).  Not modelled: the links' sharing of HBM bandwidth with kernels
-running on the same device, the host's launch overheads.
+running on the same device, the host's launch overheads, and the 910B server's full mesh (each
+card has a link to each of the other 7, docs/sources.md HCCS910B; HCCL can use them all at
+once): only the ring's neighbour links carry data, one link's rate each.
 """
 import math
 

@@ -2,21 +2,25 @@
 
 Users: `with pyasc.fuse() as f: ...; print(f.report())` (docs/pyasc.md "Host runtime"), pyasc.jit
 (host_call, at the end, for simt.HostJIT: a host function of eager operators fused at -O2), the
-eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, relu,
-sigmoid, tanh, gelu), tests/python/test_host_fusion.py.
+eager operators of pyasc.host.ops (add, sub, mul with tensors or Python scalars, div, relu,
+sigmoid, tanh, gelu, erf) and pyasc.host.nn (cast float16 <-> float32, the pools' max/sum),
+tests/python/test_host_fusion.py.
 
 Inside the scope an element-wise operator does not launch: it allocates its result tensor and
 appends a node to the scope's current group.  The group is compiled and launched as ONE kernel
 (`flush`) when the scope ends, when a result of the group is read (.numpy()), when an operator
 that is not element-wise launches, or when the next operator does not fit the group (another
-element count or dtype, more than MAX_REGS UB tiles).  The kernel is generated Python source
+element count, a dtype other than float16/float32 that is not the group's, more than MAX_REGS
+UB tiles).  A group may mix float16 and float32 (cast nodes): every UB tile, DMA and tail store
+is in its register's type, and the cores' ranges start on whole 32 B blocks of both.  The kernel is generated Python source
 (`_source`): one @asc.jit function with the group's inputs and live results as GM arguments;
 per tile it DMAs each input once into UB, runs every node's vector instructions on UB tiles and
 stores only the results still referenced from Python (the nodes' tensors are held by weak
 references; a result nobody can read is never written), so the intermediate results of a chain
 never touch GM.  The instruction sequence of every node is the one the unfused kernel
-(kernels/pyasc/elementwise.py ew_kernel) runs, so fused results equal the unfused ones bit for
-bit; the generated file lives in a per-process temporary directory and is imported by path.
+(kernels/pyasc/elementwise.py ew_kernel; div and erf: elementwise_ext.py ext_kernel) runs, so
+fused results equal the unfused ones bit for bit (div: one vdiv in the operands' type, float16
+included, as ext_kernel; erf: ext_kernel's _erf_f32 in float32, float16 widened and rounded once); the generated file lives in a per-process temporary directory and is imported by path.
 
 The report (`Fusion.report()`, `.stats`) gives, per fused launch, the GM bytes the simulator
 counted (report "bytes": GM->UB + UB->GM) and the bytes the same operators move one by one
@@ -39,15 +43,18 @@ from ..runtime.jit import JITFunction
 from . import kernels, log
 from .errors import AscendError
 
-MAX_REGS = 20         # UB tiles per fused kernel: inputs + nodes (4 more are f32 scratch)
+MAX_REGS = 20         # UB tiles per fused kernel: inputs + nodes (5 more are f32 scratch)
 TILE = 1024           # elements per tile (every slot has room for TILE float32 + 256 B skew)
-UNARY = ("relu", "sigmoid", "tanh", "gelu")
-F32_OPS = ("sigmoid", "tanh", "gelu")
+BINARY = ("add", "sub", "mul", "div")     # tensor (op) tensor operators that join a scope
+UNARY = ("relu", "sigmoid", "tanh", "gelu", "erf")
+FLOATS = (np.dtype(np.float16), np.dtype(np.float32))    # a group may mix them (cast nodes)
+F32_OPS = ("sigmoid", "tanh", "gelu", "erf")
 
 
 class Node:
     def __init__(self, op, args, scalar, tensor):
         self.op, self.args, self.scalar = op, args, scalar    # args: Node or ("in", index)
+        self.dtype = tensor.dtype                               # the result's (cast: the target type)
         self.ref = weakref.ref(tensor)
         self.nbytes = tensor.nbytes
 
@@ -61,6 +68,23 @@ class Group:
 
     def regs(self):
         return len(self.inputs) + len(self.nodes)
+
+    def accepts(self, dtype):
+        """A float16/float32 group takes both (a cast node converts); other dtypes only their own."""
+        return dtype == self.dtype or (dtype in FLOATS and self.dtype in FLOATS)
+
+    def reg_dtype(self, r):
+        ni = len(self.inputs)
+        return self.inputs[r].dtype if r < ni else self.nodes[r - ni].dtype
+
+    def dtypes(self):
+        """The group's element types, the first input's first."""
+        out = [self.dtype]
+        for r in range(self.regs()):
+            d = self.reg_dtype(r)
+            if d not in out:
+                out.append(d)
+        return out
 
 
 class Fusion:
@@ -142,7 +166,7 @@ def record(op, a, b=None, scalar=None, out_factory=None):
     g = f.group
     new_inputs = sum(1 for x in operands if not (pending(x) and getattr(x, "_fuse_owner", None) is f
                                                  and x._fuse_node in (g.nodes if g else [])))
-    if g is not None and (g.size != t0.size or g.dtype != t0.dtype or g.device is not t0.device
+    if g is not None and (g.size != t0.size or not g.accepts(t0.dtype) or g.device is not t0.device
                           or g.regs() + new_inputs + 1 > MAX_REGS):
         flush(f)
         g = None
@@ -179,18 +203,24 @@ def _reg(g, arg):
 
 
 def _source(g, live, name):
-    """Python source of the fused kernel for group g writing the nodes in `live`."""
+    """Python source of the fused kernel for group g writing the nodes in `live`.  Registers of
+    the first input's type use dt / per_block / blocks / wg; in a group that mixes float16 and
+    float32 (cast nodes) those of the other type use dt1 / per_block1 / blocks1 / wg1."""
     ni, no = len(g.inputs), len(live)
+    mixed = len(g.dtypes()) > 1
+    sfx = {r: ("1" if g.reg_dtype(r) != g.dtype else "") for r in range(g.regs())}
     params = [f"x{i}: asc.GlobalAddress" for i in range(ni)] + [f"o{j}: asc.GlobalAddress" for j in range(no)]
+    ws = "ws: asc.GlobalAddress, ws1: asc.GlobalAddress" if mixed else "ws: asc.GlobalAddress"
     L = ['"""Generated by pyasc.host.fusion: one kernel for the element-wise chain',
          "  " + " ".join(n.op for n in g.nodes) + '"""',
          "import asc",
          "from pyasc_kernels import _common as cm",
          "from pyasc_kernels import elementwise as ew",
+         "from pyasc_kernels import elementwise_ext as ewx",
          "",
          "",
          "@asc.jit",
-         f"def {name}({', '.join(params)}, ws: asc.GlobalAddress, n: int, per_core: int, "
+         f"def {name}({', '.join(params)}, {ws}, n: int, per_core: int, "
          "tile: asc.ConstExpr[int]):",
          "    c = asc.get_block_idx()",
          "    start = c * per_core",
@@ -198,31 +228,39 @@ def _source(g, live, name):
          "    dt = x0.dtype",
          "    per_block = 32 // dt.sizeof()",
          "    slot = tile * 4 + 256"]
+    if mixed:
+        other = "float32" if g.dtype == np.dtype(np.float16) else "float16"
+        L += [f"    dt1 = asc.{other}", "    per_block1 = 32 // dt1.sizeof()"]
     for i in range(ni):
         L += [f"    g{i} = asc.GlobalTensor()", f"    g{i}.set_global_buffer(x{i} + start)"]
     for j in range(no):
         L += [f"    h{j} = asc.GlobalTensor()", f"    h{j}.set_global_buffer(o{j} + start)"]
     L += ["    wg = asc.GlobalTensor()", "    wg.set_global_buffer(ws + c * per_block)"]
+    if mixed:
+        L += ["    wg1 = asc.GlobalTensor()", "    wg1.set_global_buffer(ws1 + c * per_block1)"]
     nreg = ni + len(g.nodes)
     for r in range(nreg):
         pos = "VECIN" if r < ni else "VECOUT"
-        L.append(f"    r{r} = asc.LocalTensor(dt, asc.TPosition.{pos}, {r} * slot, tile)")
-    for k, s in enumerate(("af", "bf", "tf", "uf")):
+        L.append(f"    r{r} = asc.LocalTensor(dt{sfx[r]}, asc.TPosition.{pos}, {r} * slot, tile)")
+    for k, s in enumerate(("af", "bf", "tf", "uf", "vf")):
         L.append(f"    {s} = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, {nreg + k} * slot, tile)")
     L += ["    tiles = (length + tile - 1) // tile",
           "    for t in range(tiles):",
           "        cnt = min(tile, length - t * tile)",
           "        blocks = (cnt + per_block - 1) // per_block"]
+    if mixed:
+        L.append("        blocks1 = (cnt + per_block1 - 1) // per_block1")
     for i in range(ni):
-        L.append(f"        asc.data_copy(r{i}, g{i}[t * tile:], asc.DataCopyParams(1, blocks, 0, 0))")
+        L.append(f"        asc.data_copy(r{i}, g{i}[t * tile:], asc.DataCopyParams(1, blocks{sfx[i]}, 0, 0))")
     L += ["        asc.set_flag(asc.HardEvent.MTE2_V, 0)", "        asc.wait_flag(asc.HardEvent.MTE2_V, 0)"]
-    f16 = g.dtype == np.dtype(np.float16)
     for n in g.nodes:
         d = _reg(g, n)
         a = _reg(g, n.args[0])
         b = _reg(g, n.args[1]) if len(n.args) > 1 else None
         s = repr(float(n.scalar)) if n.scalar is not None else None
-        # the unfused kernels' sequences (elementwise.ew_kernel; ops.sub is axpy(-1, b, a))
+        f16 = n.dtype == np.dtype(np.float16)
+        # the unfused kernels' sequences (elementwise.ew_kernel; ops.sub is axpy(-1, b, a);
+        # cast: cast.py's _cast_tiles, narrowing rounds to nearest even, widening is exact)
         body = {"add": [f"asc.add({d}, {a}, {b}, cnt)"],
                 "mul": [f"asc.mul({d}, {a}, {b}, cnt)"],
                 "max": [f"asc.max({d}, {a}, {b}, cnt)"],
@@ -230,17 +268,21 @@ def _source(g, live, name):
                 "adds": [f"asc.adds({d}, {a}, {s}, cnt)"],
                 "muls": [f"asc.muls({d}, {a}, {s}, cnt)"],
                 "rsubs": [f"asc.muls({d}, {a}, -1.0, cnt)", f"asc.adds({d}, {d}, {s}, cnt)"],
+                "div": [f"asc.div({d}, {a}, {b}, cnt)"],          # ext_kernel: vdiv in the input type
+                "cast": [f"asc.cast({d}, {a}, asc.RoundMode.{'CAST_RINT' if f16 else 'CAST_NONE'}, cnt)"],
                 "relu": [f"asc.relu({d}, {a}, cnt)"]}.get(n.op)
+        f32 = (lambda dst, src: f"ewx._erf_f32({dst}, {src}, tf, uf, vf, cnt)") if n.op == "erf" else \
+            (lambda dst, src: f"ew._f32_compute({n.op!r}, {dst}, {src}, tf, uf, cnt)")
         if body is None and not f16:
-            body = [f"ew._f32_compute({n.op!r}, {d}, {a}, tf, uf, cnt)"]
+            body = [f32(d, a)]
         elif body is None:
-            body = [f"asc.cast(af, {a}, asc.RoundMode.CAST_NONE, cnt)",
-                    f"ew._f32_compute({n.op!r}, bf, af, tf, uf, cnt)",
+            body = [f"asc.cast(af, {a}, asc.RoundMode.CAST_NONE, cnt)", f32("bf", "af"),
                     f"asc.cast({d}, bf, asc.RoundMode.CAST_RINT, cnt)"]
         L += ["        " + x for x in body]
     L += ["        asc.set_flag(asc.HardEvent.V_MTE3, 0)", "        asc.wait_flag(asc.HardEvent.V_MTE3, 0)"]
     for j, n in enumerate(live):
-        L.append(f"        cm.store_tail(h{j}[t * tile:], {_reg(g, n)}, cnt, wg, per_block)")
+        r = len(g.inputs) + g.nodes.index(n)
+        L.append(f"        cm.store_tail(h{j}[t * tile:], r{r}, cnt, wg{sfx[r]}, per_block{sfx[r]})")
     L += ["        asc.set_flag(asc.HardEvent.MTE3_MTE2, 0)", "        asc.wait_flag(asc.HardEvent.MTE3_MTE2, 0)", ""]
     return "\n".join(L)
 
@@ -260,6 +302,7 @@ def _kernel(src, name):
             import atexit
             atexit.register(shutil.rmtree, _dir, True)
         kernels.library("elementwise")          # registers the pyasc_kernels package
+        kernels.library("elementwise_ext")
         path = os.path.join(_dir, f"fused_{key}.py")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(src)
@@ -295,15 +338,16 @@ def flush(f):
     target = g.device.target
     ins = list(g.inputs)
     entry = {"ops": [n.op for n in g.nodes], "operators": len(g.nodes), "elements": g.size,
-             "dtype": g.dtype.name, "inputs": len(ins), "outputs": len(outs),
+             "dtype": "+".join(d.name for d in g.dtypes()), "inputs": len(ins), "outputs": len(outs),
              "unfused_bytes": g.unfused_bytes, "gm_bytes_moved": None, "cycles": None}
     f.launches.append(entry)
 
     def call(**o):
         with cm.on_target(target) as tgt:
-            ncores, per = cm.core_split(g.size, cm.epb(g.dtype), None, tgt)
-            ws = cm.workspace(g.dtype, ncores)
-            kern[ncores](*[x._flat() for x in ins], *[t._flat() for t in outs], ws, g.size, per, TILE, **o)
+            dts = g.dtypes()      # core ranges start on whole 32 B blocks of every type
+            ncores, per = cm.core_split(g.size, max(cm.epb(d) for d in dts), None, tgt)
+            ws = [cm.workspace(d, ncores) for d in dts]
+            kern[ncores](*[x._flat() for x in ins], *[t._flat() for t in outs], *ws, g.size, per, TILE, **o)
 
     def done(res, rep):
         entry["gm_bytes_moved"] = gm_bytes(rep)

@@ -6,14 +6,17 @@ Kernels (kernels/pyasc, found by pyasc.host.kernels; nothing is computed on the 
   conv2d     -> conv2d.img2col_kernel (one launch: the column matrix in a device workspace
                 tensor) + matmul.matmul (one cube launch per image, written into the result);
                 x NCHW float16, w OIHW float16, result float32 (the library's contract);
-                bias is added by a broadcast add (elementwise.vadd through pyasc.add).
+                bias is added by a broadcast add (elementwise.vadd through pyasc.add) to the
+                float32 result, also in an autocast scope (then rounded once: the cube adds
+                the bias in L0C's float32 before the fixpipe conversion).
                 In autocast(dtype=bfloat16): bf16 x and w (img2col moves 16-bit patterns,
                 matmul.matmul takes uint16 as bf16 bits), the result rounded to bf16 once
                 (pyasc.host.amp).
   batch_norm -> batchnorm.bn_kernel (inference form: running mean/var, affine gamma/beta;
                 float32 statistics; result in x's dtype or `out_dtype`).  training=True needs
                 a batch-statistics kernel the library does not have (KernelNotFound).
-  cast       -> cast.cast_kernel (float32 <-> float16).
+  cast       -> cast.cast_kernel (float32 <-> float16); inside pyasc.fuse() a node of the
+                fused kernel (the same vconv), bf16 conversions always launch.
   max_pool2d / avg_pool2d -> the runtime's gather kernel (kernels.gather) builds, per window
                 position (i, j) of the k x k window, the tensor of the elements under it
                 (index tables from shapes: layout metadata), from a copy of x with a padding
@@ -51,6 +54,8 @@ def cast(x, dtype):
     kern = kernels.function("cast", "cast", "cast")
     lib = kernels.library("cast")
     x = x.contiguous()
+    if fusion.current() is not None and x.size:     # joins the fusion scope (cast_kernel's vconv)
+        return fusion.record("cast", x, out_factory=lambda: ops._out(x.shape, dt, x))
     out = ops._out(x.shape, dt, x)
     if out.size:
         ops.launch("cast", lib.cast_kernel, [x], [out],
@@ -131,10 +136,14 @@ def conv2d(x, w, stride=1, padding=0, bias=None):
         bias = ops._tensor("conv2d", bias, "bias")
         if bias.shape != (o,) or bias.dtype != _F32:
             raise ShapeError(f"pyasc.conv2d: bias ({ops._desc(bias)}) must be a ({o},) float32 vector")
-        if bfs:               # bf16: the bias added to the float32 result, then one rounding
-            with autocast.autocast(enabled=False):
-                out = ops.add(out, bias.reshape(1, o, 1, 1))
-        else:
+        # The bias is added to the float32 result before any rounding, in every autocast scope
+        # (float16 and bf16 alike; the scope is suspended so pyasc.add does not round its operands
+        # to 16 bits first), then autocast.result rounds once.  That is what the cube does: the
+        # bias sits in the bias table in L0C's float32 type and initialises the accumulator
+        # (asc-devkit impl/adv_api/detail/matmul/resource/bias_buffer/c2_buffer/c2_buffer.h:
+        # LocalTensor<L0cT> in TPosition::C2; mmad's cmatrixSource), and the fixpipe converts
+        # the float32 sum to float16/bf16 on the way out of L0C.
+        with autocast.autocast(enabled=False):
             out = ops.add(out, bias.reshape(1, o, 1, 1))
     return autocast.result(out)
 

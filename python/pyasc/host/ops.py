@@ -195,7 +195,7 @@ def _binary(op, module, fn, a, b, pre=None, kernel_attr="ew_kernel"):
         if r is not None:
             return autocast.result(r)
     a, b, shape, dtype = _operands(op, a, b)
-    if fusion.current() is not None and op in ("add", "sub", "mul") and a.size:
+    if fusion.current() is not None and op in fusion.BINARY and a.size:     # div by a number: its constant tensor
         return autocast.result(fusion.record(op, a, b, out_factory=lambda: _out(shape, dtype, a)))
     lib = kernels.library(module)
     out = _out(shape, dtype, a)
