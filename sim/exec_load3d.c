@@ -44,9 +44,11 @@
  * repeatTime > 1 (not modelled), a boundary below 1024 or not a multiple of
  * 32 or at most rs1, and any source row or the destination outside its buffer.
  *
- * Cost: F_DMA with latency class L0, like load_l1_to_l0a_2d: setup, then the
- * bytes written (mext rows of Kf*32 B) at the L1 -> L0 rate (sim/core.c
- * start_transfer).
+ * Cost: F_DMA with latency class L0 and no bursts, exactly like
+ * load_l1_to_l0a_2d: setup, then the bytes written (mext rows of Kf*32 B) at
+ * the L1 -> L0 rate (sim/core.c start_transfer).  A 16 x 144 f16 window
+ * (4608 B) and load_l1_to_l0a_2d repeat=9 both take 29 + 20 cycles on
+ * ascend910b (asc-sim run of a one-instruction kernel).
  *
  * Invariant: every check before any write; no allocation. */
 #include <string.h>
@@ -190,7 +192,7 @@ ASC_EXEC_FN(LOAD3D)
             for (uint64_t e = 0; e < p.c0; e++) memcpy(d + l3d_dst(&p, r, b, e), in ? l1 + a + e * p.es : pad, p.es);
         }
     if (ctx->on_access) ctx->on_access(ctx->access_ud, dbuf, p.dst, p.dst + dspan, true);
-    st->bursts = (uint32_t)(p.mext * p.kf);
+    /* no bursts: one command, costed as load2d (setup, then bytes at the L1 -> L0 rate) */
     st->bytes = p.mext * p.kf * 32;
     return true;
 }
