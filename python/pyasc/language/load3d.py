@@ -1,6 +1,6 @@
 """LoadData3D v2 (im2col) of real pyasc: asc.load_data(dst, src, asc.LoadData3DParamsV2(...)),
 asc.set_load_data_padding_value, asc.set_load_data_repeat, asc.set_load_data_boundary; the
-load3dv2 instruction and the special registers fmatrix, padding, l3d_rpt, l1_3d_size
+load3dv2 instruction and the SPRs fmatrix, padding, l3d_rpt, l1_3d_size
 (sim/exec_load3d.c has the semantics).
 
 Sources: real pyasc python/asc/language/core/types.py (LoadData3DParamsV2, LoadDataRepeatParam
