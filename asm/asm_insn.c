@@ -140,7 +140,7 @@ static void cfg_keys(AscCfgLayout layout, char *buf, size_t size)
 static bool parse_named(Job *j, Lex *lx, const AscInsnInfo *ii, bool trailing, Operands *o)
 {
     AscCfgLayout layout = (AscCfgLayout)ii->cfg;
-    uint64_t given = 0; /* bit per asc_cfg_fields index (< 64, test_isa_table checks) */
+    uint64_t given[4] = {0}; /* bit per asc_cfg_fields index (< 256, test_isa_table checks) */
     bool ok = true;
     char buf[80], keys[200], what[80];
     o->packed = asc_cfg_pack_default(layout);
@@ -163,11 +163,11 @@ static bool parse_named(Job *j, Lex *lx, const AscInsnInfo *ii, bool trailing, O
             cfg_keys(layout, keys, sizeof keys);
             job_err(j, ASC_DIAG_CFG_KEY, tok_loc(j, &kt), tok_str(&kt, buf, sizeof buf), ii->mnemonic, keys);
             ok = false;
-        } else if (given & (1ull << f)) {
+        } else if (given[f / 64] & (1ull << (f % 64))) {
             job_err(j, ASC_DIAG_CFG_DUP, tok_loc(j, &kt), tok_str(&kt, buf, sizeof buf));
             ok = false;
         }
-        if (f >= 0) given |= 1ull << f;
+        if (f >= 0) given[f / 64] |= 1ull << (f % 64);
         const AscCfgField *cf = f >= 0 ? &asc_cfg_fields[f] : NULL;
         unsigned n = 0;
         for (;;) {

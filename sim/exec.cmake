@@ -8,6 +8,7 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vreducev2.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vnchwconv.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cmatrix.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_load3d.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dmapad.c
@@ -19,6 +20,6 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/fp16.c
   DEPS config isa)
 
-foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16)
+foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16 test_exec_load3d)
   asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_exec)
 endforeach()

@@ -43,6 +43,10 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->pad_val = c->spr[ASC_SPR_PAD_VAL];
     q->deqscale = c->spr[ASC_SPR_DEQSCALE];
     for (int k = 0; k < 4; k++) q->data_exp[k] = c->spr[ASC_SPR_DATA_EXP_0 + k];
+    q->l3d[0] = c->spr[ASC_SPR_FMATRIX];
+    q->l3d[1] = c->spr[ASC_SPR_PADDING];
+    q->l3d[2] = c->spr[ASC_SPR_L3D_RPT];
+    q->l3d[3] = c->spr[ASC_SPR_L1_3D_SIZE];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)

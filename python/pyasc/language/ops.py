@@ -814,8 +814,11 @@ def data_copy_pad(dst, src, params, pad_params=None, *, _b):
 def load_data(dst, src, params, *, _b):
     b = _b
     b.uses_cube = True
+    from .load3d import LoadData3DParamsV2, emit_load3d
+    if isinstance(params, LoadData3DParamsV2):
+        return emit_load3d(b, dst, src, params)
     if not isinstance(params, LoadData2DParams):
-        raise b.error("asc.load_data supports LoadData2DParams (2D loads) only")
+        raise b.error("asc.load_data supports LoadData2DParams (2D loads) and LoadData3DParamsV2 (im2col) only")
     if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and src.buf == "L1"
             and dst.buf in ("L0A", "L0B")):
         raise b.error("asc.load_data moves an L1 tensor (A1/B1) into L0A (A2) or L0B (B2)")
@@ -1166,8 +1169,6 @@ _REJECT = {
         ("load_data_with_transpose",),
     "AIPP image preprocessing is not modelled": ("load_image_to_local", "set_aipp_functions"),
     "fixpipe pre-quantisation is not modelled": ("set_fix_pipe_pre_quant_flag",),
-    "the LoadData3D (im2col) registers are not modelled": ("set_load_data_boundary", "set_load_data_padding_value",
-                                                           "set_load_data_repeat"),
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
 }
 for _why, _names in _REJECT.items():
