@@ -124,7 +124,8 @@ def operand(x, loc=None):
         return ir.Const(x, "f32")
     if hasattr(x, "value") and isinstance(getattr(x, "value"), int):  # IntEnum
         return ir.Const(int(x))
-    raise CompileError(f"expected a scalar, got {type(x).__name__}", loc)
+    raise CompileError(f"expected a scalar (an int, a float or a run-time scalar value) here, got "
+                       f"{type(x).__name__}", loc)
 
 
 _CHECKED = ("vec", "dma", "load2d", "mmad", "fix")

@@ -134,7 +134,8 @@ class ParsedFunction:
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.source = src
         if not isinstance(self.node, ast.FunctionDef):
-            raise CompileError(f"{fn.__name__} is not a plain function")
+            raise CompileError(f"asc.jit: {fn.__name__} is not a plain function: a kernel is a `def` "
+                               f"statement (not a lambda or an expression)", self.loc(self.node))
         self._check_syntax()
 
     def loc(self, node):

@@ -558,8 +558,10 @@ class TQue:
         if self._limit() < self.num and self.live >= self._limit():
             # more tensors at once than the buffers the kernel asked for: as written it waits for
             # a free that never comes; the extra -O2 buffer must not hide that (driver falls back)
-            raise CompileError(f"alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer TQue "
-                               f"are not freed yet", b.loc)
+            # never shown: _limit() < num only on a queue -O2 promoted, and driver.compile_kernel
+            # then compiles the kernel again as written (compiler/dbuf.py)
+            raise CompileError(f"internal: alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer "
+                               f"TQue are not freed yet (the promoted compile is refused)", b.loc)
         self.live += 1
         s = self.alloc_next
         self.alloc_next = (s + 1) % self.num

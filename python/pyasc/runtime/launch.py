@@ -221,7 +221,9 @@ class Image:
         lib.asc_diags_init(C.byref(d), None)
         try:
             if not lib.asc_image_write(C.byref(self.img), C.byref(buf), C.byref(n), C.byref(d)):
-                raise CompileError("could not serialise the kernel binary: " +
+                # the image is the assembler's, validated there: only a compiler bug (or libasc out of
+                # memory) fails here
+                raise CompileError("internal: could not serialise the kernel binary: " +
                                    "; ".join(m[4] for m in L.diag_messages(d)))
             data = C.string_at(buf, n.value)
             lib._free(buf)
@@ -286,7 +288,8 @@ def _run_sliced(lib, sim, cfg, max_cycles, d):
     if not limit:
         v = C.c_int64()
         if not lib.asc_config_get(C.cast(cfg, C.c_void_p), b"max_cycles", C.byref(v), C.byref(d)):
-            raise LaunchError("the profile has no max_cycles key")
+            # unreachable: max_cycles is a key of target/asc_config.def, so every profile has it
+            raise LaunchError("internal: the profile has no max_cycles key")
         limit = v.value
     t = 0
     while True:
@@ -464,8 +467,10 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             if kind == "gm":
                 a, orig = _to_numpy(v)
                 if a is None:
-                    raise LaunchError(f"argument '{name}': a gm argument takes a numpy array (or a CPU torch "
-                                      f"tensor), not {type(v).__name__}")
+                    # unreachable: runtime/jit.py binds a GlobalAddress only to an array (its
+                    # LaunchError "is a GlobalAddress and needs a numpy array" comes first)
+                    raise LaunchError(f"internal: argument '{name}': a gm argument takes a numpy array (or a CPU "
+                                      f"torch tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
                 inside = _alias_of(name, a, arrays)

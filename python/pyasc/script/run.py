@@ -84,7 +84,8 @@ class Bundle:
             if n["op"] == "matmul":
                 a, b = (self.shapes[x] for x in args)
                 if a[1] != b[0]:
-                    raise BundleError(f"matmul at line {n['line']}: inner dimensions differ: {a} @ {b}")
+                    raise BundleError(f"set_input_shape: matmul at line {n['line']} of the script: inner dimensions "
+                                      f"differ: {a} @ {b} (the shape is bound to every dynamic input)")
                 self.shapes[i] = (a[0], b[1])
             elif n["op"] in ("reduce_sum", "reduce_max"):
                 s = self.shapes[args[0]]
