@@ -1016,6 +1016,9 @@ class Frontend:
     def call(self, fn, args, kwargs, node):
         if getattr(type(fn), "_asc_inline", False):
             return self.inline(fn, args, kwargs, node)
+        if fn in _NUMERIC_BUILTINS:
+            # a run-time comparison is a Python bool: 0/1 wherever a builtin takes a number
+            args = [self.b.materialize(a) if isinstance(a, RCond) else a for a in args]
         if fn is builtins.print:
             raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
         if fn in (builtins.open, builtins.input, builtins.exec, builtins.eval):
@@ -1032,7 +1035,9 @@ class Frontend:
             if any(isinstance(a, RVal) for a in args):
                 raise self.err("range() with run-time bounds is only supported as a for-loop iterator", node)
             return range(*args)
-        if fn in (builtins.int, builtins.bool) and args and isinstance(args[0], RVal):
+        if fn is builtins.bool and args and isinstance(args[0], RVal):
+            return self.b.materialize(RCond(self.b, "ne", args[0], 0))    # bool(n) is n != 0
+        if fn is builtins.int and args and isinstance(args[0], RVal):
             return args[0]
         if fn is builtins.float and args and isinstance(args[0], RVal):
             raise self.err("float() of a run-time integer is not supported (no scalar FPU)", node)
@@ -1250,6 +1255,9 @@ def _opnd(b, x):
     if isinstance(x, RVal):
         return x.v
     return ir.Const(int(x))
+
+
+_NUMERIC_BUILTINS = (builtins.int, builtins.bool, builtins.float, builtins.min, builtins.max, builtins.abs)
 
 
 def _allowed_callable(fn):
