@@ -269,7 +269,8 @@ def _to_numpy(v):
     if type(v).__module__.startswith("torch"):
         t = v.detach()
         if t.device.type != "cpu":
-            raise LaunchError("only CPU torch tensors can be passed to the simulator")
+            raise LaunchError(f"only CPU torch tensors can be passed to the simulator, got one on "
+                              f"'{t.device.type}': pass t.cpu()")
         return t.numpy(), v
     return None, None
 
@@ -353,7 +354,9 @@ def _record(c, img, blocks, values):
             continue
         v = next(vals)
         if kind == "gm" and isinstance(v, (list, tuple)):
-            raise LaunchError(f"argument '{name}': tensor lists cannot be recorded into a script bundle")
+            raise LaunchError(f"argument '{name}': a tensor list cannot be recorded into a script bundle's native "
+                              f"launch plan (asc-sim runs the bundle without Python and places GM arrays one by "
+                              f"one): give the kernel its arrays as separate GlobalAddress arguments")
         if kind == "gm":
             plan.append(("gm", _to_numpy(v)[0]))
         elif kind == "float":
