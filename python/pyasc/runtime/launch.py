@@ -232,9 +232,8 @@ class Image:
             lib.asc_diags_free(C.byref(d))
 
     def write_file(self, path: str):
-        data = self.write_bytes()
-        with open(path, "wb") as f:
-            f.write(data)
+        from .. import _outfile
+        _outfile.write(path, self.write_bytes())
 
     def line_at(self, pc):
         e = L.lib().asc_image_line_at(C.byref(self.img), pc)

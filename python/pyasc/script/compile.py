@@ -326,10 +326,8 @@ def add_native(b, path=None):
 def write(bundle, path):
     """Deterministic bytes: sorted keys, no time stamps."""
     text = json.dumps(bundle, indent=1, sort_keys=True) + "\n"
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    from .. import _outfile
+    _outfile.write(path, text)
 
 
 def compile_script(path, out, opt_level=2, target="ascend910b", memory_opt=False, dynamic_dims=None,
