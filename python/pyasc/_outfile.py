@@ -67,7 +67,7 @@ def replacing(path: str, binary: bool = True):
         except FileExistsError:
             continue
     else:
-        raise FileExistsError(f"cannot create a temporary beside {path}")
+        raise FileExistsError(f"internal: 100 random temporary names beside {path} were all taken")   # 52**12 names
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
             yield f
