@@ -869,6 +869,8 @@ class Frontend:
             if isinstance(idx, (RVal, RCond)):
                 raise NeedUnroll("indexing a Python list needs a compile-time index", self.loc(node))
             return obj[idx]
+        if isinstance(idx, RCond):      # a comparison is a Python bool: index 0 or 1
+            idx = self.b.materialize(idx)
         if hasattr(obj, "__getitem__"):
             return self.call_py(obj.__getitem__, [idx], {}, node)
         raise self.err(f"'{type(obj).__name__}' object is not subscriptable", node)
@@ -1016,9 +1018,10 @@ class Frontend:
     def call(self, fn, args, kwargs, node):
         if getattr(type(fn), "_asc_inline", False):
             return self.inline(fn, args, kwargs, node)
-        if fn in _NUMERIC_BUILTINS:
-            # a run-time comparison is a Python bool: 0/1 wherever a builtin takes a number
-            args = [self.b.materialize(a) if isinstance(a, RCond) else a for a in args]
+        # a run-time comparison passed to a call is a Python bool: its 0/1 value (no asc API and no
+        # builtin takes a comparison object; int(n > 1), max(n > 3, 0), g.set_value(0, n > 1))
+        args = [self.b.materialize(a) if isinstance(a, RCond) else a for a in args]
+        kwargs = {k: self.b.materialize(v) if isinstance(v, RCond) else v for k, v in kwargs.items()}
         if fn is builtins.print:
             raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
         if fn in (builtins.open, builtins.input, builtins.exec, builtins.eval):
@@ -1255,9 +1258,6 @@ def _opnd(b, x):
     if isinstance(x, RVal):
         return x.v
     return ir.Const(int(x))
-
-
-_NUMERIC_BUILTINS = (builtins.int, builtins.bool, builtins.float, builtins.min, builtins.max, builtins.abs)
 
 
 def _allowed_callable(fn):
