@@ -531,6 +531,10 @@ class TQue:
         if _b is None:
             raise _outside_jit()
         self.b = b = _b
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise CompileError(f"TQue depth must be a compile-time integer >= 0 (Ascend C's TQue<pos, depth> "
+                               f"template parameter), got {type_name(depth) if not isinstance(depth, int) else depth}",
+                               b.loc)
         self.pos, self.depth, self.req = TPosition(pos), depth, None
         self.prod, self.cons = QUEUE_PIPES.get(self.pos, (None, None))
         self.alloc_next = 0

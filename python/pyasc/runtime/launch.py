@@ -431,7 +431,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 # one frame per block; a mix kernel's programs index theirs by core_id (AIC + AIVs)
                 frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
                 if not lib.asc_sim_gm_place(sim, _spill_frame_bytes() * frames, C.byref(addr)):
-                    raise LaunchError("the kernel's register spill area does not fit in simulated GM")
+                    raise LaunchError("the kernel's register spill area does not fit in simulated GM "
+                                      "(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             if kind == "sysws":   # asc.get_sys_workspace (language/sys_workspace.py): one per launch
@@ -439,7 +440,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 nb = _sys_workspace_bytes(c.target)
                 if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
                     raise LaunchError(f"the system workspace ({nb} bytes, asc.get_sys_workspace) does not fit in "
-                                      f"simulated GM")
+                                      f"simulated GM (GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             v = next(vals)
@@ -454,7 +455,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                         continue
                     addr = C.c_uint64()
                     if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                     if a.nbytes:
                         lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                     addrs.append(addr.value)
@@ -462,7 +464,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 words = tensor_list.descriptor([a.shape for a in lst], addrs)
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, words.nbytes, C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': the tensor-list descriptor does not fit in simulated GM")
+                    raise LaunchError(f"argument '{name}': the tensor-list descriptor does not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_gm_write(sim, addr.value, words.ctypes.data, words.nbytes)
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
@@ -484,7 +487,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                     continue
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 if a.nbytes:
                     lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                 lib.asc_sim_set_arg(sim, i, addr.value)
