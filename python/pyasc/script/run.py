@@ -28,7 +28,12 @@ def _lib(module):
 
 
 def _load_py(path):
-    name = "pyasc_custom_" + os.path.splitext(os.path.basename(path))[0]
+    # keyed by the file's real path: two configs' different myops.py are two modules (by base name
+    # alone the second got the first's functions)
+    import hashlib
+    real = os.path.realpath(path)
+    name = ("pyasc_custom_" + os.path.splitext(os.path.basename(path))[0] + "_" +
+            hashlib.sha256(real.encode()).hexdigest()[:12])
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
