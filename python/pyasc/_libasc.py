@@ -192,7 +192,10 @@ def lib():
     L._path = path
     cs = L.asc_config_size()
     if cs != abi.STRUCTS["AscConfig"]["size"]:
-        raise AbiMismatch(f"{path}: asc_config_size() is {cs}, abi.json says {abi.STRUCTS['AscConfig']['size']}")
+        # unreachable: the hash just checked is of the abi.json that tools/gen_abi.c wrote from the
+        # library's own headers (CMakeLists.txt, abi_hash.c), and that abi.json holds this size
+        raise AbiMismatch(f"internal: {path}: asc_config_size() is {cs}, abi.json (whose hash the library "
+                          f"carries) says {abi.STRUCTS['AscConfig']['size']}")
     _lib = L
     return _lib
 

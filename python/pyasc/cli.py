@@ -139,13 +139,14 @@ def _run(args):
             print(f"check {k}: max abs difference {err:.3g} from numpy ({'ok' if ok else 'MISMATCH'})")
             if not ok:
                 return 1
+    from . import _outfile      # each output through a temporary created exclusively beside it
     if args.save_dir:
         os.makedirs(args.save_dir, exist_ok=True)
         for k, v in outs.items():
-            np.save(os.path.join(args.save_dir, k + ".npy"), v)
+            with _outfile.replacing(os.path.join(args.save_dir, k + ".npy")) as f:
+                np.save(f, v, allow_pickle=False)
     if args.report_json:
-        with open(args.report_json, "w", encoding="utf-8") as f:
-            _json.dump(rep, f, indent=1, sort_keys=True)
+        _outfile.write(args.report_json, _json.dumps(rep, indent=1, sort_keys=True))
     return 0
 
 
@@ -233,8 +234,8 @@ def main(argv=None) -> int:
             sys.stderr.write(comp.ir_text)
         out = args.output or (jf.fn.__name__ + (".s" if args.asm else ".bin"))
         if args.asm:
-            with open(out, "w", encoding="utf-8") as f:
-                f.write(comp.asm)
+            from . import _outfile
+            _outfile.write(out, comp.asm)
         else:
             from .runtime import launch
             launch.assemble(comp).write_file(out)

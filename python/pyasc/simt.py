@@ -26,6 +26,7 @@ import numpy as np
 from .compiler import simt_names as _names
 from .compiler import targets
 from .compiler.errors import CompileError, LaunchError
+from .compiler.ir import Loc
 from .runtime import config
 from .runtime import jit as _jit
 from .runtime import tune as _tune
@@ -137,6 +138,16 @@ class SimtKernel:
 
     @_jit._at_user_call
     def _launch(self, cores, args, kwargs):
+        try:
+            return self._launch_(cores, args, kwargs)
+        except RecursionError:
+            code = self.fn.__code__
+            raise CompileError(f"pyasc.jit: {self.fn.__name__}'s expression is too deep for the per-element "
+                               f"compiler (Python's recursion limit; a value built from thousands of "
+                               f"operations in a chain): combine partial results in fewer levels, or write an "
+                               f"@asc.jit kernel", Loc(code.co_filename, code.co_firstlineno, 1)) from None
+
+    def _launch_(self, cores, args, kwargs):
         launch = {k: kwargs.pop(k) for k in ("trace", "report_dir", "check_races", "functional", "max_cycles",
                                              "sanitize") if k in kwargs}
         try:

@@ -23,6 +23,7 @@ every import, including those inside function bodies).  Lower layers never impor
           compiled, simt_names,         compiler.abi (the register ABI of pyasc.abi) and
           source; _libasc               source (a kernel's Python text: ir, errors)
     pyasc.abi                           abi.json, what C knows: the bottom, imported by all
+    pyasc._outfile                      safe output files (the standard library only): by all
 
 So the compiler never imports the language or the runtime: the frontend recognises language
 objects by `_asc_*` attributes (listed in compiler/frontend.py) and passes its Builder to them
@@ -31,7 +32,7 @@ explicitly; nothing holds a "current builder" at module level.
 
 CORE = ("pyasc.compiler.ir", "pyasc.compiler.errors", "pyasc.compiler.isa", "pyasc.compiler.targets",
         "pyasc.compiler.events", "pyasc.compiler.abi", "pyasc.abi", "pyasc.compiler.source",
-        "pyasc.compiler.compiled", "pyasc.compiler.simt_names")
+        "pyasc.compiler.compiled", "pyasc.compiler.simt_names", "pyasc._outfile")
 _COMPILER = CORE + ("pyasc.compiler.builder", "pyasc.compiler.frontend", "pyasc.compiler.passes",
                     "pyasc.compiler.codegen", "pyasc.compiler.regalloc", "pyasc.compiler.driver")
 

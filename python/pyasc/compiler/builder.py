@@ -28,6 +28,8 @@ def type_name(x) -> str:
         return f(x)
     if isinstance(x, RVal):
         return "int" if x.ty == "i64" else "float"
+    if isinstance(x, RCond):
+        return "bool (a run-time comparison)"
     return type(x).__name__
 
 
@@ -73,8 +75,10 @@ class RVal:
     __rtruediv__ = __truediv__
 
     def __bool__(self):
-        raise CompileError("a run-time value cannot be used where Python needs a compile-time "
-                           "truth value (use it in an if/while condition of the kernel)", self.b.loc)
+        # the frontend compiles if/while/and/or/not/x if c else y and bool() of a run-time value;
+        # only an asc API that truth-tests an argument it did not check gets here (a pyasc bug)
+        raise CompileError("internal: a run-time value reached a compile-time truth test (use it in an "
+                           "if/while condition of the kernel)", self.b.loc)
 
     def __index__(self):
         raise NeedUnroll("a compile-time integer is needed here, but the value is only known at run time",
@@ -89,8 +93,12 @@ class RCond:
         self.bld, self.cmp, self.a, self.b = bld, cmp, a, b
 
     def __bool__(self):
-        raise CompileError("a run-time comparison cannot be used as a compile-time truth value",
+        # as RVal.__bool__: if/while/and/or/not, bool() and int() of a comparison are compiled
+        raise CompileError("internal: a run-time comparison reached a compile-time truth test",
                            self.bld.loc)
+
+    def __repr__(self):
+        return "a run-time comparison"
 
 
 _FOLD = {
@@ -124,7 +132,8 @@ def operand(x, loc=None):
         return ir.Const(x, "f32")
     if hasattr(x, "value") and isinstance(getattr(x, "value"), int):  # IntEnum
         return ir.Const(int(x))
-    raise CompileError(f"expected a scalar, got {type(x).__name__}", loc)
+    raise CompileError(f"expected a scalar (an int, a float or a run-time scalar value) here, got "
+                       f"{type(x).__name__}", loc)
 
 
 _CHECKED = ("vec", "dma", "load2d", "mmad", "fix")

@@ -229,7 +229,13 @@ def _program(fn: ir.Function, need_stack: bool = False, mix: bool = False, prefi
     regs = allocate(lin, fn.args, first, last)
     if regs is None:   # more live values than registers: spill to the GM stack area (compiler.regalloc)
         stack = ir.Value(max([0] + list(first)) + 1, "i64", "stack")
-        regs, lin.code = regalloc.allocate_with_spills(lin, fn.args, first, last, stack)
+        try:
+            regs, lin.code = regalloc.allocate_with_spills(lin, fn.args, first, last, stack)
+        except CompileError as e:
+            if e.loc is not None:
+                raise
+            # the whole kernel is at fault: name its first line
+            raise CompileError(e.msg, next((i.loc for i in lin.code if getattr(i, "loc", None)), None)) from None
         fn.args.append(ir.Arg(regalloc.STACK_ARG, "stack", None, stack))
         if mix:
             assert lin.code[0].op == "mfspr" and lin.code[0].ops[1] == "block_idx"

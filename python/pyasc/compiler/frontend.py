@@ -134,7 +134,8 @@ class ParsedFunction:
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.source = src
         if not isinstance(self.node, ast.FunctionDef):
-            raise CompileError(f"{fn.__name__} is not a plain function")
+            raise CompileError(f"asc.jit: {fn.__name__} is not a plain function: a kernel is a `def` "
+                               f"statement (not a lambda or an expression)", self.loc(self.node))
         self._check_syntax()
 
     def loc(self, node):
@@ -868,6 +869,8 @@ class Frontend:
             if isinstance(idx, (RVal, RCond)):
                 raise NeedUnroll("indexing a Python list needs a compile-time index", self.loc(node))
             return obj[idx]
+        if isinstance(idx, RCond):      # a comparison is a Python bool: index 0 or 1
+            idx = self.b.materialize(idx)
         if hasattr(obj, "__getitem__"):
             return self.call_py(obj.__getitem__, [idx], {}, node)
         raise self.err(f"'{type(obj).__name__}' object is not subscriptable", node)
@@ -1015,6 +1018,10 @@ class Frontend:
     def call(self, fn, args, kwargs, node):
         if getattr(type(fn), "_asc_inline", False):
             return self.inline(fn, args, kwargs, node)
+        # a run-time comparison passed to a call is a Python bool: its 0/1 value (no asc API and no
+        # builtin takes a comparison object; int(n > 1), max(n > 3, 0), g.set_value(0, n > 1))
+        args = [self.b.materialize(a) if isinstance(a, RCond) else a for a in args]
+        kwargs = {k: self.b.materialize(v) if isinstance(v, RCond) else v for k, v in kwargs.items()}
         if fn is builtins.print:
             raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
         if fn in (builtins.open, builtins.input, builtins.exec, builtins.eval):
@@ -1031,7 +1038,9 @@ class Frontend:
             if any(isinstance(a, RVal) for a in args):
                 raise self.err("range() with run-time bounds is only supported as a for-loop iterator", node)
             return range(*args)
-        if fn in (builtins.int, builtins.bool) and args and isinstance(args[0], RVal):
+        if fn is builtins.bool and args and isinstance(args[0], RVal):
+            return self.b.materialize(RCond(self.b, "ne", args[0], 0))    # bool(n) is n != 0
+        if fn is builtins.int and args and isinstance(args[0], RVal):
             return args[0]
         if fn is builtins.float and args and isinstance(args[0], RVal):
             raise self.err("float() of a run-time integer is not supported (no scalar FPU)", node)

@@ -97,7 +97,8 @@ class _Parsed:
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.node = tree.body[0]
         if not isinstance(self.node, ast.FunctionDef):
-            raise CompileError(f"{fn.__name__} is not a plain function")
+            raise CompileError(f"pyasc.jit: {fn.__name__} is not a plain function: a per-element kernel is a "
+                               f"`def` statement (not a lambda or an expression)", self.loc(self.node))
 
     def loc(self, node):
         return ir.Loc(self.file, getattr(node, "lineno", self.node.lineno),
@@ -710,7 +711,8 @@ class _Gen:
         a, b = e.args
         op = e.name
         if op == "/" and dt.kind != "f":
-            raise CompileError("integer division has no vector instruction", e.loc)
+            # unreachable: numpy's '/' of integers is float64, refused before ("gives float64")
+            raise CompileError("internal: integer division has no vector instruction", e.loc)
         if a.is_scalar() and op in ("+", "*", "max", "min"):
             a, b = b, a
         if b.is_scalar():
@@ -774,7 +776,7 @@ def map_source(plan, arrays, types, tile, kname):
         od = np.dtype(arrays[st.array])
         if od.name not in _ASC_DT:
             raise CompileError(f"'{st.array}' is {od.name}: the vector unit handles "
-                               f"{', '.join(_ASC_DT)}", st.loc)
+                               f"{', '.join(_ASC_DT)}: pass an array of one of those", st.loc)
         e = st.expr
         if e.is_scalar():
             g.lines.append(f"asc.duplicate(out_{st.array}, {g.scalar(e, od)}, m)")

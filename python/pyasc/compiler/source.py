@@ -106,7 +106,8 @@ def source_lines(fn):
     naming the function, its file and the rule when Python has no source for it."""
     code = getattr(fn, "__code__", None)
     if code is None:
-        raise CompileError(f"{getattr(fn, '__name__', fn)!r} is not a Python function")
+        raise CompileError(f"asc.jit: {getattr(fn, '__name__', fn)!r} is not a Python function (a builtin or "
+                           f"C function has no Python source to compile): decorate a `def` function")
     if code.co_filename == _DASH_C and not _from_command(fn):
         # a '<string>' function that the -c text did not define: whatever linecache holds under
         # that name (another exec, an earlier registration) is not its source
@@ -120,6 +121,8 @@ def source_lines(fn):
 def module_source(fn) -> str:
     """The text the compile cache keys on: fn's module source when Python has it (module-level
     helpers and constants shape the code), else fn's own source."""
+    if getattr(fn, "__code__", None) is None:
+        source_lines(fn)       # a builtin or C function: the CompileError naming it
     if fn.__code__.co_filename != _DASH_C:
         try:
             return inspect.getsource(inspect.getmodule(fn))

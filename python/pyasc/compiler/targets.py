@@ -63,7 +63,8 @@ def load(name: str | None) -> dict:
     for i in range(lib.asc_config_key_count()):
         key = lib.asc_config_key_name(i)
         if not lib.asc_config_get(cfg, key, C.byref(v), None):
-            raise ValueError(f"target '{name}': libasc cannot read config key '{key.decode()}'")
+            # unreachable: `key` is the library's own i-th key name (asc_config_key_name)
+            raise ValueError(f"internal: target '{name}': libasc cannot read its own config key '{key.decode()}'")
         out[key.decode()] = v.value
     out["name"] = name
     return out
@@ -103,6 +104,7 @@ def check_op(target: str, mnemonic: str, pipe: str = "s") -> str | None:
     for kind in kinds:
         n = lib.asc_target_check_op(cfg, kind, mnemonic.encode(), abi.PIPES[pipe], 0, 0, 0, buf, len(buf))
         if n < 0:
-            raise ValueError(f"libasc knows no instruction '{mnemonic}'")
+            # unreachable from user code: callers pass the compiler's own mnemonics (isa.json's)
+            raise ValueError(f"internal: libasc knows no instruction '{mnemonic}'")
         texts.append(buf.value.decode() if n else None)
     return texts[0] if all(texts) else None

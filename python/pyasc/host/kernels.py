@@ -50,12 +50,17 @@ def _package():
     return pkg
 
 
+def _shown(path):
+    """kernels/pyasc/NAME.py for the repository's library, $PYASC_KERNELS/NAME.py for another."""
+    return ("$PYASC_KERNELS/" if os.environ.get("PYASC_KERNELS") else "kernels/pyasc/") + os.path.basename(path)
+
+
 def library(module):
     """kernels/pyasc/<module>.py as a module; KernelNotFound if there is no such file."""
     _package()
     path = os.path.join(library_dir(), module + ".py")
     if not os.path.exists(path):
-        raise KernelNotFound(f"the kernel library has no module {module!r} ({path} does not exist)")
+        raise KernelNotFound(f"the kernel library has no module {module!r} ({_shown(path)} does not exist)")
     return importlib.import_module(f"{PACKAGE}.{module}")
 
 
@@ -63,12 +68,12 @@ def function(op, module, name):
     """library(module).name, or KernelNotFound naming the operator and the missing kernel."""
     path = os.path.join(library_dir(), module + ".py")
     if not os.path.exists(path):
-        raise KernelNotFound(f"pyasc.{op}: no kernel in the kernel library: kernels/pyasc/{module}.py "
+        raise KernelNotFound(f"pyasc.{op}: no kernel in the kernel library: {_shown(path)} "
                              f"(with {name}) does not exist")
     m = library(module)
     f = getattr(m, name, None)
     if f is None:
-        raise KernelNotFound(f"pyasc.{op}: no kernel in the kernel library: kernels/pyasc/{module}.py "
+        raise KernelNotFound(f"pyasc.{op}: no kernel in the kernel library: {_shown(path)} "
                              f"has no {name}")
     return f
 
@@ -100,7 +105,9 @@ def gather(src_buf, itemsize, idx, dst_buf, **launch):
     """Launch gather_kernel: src_buf and dst_buf are uint8 views of device memory, idx the int32
     element indexes (in units of itemsize from src_buf's start).  Returns the LaunchResult."""
     if itemsize not in (2, 4):
-        raise KernelNotFound(f"gather: no layout kernel for {itemsize}-byte elements (2 and 4 only)")
+        raise KernelNotFound(f"gather (the copy that makes a strided view contiguous): no layout kernel for "
+                             f"{itemsize}-byte elements (2 and 4 only): make the view contiguous on the host "
+                             f"(pyasc.from_numpy(np.ascontiguousarray(t.numpy())))")
     it = _INT[itemsize]
     n = idx.size
     cores = max(1, min(GATHER_CORES, n // 64 or 1))

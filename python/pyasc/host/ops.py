@@ -124,7 +124,9 @@ def _index_table(x, shape):
             ax = np.arange(shape[d], dtype=np.int64) * st[d]
             idx = idx + ax.reshape([-1 if i == d else 1 for i in range(nd)])
     if idx.size and idx.max() >= 2**31:
-        raise AscendError("gather: the view is too far into its allocation for 32-bit indexes")
+        raise AscendError(f"gather (the copy that makes a strided view contiguous): the view reaches element "
+                          f"{int(idx.max())} of its allocation, past the copy kernel's 32-bit indexes: slice the "
+                          f"allocation closer to the view first, or copy it on the host")
     return idx.reshape(-1)
 
 

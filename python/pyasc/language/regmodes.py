@@ -143,7 +143,8 @@ def make_deq(ops):
         names = ("scale", "offset", "sign_mode")
         vals = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
         if kwargs or not 1 <= len(vals) <= 3 or len(vals) == 2:
-            if vals and not isinstance(vals[0], (int, float)) and is_static(vals[0]):
+            from .tensor import LocalTensor
+            if vals and isinstance(vals[0], LocalTensor):     # real pyasc SetDeqScale(vdeq, vdeq_info)
                 raise b.error("asc.set_deq_scale(vdeq, vdeq_info): vector dequantisation (a 128-byte UB table of "
                               "16 scales, CastDequant with is_vec_deq) is not modelled")
             raise b.error("asc.set_deq_scale takes (scale) or (scale, offset, sign_mode)")

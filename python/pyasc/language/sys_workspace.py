@@ -53,7 +53,8 @@ def get_sys_workspace(*, _b):
         regs = sum(1 for x in b.fn.args if x.value is not None)
         if regs + 1 > abi.ARG_REGS:
             raise b.error(f"asc.get_sys_workspace: the system workspace takes a kernel argument register and "
-                          f"this kernel already has {regs} run-time arguments (at most {abi.ARG_REGS})")
+                          f"this kernel already has {regs} run-time arguments (at most {abi.ARG_REGS}): pass fewer "
+                          f"arguments (e.g. several sizes in one tiling struct)")
         a = ir.Arg(ARG, KIND, dt.uint8, b.new_value("i64", hint="sysws."))
         b.fn.args.append(a)
     return GmPtr(RVal(b, a.value), dt.uint8, ARG)

@@ -219,7 +219,7 @@ class LocalTensor:
                                self.b.loc)
         t = LocalTensor._make(self.b, self.dtype, self.pos, _addr_add(self.b, self.addr, start * self.dtype.sizeof()),
                               _sub(self.b, stop, start), self.root)
-        t.slot = self.slot
+        t.slot, t.gen = self.slot, getattr(self, "gen", None)
         return t
 
     def __call__(self, idx):
@@ -311,6 +311,7 @@ class LocalTensor:
         t = src[0:]
         self.addr = _addr_add(self.b, t.addr, offset * self.dtype.sizeof())
         self.pos, self.buf, self.root, self.slot = src.pos, src.buf, src.root, src.slot
+        self.gen = getattr(src, "gen", None)
 
     def set_user_tag(self, tag):
         self.user_tag = tag
@@ -327,7 +328,7 @@ class LocalTensor:
     def reinterpret_cast(self, dtype):
         t = LocalTensor._make(self.b, dtype, self.pos, self.addr,
                               _mul_div(self.b, self.size, self.dtype.sizeof(), dtype.sizeof()), self.root)
-        t.slot = self.slot
+        t.slot, t.gen = self.slot, getattr(self, "gen", None)
         return t
 
     def get_size(self):
@@ -342,10 +343,30 @@ class LocalTensor:
     def nbytes(self):
         return self.size * self.dtype.sizeof() if is_static(self.size) else None
 
+    def _warn(self, text):
+        if self.b.loc is None:
+            return
+        w = f"{self.b.loc}: warning: {text}"
+        ws = self.b.fn.__dict__.setdefault("sync_warnings", [])
+        if w not in ws:
+            ws.append(w)
+
     def access(self, nbytes=None):
         n = nbytes if nbytes is not None else self.nbytes()
         if not is_static(n):
             n = None
+        # compiled as written (what the card does) and warned at the line (the kernel's warnings)
+        slot, gen = getattr(self, "slot", None), getattr(self, "gen", None)
+        if slot is not None and gen is not None and gen != slot[0].gens.get(slot[1], 0):
+            # Ascend C: after FreeTensor the buffer belongs to the queue's next AllocTensor
+            self._warn(f"this {self._asc_type_name()} is used after its free_tensor (at "
+                       f"{slot[0].freed_at.get(slot[1], '?')}): its buffer holds whatever the queue's next "
+                       f"alloc_tensor put there (this run reads that); use it before freeing it")
+        have = self.nbytes()
+        if n is not None and have is not None and n > have:
+            self._warn(f"this operation touches {n} bytes of a {self._asc_type_name()} of {self.size} elements "
+                       f"({have} bytes): the bytes past its end belong to other data (a count in bytes instead "
+                       f"of elements, or a tile larger than the buffer?)")
         return ir.Access(self.buf, self.b.operand(self.addr), n, self.root,
                          f"LocalTensor[{self.dtype.name},{self.pos.name}]")
 
@@ -354,7 +375,7 @@ class LocalTensor:
 
     def _rebuild(self, vals):
         t = LocalTensor._make(self.b, self.dtype, self.pos, vals[0] if vals else self.addr, self.size, self.root)
-        t.slot = self.slot
+        t.slot, t.gen = self.slot, getattr(self, "gen", None)
         return t
 
 
@@ -510,6 +531,10 @@ class TQue:
         if _b is None:
             raise _outside_jit()
         self.b = b = _b
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise CompileError(f"TQue depth must be a compile-time integer >= 0 (Ascend C's TQue<pos, depth> "
+                               f"template parameter), got {type_name(depth) if not isinstance(depth, int) else depth}",
+                               b.loc)
         self.pos, self.depth, self.req = TPosition(pos), depth, None
         self.prod, self.cons = QUEUE_PIPES.get(self.pos, (None, None))
         self.alloc_next = 0
@@ -517,6 +542,8 @@ class TQue:
         self.unknown = False    # state depends on a run-time condition
         self.asked = None       # the buffer count the kernel gave (init_buffer), when -O2 gave more
         self.live = 0           # tensors allocated and not yet freed
+        self.gens = {}          # slot -> free_tensor count (a tensor of an older count is stale)
+        self.freed_at = {}      # slot -> file:line of its last free_tensor
         b.queues.append(self)
 
     # slots and their events
@@ -558,8 +585,10 @@ class TQue:
         if self._limit() < self.num and self.live >= self._limit():
             # more tensors at once than the buffers the kernel asked for: as written it waits for
             # a free that never comes; the extra -O2 buffer must not hide that (driver falls back)
-            raise CompileError(f"alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer TQue "
-                               f"are not freed yet", b.loc)
+            # never shown: _limit() < num only on a queue -O2 promoted, and driver.compile_kernel
+            # then compiles the kernel again as written (compiler/dbuf.py)
+            raise CompileError(f"internal: alloc_tensor: {self.live} tensor(s) of this {self._limit()}-buffer "
+                               f"TQue are not freed yet (the promoted compile is refused)", b.loc)
         self.live += 1
         s = self.alloc_next
         self.alloc_next = (s + 1) % self.num
@@ -574,6 +603,7 @@ class TQue:
         t = LocalTensor._make(self.b, dtype, self.pos, ir.Sym("buf", (self.req.key, s)),
                               self.req.nbytes // dtype.sizeof(), (self.req.key, s))
         t.slot = (self, s)
+        t.gen = self.gens.get(s, 0)      # the slot's free_tensor count when t was handed out
         return t
 
     def enque(self, t):
@@ -604,6 +634,8 @@ class TQue:
         self._check(b)
         s = self._slot_of(t, b)
         self.live = max(0, self.live - 1)
+        self.gens[s] = self.gens.get(s, 0) + 1
+        self.freed_at[s] = f"{b.loc.file.rsplit('/', 1)[-1]}:{b.loc.line}" if b.loc else "?"
         dbuf.on_free(b, (self.req.key, s))
         if self.prod:
             b.emit(ir.Op("set_flag", None, [], {"src": self.cons, "dst": self.prod, "event": self.free_ev[s],

@@ -221,7 +221,9 @@ class Image:
         lib.asc_diags_init(C.byref(d), None)
         try:
             if not lib.asc_image_write(C.byref(self.img), C.byref(buf), C.byref(n), C.byref(d)):
-                raise CompileError("could not serialise the kernel binary: " +
+                # the image is the assembler's, validated there: only a compiler bug (or libasc out of
+                # memory) fails here
+                raise CompileError("internal: could not serialise the kernel binary: " +
                                    "; ".join(m[4] for m in L.diag_messages(d)))
             data = C.string_at(buf, n.value)
             lib._free(buf)
@@ -230,9 +232,8 @@ class Image:
             lib.asc_diags_free(C.byref(d))
 
     def write_file(self, path: str):
-        data = self.write_bytes()
-        with open(path, "wb") as f:
-            f.write(data)
+        from .. import _outfile
+        _outfile.write(path, self.write_bytes())
 
     def line_at(self, pc):
         e = L.lib().asc_image_line_at(C.byref(self.img), pc)
@@ -267,7 +268,8 @@ def _to_numpy(v):
     if type(v).__module__.startswith("torch"):
         t = v.detach()
         if t.device.type != "cpu":
-            raise LaunchError("only CPU torch tensors can be passed to the simulator")
+            raise LaunchError(f"only CPU torch tensors can be passed to the simulator, got one on "
+                              f"'{t.device.type}': pass t.cpu()")
         return t.numpy(), v
     return None, None
 
@@ -286,7 +288,8 @@ def _run_sliced(lib, sim, cfg, max_cycles, d):
     if not limit:
         v = C.c_int64()
         if not lib.asc_config_get(C.cast(cfg, C.c_void_p), b"max_cycles", C.byref(v), C.byref(d)):
-            raise LaunchError("the profile has no max_cycles key")
+            # unreachable: max_cycles is a key of target/asc_config.def, so every profile has it
+            raise LaunchError("internal: the profile has no max_cycles key")
         limit = v.value
     t = 0
     while True:
@@ -350,7 +353,9 @@ def _record(c, img, blocks, values):
             continue
         v = next(vals)
         if kind == "gm" and isinstance(v, (list, tuple)):
-            raise LaunchError(f"argument '{name}': tensor lists cannot be recorded into a script bundle")
+            raise LaunchError(f"argument '{name}': a tensor list cannot be recorded into a script bundle's native "
+                              f"launch plan (asc-sim runs the bundle without Python and places GM arrays one by "
+                              f"one): give the kernel its arrays as separate GlobalAddress arguments")
         if kind == "gm":
             plan.append(("gm", _to_numpy(v)[0]))
         elif kind == "float":
@@ -426,7 +431,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 # one frame per block; a mix kernel's programs index theirs by core_id (AIC + AIVs)
                 frames = blocks * (1 + _aivs(c)) if c.kernel_kind == "mix" else blocks
                 if not lib.asc_sim_gm_place(sim, _spill_frame_bytes() * frames, C.byref(addr)):
-                    raise LaunchError("the kernel's register spill area does not fit in simulated GM")
+                    raise LaunchError("the kernel's register spill area does not fit in simulated GM "
+                                      "(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             if kind == "sysws":   # asc.get_sys_workspace (language/sys_workspace.py): one per launch
@@ -434,7 +440,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 nb = _sys_workspace_bytes(c.target)
                 if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
                     raise LaunchError(f"the system workspace ({nb} bytes, asc.get_sys_workspace) does not fit in "
-                                      f"simulated GM")
+                                      f"simulated GM (GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             v = next(vals)
@@ -449,7 +455,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                         continue
                     addr = C.c_uint64()
                     if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                     if a.nbytes:
                         lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                     addrs.append(addr.value)
@@ -457,15 +464,18 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 words = tensor_list.descriptor([a.shape for a in lst], addrs)
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, words.nbytes, C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': the tensor-list descriptor does not fit in simulated GM")
+                    raise LaunchError(f"argument '{name}': the tensor-list descriptor does not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 lib.asc_sim_gm_write(sim, addr.value, words.ctypes.data, words.nbytes)
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             if kind == "gm":
                 a, orig = _to_numpy(v)
                 if a is None:
-                    raise LaunchError(f"argument '{name}': a gm argument takes a numpy array (or a CPU torch "
-                                      f"tensor), not {type(v).__name__}")
+                    # unreachable: runtime/jit.py binds a GlobalAddress only to an array (its
+                    # LaunchError "is a GlobalAddress and needs a numpy array" comes first)
+                    raise LaunchError(f"internal: argument '{name}': a gm argument takes a numpy array (or a CPU "
+                                      f"torch tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
                 inside = _alias_of(name, a, arrays)
@@ -477,7 +487,8 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                     continue
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM")
+                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
+                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                 if a.nbytes:
                     lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                 lib.asc_sim_set_arg(sim, i, addr.value)

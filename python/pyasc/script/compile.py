@@ -223,7 +223,8 @@ def build(g, opt_level=2, target="ascend910b", memory_opt=False, dynamic=None, t
             prog, ins = _program(gr, by_id)
             outn = by_id[gr["members"][-1]]
             if any(by_id[m].op == "tanh" for m in gr["members"]) and outn.dtype != np.float32:
-                raise ScriptError("tanh in float16 cannot be fused", g.file, outn.line)
+                # unreachable: _fusible leaves float16 tanh unfused, and no fused op changes dtype
+                raise ScriptError("internal: tanh in float16 cannot be fused", g.file, outn.line)
             steps.append({"kind": "fused", "module": "fused", "function": "run_chain", "prog": prog,
                           "inputs": ins, "output": outn.id, "nodes": list(gr["members"]),
                           "lines": sorted({by_id[m].line for m in gr["members"]}),
@@ -325,10 +326,8 @@ def add_native(b, path=None):
 def write(bundle, path):
     """Deterministic bytes: sorted keys, no time stamps."""
     text = json.dumps(bundle, indent=1, sort_keys=True) + "\n"
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    from .. import _outfile
+    _outfile.write(path, text)
 
 
 def compile_script(path, out, opt_level=2, target="ascend910b", memory_opt=False, dynamic_dims=None,

@@ -28,7 +28,12 @@ def _lib(module):
 
 
 def _load_py(path):
-    name = "pyasc_custom_" + os.path.splitext(os.path.basename(path))[0]
+    # keyed by the file's real path: two configs' different myops.py are two modules (by base name
+    # alone the second got the first's functions)
+    import hashlib
+    real = os.path.realpath(path)
+    name = ("pyasc_custom_" + os.path.splitext(os.path.basename(path))[0] + "_" +
+            hashlib.sha256(real.encode()).hexdigest()[:12])
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -84,7 +89,8 @@ class Bundle:
             if n["op"] == "matmul":
                 a, b = (self.shapes[x] for x in args)
                 if a[1] != b[0]:
-                    raise BundleError(f"matmul at line {n['line']}: inner dimensions differ: {a} @ {b}")
+                    raise BundleError(f"set_input_shape: matmul at line {n['line']} of the script: inner dimensions "
+                                      f"differ: {a} @ {b} (the shape is bound to every dynamic input)")
                 self.shapes[i] = (a[0], b[1])
             elif n["op"] in ("reduce_sum", "reduce_max"):
                 s = self.shapes[args[0]]

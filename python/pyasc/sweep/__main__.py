@@ -2,5 +2,8 @@
 import sys
 
 from .cli import main
+from .. import _outfile
+
+_outfile.terminate_raises()    # SIGTERM removes temporaries, as Ctrl-C does
 
 sys.exit(main())

@@ -148,10 +148,10 @@ def main(a) -> int:
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = a.output + ".tmp.png"
-    fig.savefig(tmp, format="png", metadata={"Software": None})
+    from .. import _outfile
+    with _outfile.replacing(a.output) as f:
+        fig.savefig(f, format="png", metadata={"Software": None})
     plt.close(fig)
-    os.replace(tmp, a.output)
     print(f"asc-sweep: wrote {a.output}", file=sys.stderr)
     return 0
 

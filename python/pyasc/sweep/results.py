@@ -67,7 +67,8 @@ def read(path: str):
 
 
 def write(path: str, params, rows_by_index: dict):
-    """Write every row (sorted by point index) through path.tmp + fsync + rename."""
+    """Write every row (sorted by point index) through a safe temporary + fsync + rename
+    (pyasc._outfile)."""
     rows = [rows_by_index[i] for i in sorted(rows_by_index)]
     hdr = header(params, rows)
     buf = io.StringIO()
@@ -75,12 +76,8 @@ def write(path: str, params, rows_by_index: dict):
     w.writerow(hdr)
     for r in rows:
         w.writerow([r.get(c, "") for c in hdr])
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(buf.getvalue())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    from .. import _outfile
+    _outfile.write(path, buf.getvalue())      # a temporary created exclusively beside it, renamed
     try:
         fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
         try:

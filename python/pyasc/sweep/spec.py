@@ -260,7 +260,9 @@ class Sweep:
         else:
             bt = image.img.target.decode()
             if not (target or bt):
-                raise SpecError(f"{where('kernel')}: the binary names no target: give \"target\"")
+                # unreachable: asc_image_read validates the binary, and loader/validate.c refuses an
+                # empty target name ("target name is empty")
+                raise SpecError(f"internal: {where('kernel')}: the binary names no target")
             self.base = {"target": target or bt}
 
         sets = spec.get("set", {})
