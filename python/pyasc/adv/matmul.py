@@ -345,6 +345,8 @@ class Matmul:
                 sn = int(tn)
         if not is_static(tk):
             raise CompileError("asc.adv.Matmul: K (the tail or single-core K) must be a compile-time value", b.loc)
+        if self.tail is None:
+            self._check_untailed(int(m), int(n), sm, sn)
         sk = int(tk)
         self.dims = (int(m), int(n), int(ka), int(kb))
         self.single = (sm, sn, sk)
@@ -462,6 +464,33 @@ class Matmul:
             raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", self.b.loc)
         if self.ta is None or self.tb is None:
             raise CompileError("asc.adv.Matmul: set_tensor_a and set_tensor_b come before iterate", self.b.loc)
+        if self.tail is None:
+            t = self.tiling
+            self._check_untailed(int(t.m), int(t.n), int(t.single_core_m), int(t.single_core_n))
+
+    def _check_untailed(self, m, n, sm, sn):
+        """No set_tail / set_single_shape: the Matmul computes the tiling's whole single-core block
+        on every core, as Ascend C's does (its M and N tails come from singleCoreM / singleCoreN
+        alone: cannmirror/asc-devkit impl/adv_api/detail/matmul/scheduler/iterator/m_loop and
+        param/matmul_shape_info.h InitParams).  The tiling is a compile-time constant here, so a
+        block that does not divide M x N is known now: a block wider than C's rows overlaps the
+        rows (an error: the hardware would give a wrong C); a partial last block makes the core
+        holding it read A / B and write C past the matrices (a warning here; the run's GM check
+        faults at the write)."""
+        b = self.b
+        if 0 < n < sn:
+            raise CompileError(f"asc.adv.Matmul: the tiling's single-core N {sn} exceeds N {n} and set_tail was "
+                               f"not called: each C row would be written {sn} columns wide into rows {n} apart "
+                               f"(Ascend C's Matmul does the same: its tail comes from singleCoreN alone); call "
+                               f"set_tail(tail_m, tail_n) with this core's rows and columns of C", b.loc)
+        if (m > 0 and m % sm) or (n > 0 and n % sn):
+            w = (f"{b.loc}: warning: asc.adv.Matmul: the tiling's single-core block {sm} x {sn} does not divide "
+                 f"M x N = {m} x {n} and set_tail was not called: the core holding the last block computes all "
+                 f"{sm} x {sn}, reading A / B and writing C past the matrices, as Ascend C's Matmul does; call "
+                 f"set_tail(tail_m, tail_n) there (real pyasc tutorial 04's calc_offsets)")
+            ws = b.fn.__dict__.setdefault("sync_warnings", [])
+            if w not in ws:
+                ws.append(w)
 
     def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm, c_at=None):
         b = self.b

@@ -79,7 +79,7 @@ def _lower(front, target, options, mix=False):
         # previous iteration of a loop, so a double-buffered kernel would get false warnings; the
         # run-time racecheck covers those): name the pipe races an unsynchronised kernel leaves open
         from .passes.sync_check import unordered_accesses
-        func.sync_warnings = unordered_accesses(func, target)
+        func.sync_warnings = list(getattr(func, "sync_warnings", [])) + unordered_accesses(func, target)
     if options.get("opt_level", 3) == 0 and not mix:
         passes.serialise(func)
     if options["opt_level"] >= 3 and options.get("unroll") is not False:
