@@ -43,6 +43,8 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->pad_val = c->spr[ASC_SPR_PAD_VAL];
     q->deqscale = c->spr[ASC_SPR_DEQSCALE];
     for (int k = 0; k < 4; k++) q->data_exp[k] = c->spr[ASC_SPR_DATA_EXP_0 + k];
+    q->quant_pre = c->spr[ASC_SPR_QUANT_PRE];
+    q->fpc = c->spr[ASC_SPR_FPC];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)

@@ -18,6 +18,7 @@ from .trap import *  # noqa: F401,F403  (trap)
 from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParams, GatherMaskMode: vreducev2)
 from .vec_5hd import *  # noqa: F401,F403  (trans_data_to_5hd, TransDataTo5HDParams: setva/vldva/vnchwconv)
 from .cube_fill import *  # noqa: F401,F403  (init_const_value, InitConstValueParams: create_*_matrix)
+from .fix_quant import *  # noqa: F401,F403  (QuantModes, set_fix_pipe_pre_quant_flag: fix_l0c_to_out.q)
 from .sys_workspace import *  # noqa: F401,F403  (get_sys_workspace, set_sys_workspace: a launch-placed GM workspace)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)
