@@ -19,10 +19,11 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16 or bf16; a float32 bias (set_bias)
+Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; a float32 bias (set_bias)
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled) or where a mix
-kernel's AIV receives C in UB (get_tensor_c), not with C in GM from a mix kernel's AIV; quantisation, HF32, sparse, batch and the
-asynchronous interfaces are rejected.  K must be known at compile time.
+kernel's AIV receives C in UB (get_tensor_c), not with C in GM from a mix kernel's AIV; int8 inputs (A M x K,
+B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse,
+batch layouts and the asynchronous interfaces are rejected.  K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -164,8 +165,6 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
 register_matmul._asc_builder = True
 
 _UNSUP = {
-    "set_quant_scalar": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
-    "set_quant_vector": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
     "set_hf32": "the cube's HF32 mode is not modelled",
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
@@ -180,7 +179,7 @@ _UNSUP = {
     "set_workspace": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
-_INPUTS = ("float16", "bfloat16")
+_INPUTS = ("float16", "bfloat16", "int8")
 
 
 def _when(b, cond_lo, cond_hi, emit):
@@ -228,6 +227,7 @@ class Matmul:
         self.org = None
         self.count = 0
         self.bias_gm = None
+        self.quant = None
         self._count = None
         self.role = _kfc.role(self) if _b is not None else "direct"
         if self.role == "client":
@@ -274,6 +274,30 @@ class Matmul:
             raise CompileError(f"asc.adv.Matmul.set_bias: the bias row is {gm.dtype.name}; the lowering here "
                                f"takes a float32 bias (C float32)", self.b.loc)
         self.bias_gm = gm       # _bias_init: L0C starts from the bias row (see there)
+
+    def set_quant_scalar(self, quant_scalar):
+        """SetQuantScalar: one u64 quantisation parameter for all of C (the f32 scale in bits 31:0; offset
+        45:37 and sign 46 for int8 / uint8 C), the readout's mode chosen from the L0C and C types as
+        Ascend C does (_fix_out)."""
+        self._quant_role("set_quant_scalar")
+        self.quant = ("scalar", quant_scalar)
+
+    def set_quant_vector(self, quant_vector):
+        """SetQuantVector: a uint64 GlobalTensor of N parameters, one per column of C (fields as
+        set_quant_scalar)."""
+        self._quant_role("set_quant_vector")
+        if not isinstance(quant_vector, GlobalTensor) or quant_vector.dtype is None or \
+                quant_vector.dtype.name != "uint64":
+            raise CompileError(f"asc.adv.Matmul.set_quant_vector takes a uint64 GlobalTensor (one u64 per column "
+                               f"of C), got {type(quant_vector).__name__}"
+                               f"[{getattr(getattr(quant_vector, 'dtype', None), 'name', '?')}]", self.b.loc)
+        self.quant = ("vector", quant_vector)
+
+    def _quant_role(self, what):
+        if self.role != "direct":
+            raise CompileError(f"asc.adv.Matmul.{what}: the quantised readout runs where the AIC computes (a "
+                               f"cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
+                               f"not implemented", self.b.loc)
 
     def disable_bias(self, *a, **k):
         if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
@@ -362,16 +386,51 @@ class Matmul:
         if bk % 16 or bm % 16 or bn % 16:
             raise CompileError(f"asc.adv.Matmul: base block {bm} x {bn} x {bk} must be multiples of 16", b.loc)
         cap = b.target_capacity
-        need = {"L1": 2 * (bm * bk + bk * bn) * es, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es,
-                "L0C": bm * bn * 4}
+        need = {"L1": _up(2 * (bm * bk + bk * bn) * es, 32) + (bn * 8 if self.quant and self.quant[0] == "vector"
+                                                               else 0),
+                "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es, "L0C": bm * bn * 4}
         if not b.target["split"]:
             need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
             if nb > cap(buf):
                 raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
                                    f"{buf}, {b.fn.target} has {cap(buf)} B", b.loc)
-        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0}
+        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0, "Q": _up(2 * (bm * bk + bk * bn) * es, 32)}
         self.es = es
+        self._check_quant(es)
+
+    def _check_quant(self, es):
+        """int8 inputs (mmad.s8s32, an int32 L0C) and the quantised readout: what is lowered."""
+        b = self.b
+        from ..language import fix_quant as fq
+        cdt = self.c_type.dtype.name if self.c_type is not None and self.c_type.dtype is not None else None
+        if es == 1:
+            if self.tb.dtype.name != "int8":
+                raise CompileError(f"asc.adv.Matmul: A is int8 and B {self.tb.dtype.name}: both int8 (mmad.s8s32)", b.loc)
+            if self.trans_a or not self.trans_b:
+                raise CompileError("asc.adv.Matmul with int8 inputs: A must be M x K (not transposed) and B stored "
+                                   "N x K (is_trans=True): the int8 L1 -> L0 loads of the other layouts transpose "
+                                   "16 x 32 fractals (Ascend C LoadDataWithTranspose), which is not modelled",
+                                   b.loc)
+            if self.bias_gm is not None:
+                raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
+        if self.quant is None and es != 1:
+            return
+        if not b.target["split"]:
+            raise CompileError(f"asc.adv.Matmul: int8 inputs and the quantised readout use the split AIC's "
+                               f"fix_l0c_to_out.q; {b.fn.target} has coupled cores", b.loc)
+        l0c = "int32" if es == 1 else "float32"
+        if self.quant is None:
+            if cdt not in (None, "int32"):
+                raise CompileError(f"asc.adv.Matmul: C of int8 inputs without quantisation is int32 (got {cdt}); "
+                                   f"set_quant_scalar / set_quant_vector give float16 or int8 / uint8", b.loc)
+            return
+        mode = fq.mode_for(l0c, cdt, self.quant[0] == "vector")
+        if mode is None:
+            raise CompileError(f"asc.adv.Matmul.set_quant_{self.quant[0]}: no quantisation mode takes a {l0c} L0C "
+                               f"({self.ta.dtype.name} inputs) to a {cdt} C (dav_c220: int32 -> float16, int8, "
+                               f"uint8; float32 -> int8, uint8)", b.loc)
+        self.quant_mode = mode
 
     def _tiles(self):
         sm, sn, _ = self.single
@@ -504,7 +563,8 @@ class Matmul:
         b1s = [LocalTensor(h, TPosition.B1, self.addr["B1"] + s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
         a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
         b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
-        c1 = LocalTensor(dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
         bias = self.bias_gm is not None and self.role == "direct"
         if bias:
@@ -513,7 +573,7 @@ class Matmul:
             s = kk % 2
             k0 = kk * bk
             k_eff = min(bk, sk - k0)
-            kp = _up(k_eff, 16)
+            kp = _up(k_eff, K0)
             if kk >= 2:
                 waitf(HardEvent.MTE1_MTE2, s, _b=b)
             if kk == 1 and bias:            # slot 1 held the bias row and the ones (_bias_init)
@@ -533,19 +593,19 @@ class Matmul:
                 waitf(HardEvent.M_MTE1, s, _b=b)
             if kk == 1 and bias:
                 waitf(HardEvent.M_MTE1, 3, _b=b)
-            kf, nf = kp // 16, np_ // 16
+            kf, nf = kp // K0, np_ // 16
             for i in range(mp // 16):       # L0A (ZZ): fractal row i holds kf fractals
                 if not self.trans_a:
                     p = LoadData2DParams(i, kf, bm // 16, 0, 0, False)
                 else:
                     p = LoadData2DParams(i * (kp // 16), kf, 1, 0, 0, True)
-                _ops.load_data.__wrapped__(a2s[s][i * kf * 256:], a1s[s], p, _b=b)
+                _ops.load_data.__wrapped__(a2s[s][i * kf * fr:], a1s[s], p, _b=b)
             for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
                 if not self.trans_b:
                     p = LoadData2DParams(j, nf, kp // 16, 0, 0, True)
                 else:
                     p = LoadData2DParams(j * (bn // 16), nf, 1, 0, 0, False)
-                _ops.load_data.__wrapped__(b2s[s][j * nf * 256:], b1s[s], p, _b=b)
+                _ops.load_data.__wrapped__(b2s[s][j * nf * fr:], b1s[s], p, _b=b)
             if kk + 2 < kt:
                 setf(HardEvent.MTE1_MTE2, s, _b=b)
             setf(HardEvent.MTE1_M, s, _b=b)
@@ -569,11 +629,56 @@ class Matmul:
         setf(HardEvent.M_FIX, 0, _b=b)
         waitf(HardEvent.M_FIX, 0, _b=b)
         c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
-        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
-            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), _b=b)))
+        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: self._fix_out(
+            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), ni, n_eff)))
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
+
+    def _fix_out(self, c_gm, c1, p, ni, n_eff):
+        """The tile's L0C -> GM readout: a plain fixpipe, or with set_quant_scalar / set_quant_vector
+        (or an int32 C of int8 inputs) the quantising one (language/fix_quant.py).  The mode is Ascend
+        C's (MatmulQuantProcessor in impl/adv_api/detail/matmul/stage/copy_cube_out/quant/
+        quant_processor_fixpipe.h): int32 L0C -> f16 DEQF16 / VDEQF16, -> int8 / uint8 REQ8 / VREQ8;
+        float32 L0C -> int8 / uint8 QF322B8_PRE / VQF322B8_PRE.  The per-column vector: the tile's
+        n_eff u64 GM -> L1 as 2 n_eff u32 (one ND2NZ row, exact bytes, as CopyDeqTensorToL1), after the
+        previous tile's readout has read it and before this one's (Ascend C's FIX <-> MTE2 flags, here
+        through MTE1)."""
+        b = self.b
+        from ..language import fix_quant as fq
+        if self.quant is None and c1.dtype.name == "float32":
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        kind, val = self.quant or ("none", None)
+        if kind == "none":
+            p.quant_pre = fq.QuantModes.NoQuant
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        p.quant_pre = self.quant_mode
+        if kind == "scalar":
+            p.deq_scalar = val
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        bn = self.base[1]
+        # FIX -> MTE2 and MTE2 -> FIX are no flag pairs of the AIC (target/config.c aic_pairs, arch 2201):
+        # through MTE1 both ways (events 4 of MTE1 <-> MTE2; the tiles' slots use 0..3)
+        setf(HardEvent.FIX_MTE1, 0, _b=b)
+        waitf(HardEvent.FIX_MTE1, 0, _b=b)
+        setf(HardEvent.MTE1_MTE2, 4, _b=b)
+        waitf(HardEvent.MTE1_MTE2, 4, _b=b)
+        g = val[ni * bn:]
+        g32 = GlobalTensor(dt.uint32, _b=b)
+        g32.addr, g32.size = g.addr, None
+        q32 = LocalTensor(dt.uint32, TPosition.C1, self.addr["Q"], 2 * bn, _b=b)
+        d = 2 * n_eff if is_static(n_eff) else b.binop("add", n_eff, n_eff)
+        _ops.data_copy.__wrapped__(q32, g32, Nd2NzParams(1, 1, d, 0, d, 1, 1, 0), _b=b)
+        setf(HardEvent.MTE2_MTE1, 4, _b=b)
+        waitf(HardEvent.MTE2_MTE1, 4, _b=b)
+        setf(HardEvent.MTE1_FIX, 0, _b=b)
+        waitf(HardEvent.MTE1_FIX, 0, _b=b)
+        q64 = LocalTensor(dt.uint64, TPosition.C1, self.addr["Q"], bn, _b=b)
+        _ops.fixpipe.__wrapped__(c_gm, c1, q64, p, _b=b)
 
     def _bias_init(self, ni, n_eff, mp, np_, c1, a2, b1, b2):
         """L0C of the tile starts from the bias row: C(r, c) = bias[ni*base_n + c], then the K steps
