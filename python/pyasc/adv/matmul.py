@@ -35,7 +35,7 @@ from ..language import ops as _ops
 from ..language import cube_fill as _fill
 from ..language.adv_tiling import TCubeTiling
 from . import matmul_kfc as _kfc
-from ..language.enums import CubeFormat, HardEvent, TPosition
+from ..language.enums import CubeFormat, HardEvent, LayoutMode, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import DataCopyExtParams, DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
 
@@ -169,10 +169,10 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_n_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "get_batch_tensor_c": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "set_batch_num": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "wait_iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "iterate_n_batch": "IterateNBatch writes its batches to the set_workspace buffer for get_batch_tensor_c "
+                       "(the isNBatch / asynchronous path), which is not implemented; loop over iterate_batch",
+    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer (the isNBatch / "
+                          "asynchronous path), which is not implemented; iterate_batch writes C directly",
     "async_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "wait_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "wait_iterate_all": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
@@ -455,13 +455,63 @@ class Matmul:
         np_ = min(bn, _up(sn - ni * bn, 16))
         self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
 
-    def iterate_batch(self, c_gm, batch_a=1, batch_b=1, en_sequential_write=False, matrix_stride_a=0,
+    def set_batch_num(self, batch_a, batch_b):
+        """SetBatchNum: the batch counts of a later iterate_batch(c, en_partial_sum, en_atomic,
+        en_sequential_write) (Ascend C's overload without batch counts)."""
+        self.batch_nums = (batch_a, batch_b)
+
+    def wait_iterate_batch(self):
+        """WaitIterateBatch: iterate_batch is synchronous here (its fixpipes are issued in order before
+        the kernel's next instruction, as after a synchronous iterate_all): nothing to wait for."""
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.wait_iterate_batch: batched Matmul runs where the AIC computes",
+                               self.b.loc)
+
+    def _batch_layout(self, which, t, nb):
+        """(matrix offset of batch i as a function, row stride) of A or B in its MatmulType layout
+        (Ascend C impl/adv_api/detail/matmul/stage/copy_cube_in/batch/batch_copy_cube_in.h and
+        batch_copy_cube_in_params.h): NORMAL / BNGS1S2 dense matrices (or matrix_stride apart);
+        BSNGD [B, S, N, G, D] matrix i = (b, ng) at b*S*N*G*D + ng*D, rows N*G*D apart; SBNGD
+        [S, B, N, G, D] matrix i at i*D, rows B*N*G*D apart.  S and D are the matrix's M (or N) and K."""
+        b = self.b
+        mt = self.a_type if which == "a" else self.b_type
+        lay = LayoutMode(int(mt.layout)) if mt is not None and mt.layout is not None else LayoutMode.NONE
+        if lay in (LayoutMode.NONE, LayoutMode.NORMAL, LayoutMode.BNGS1S2):
+            return lay, None, None
+        f = {k: int(getattr(t, f"{which}_layout_info_{k}")) for k in "bsngd"}
+        if min(f.values()) <= 0:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout {lay.name} needs the tiling's "
+                               f"{which}_layout_info_b/s/n/g/d (host set_{which}_layout), got {f}", b.loc)
+        M, N, KA, KB = self.dims
+        want_trans = which == "b"
+        if (self.trans_a if which == "a" else self.trans_b) != want_trans:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: in layout {lay.name} each matrix is S x D with D the K "
+                               f"axis: {which.upper()} is {'N x K (is_trans=True)' if want_trans else 'M x K (is_trans=False)'}",
+                               b.loc)
+        s_, d_ = (M, KA) if which == "a" else (N, KB)
+        if (f["s"], f["d"]) != (s_, d_):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout S x D is {f['s']} x {f['d']}, "
+                               f"the tiling's matrix {s_} x {d_}", b.loc)
+        ng = f["n"] * f["g"]
+        cnt = self._batch_counts[0 if which == "a" else 1]
+        if lay == LayoutMode.BSNGD and ng % cnt:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: BSNGD computes within one row of S: N * G = {ng} of "
+                               f"{which.upper()} must be a multiple of batch_{which} {cnt} (Ascend C IterateBatch.md; "
+                               f"loop over the B axis)", b.loc)
+        if lay == LayoutMode.BSNGD:
+            return lay, (lambda i: (i // ng) * f["s"] * ng * f["d"] + (i % ng) * f["d"]), ng * f["d"]
+        return lay, (lambda i: i * f["d"]), f["b"] * ng * f["d"]
+
+    def iterate_batch(self, c_gm, batch_a=None, batch_b=None, en_sequential_write=False, matrix_stride_a=0,
                       matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True,
                       wait_iterate_batch=None):
-        """IterateBatch, NORMAL layout (Ascend C docs IterateBatch.md: A [batch_a, M, K], B
-        [batch_b, K, N], C [max, M, N], each matrix `matrix_stride_*` elements after the last, 0 for
-        dense): one iterate_all per batch in a run-time loop over the batches; the batch that is 1
-        is broadcast.  M, N, K are the tiling's (one matrix)."""
+        """IterateBatch (Ascend C docs IterateBatch.md): A [batch_a matrices], B [batch_b], C [max of
+        them, M x N each, dense or matrix_stride_c apart]; A and B in their MatmulType layout
+        (NORMAL / BNGS1S2: each matrix `matrix_stride_*` elements after the last, 0 for dense; BSNGD,
+        SBNGD: _batch_layout); C NORMAL / BNGS1S2.  batch_a and batch_b are multiples: the smaller
+        one's matrix j serves max/min consecutive batches (the G broadcast).  iterate_batch(c,
+        en_partial_sum, en_atomic, en_sequential_write) takes the counts of set_batch_num.  One
+        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix)."""
         b = self.b
         if self.role != "direct":
             raise CompileError("asc.adv.Matmul.iterate_batch: batched Matmul runs where the AIC computes (a "
@@ -469,40 +519,71 @@ class Matmul:
                                "not implemented", b.loc)
         if not isinstance(c_gm, GlobalTensor):
             raise CompileError("asc.adv.Matmul.iterate_batch writes C to a GlobalTensor here", b.loc)
+        if isinstance(batch_a, bool) or batch_a is None:     # iterate_batch(c, en_partial_sum, en_atomic, seq)
+            if batch_a is not None:
+                en_partial_sum, en_atomic = batch_a, (batch_b or 0)
+            if getattr(self, "batch_nums", None) is None:
+                raise CompileError("asc.adv.Matmul.iterate_batch without batch_a / batch_b takes the counts of "
+                                   "set_batch_num(batch_a, batch_b): call it first", b.loc)
+            batch_a, batch_b = self.batch_nums
         if en_sequential_write or en_partial_sum or en_atomic:
             raise CompileError("asc.adv.Matmul.iterate_batch to GM: en_sequential_write must be False (as real "
                                "pyasc checks); en_partial_sum and en_atomic are not lowered", b.loc)
+        if self.quant is not None:
+            raise CompileError("asc.adv.Matmul.iterate_batch with set_quant_scalar / set_quant_vector: Batch "
+                               "Matmul takes no quantisation (Ascend C IterateBatch.md)", b.loc)
         for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b"), (matrix_stride_a, "matrix_stride_a"),
                         (matrix_stride_b, "matrix_stride_b"), (matrix_stride_c, "matrix_stride_c")):
             if not is_static(v) or int(v) < (1 if what.startswith("batch") else 0):
                 raise CompileError(f"asc.adv.Matmul.iterate_batch: {what} must be a compile-time integer "
                                    f"(>= 1 for a batch count), got {v!r}", b.loc)
         ba, bb = int(batch_a), int(batch_b)
-        if ba != bb and 1 not in (ba, bb):
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} differ and neither "
-                               f"is 1: the G-axis broadcast between other multiples is not implemented", b.loc)
+        if max(ba, bb) % min(ba, bb):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} must be multiples of "
+                               f"each other (Ascend C IterateBatch.md)", b.loc)
+        if self.c_type is not None and self.c_type.layout is not None and \
+                LayoutMode(int(self.c_type.layout)) in (LayoutMode.BSNGD, LayoutMode.SBNGD):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: C in layout {LayoutMode(int(self.c_type.layout)).name} "
+                               f"is not implemented (C is NORMAL or BNGS1S2: dense M x N matrices)", b.loc)
         self._prepare()
         M, N, KA, KB = self.dims
-        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
         nb = max(ba, bb)
+        self._batch_counts = (ba, bb)
+        la, fa, lda = self._batch_layout("a", self.tiling, nb)
+        lb, fb, ldb = self._batch_layout("b", self.tiling, nb)
+        if fa is not None or fb is not None:
+            if int(matrix_stride_a) or int(matrix_stride_b):
+                raise CompileError("asc.adv.Matmul.iterate_batch: matrix_stride_a / _b apply to the NORMAL and "
+                                   "BNGS1S2 layouts; BSNGD / SBNGD place the matrices by the layout", b.loc)
+            self.ld = (lda if fa is not None else (M if self.trans_a else KA),
+                       ldb if fb is not None else (KB if self.trans_b else N))
+        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
+        fa = fa or (lambda i: i * sa)
+        fb = fb or (lambda i: i * sb)
         ta0, tb0 = self.ta, self.tb
-        if nb == 1:
+        try:
+            if nb == 1:
+                for ti in self._tiles():
+                    self._tile(ti, c_gm)
+                return
+            var = b.new_value(hint="batch.")
+            op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
+            b.nonneg.add(var.id)
+            b.push(op.body)
+            i = RVal(b, var)
+            # the smaller batch count's matrix j serves nb / count consecutive batches
+            ia = i if ba == nb else (i // (nb // ba) if ba > 1 else 0)
+            ib = i if bb == nb else (i // (nb // bb) if bb > 1 else 0)
+            self.ta = ta0[fa(ia):] if ba > 1 else ta0
+            self.tb = tb0[fb(ib):] if bb > 1 else tb0
+            c_i = c_gm[i * sc:]
             for ti in self._tiles():
-                self._tile(ti, c_gm)
-            return
-        var = b.new_value(hint="batch.")
-        op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
-        b.nonneg.add(var.id)
-        b.push(op.body)
-        i = RVal(b, var)
-        self.ta = ta0[i * sa:] if ba > 1 else ta0
-        self.tb = tb0[i * sb:] if bb > 1 else tb0
-        c_i = c_gm[i * sc:]
-        for ti in self._tiles():
-            self._tile(ti, c_i)
-        b.pop()
-        b.emit(op)
-        self.ta, self.tb = ta0, tb0
+                self._tile(ti, c_i)
+            b.pop()
+            b.emit(op)
+        finally:
+            self.ta, self.tb = ta0, tb0
+            self.ld = None
 
     def _direct_tile(self, c_gm, k, sequential):
         """Tile k of the single-core output, computed by this AIC into C in GM: at its place in C
@@ -556,6 +637,8 @@ class Matmul:
         bm, bn, bk = self.base
         _, _, sk = self.single
         M, N, KA, KB = self.dims
+        # row strides of A and B in GM: the matrices' own, or a batch layout's (iterate_batch)
+        lda, ldb = getattr(self, "ld", None) or (M if self.trans_a else KA, KB if self.trans_b else N)
         es = self.es
         h = self.ta.dtype
         kt = -(-sk // bk)
@@ -580,13 +663,13 @@ class Matmul:
                 waitf(HardEvent.MTE1_MTE2, 3, _b=b)
             # A block rows [mi*bm, +m_eff) x K [k0, +k_eff) -> L1 NZ (mp rows per 16-column block)
             if not self.trans_a:
-                self._nd2nz(a1s[s], self.ta[mi * bm * KA + k0:], m_eff, k_eff, k_eff, KA, bm)
+                self._nd2nz(a1s[s], self.ta[mi * bm * lda + k0:], m_eff, k_eff, k_eff, lda, bm)
             else:       # A stored K x M: the block K [k0, +k_eff) x M [mi*bm, +m_eff), NZ with kp rows
-                self._nd2nz(a1s[s], self.ta[k0 * M + mi * bm:], k_eff, m_eff, mp, M, kp)
+                self._nd2nz(a1s[s], self.ta[k0 * lda + mi * bm:], k_eff, m_eff, mp, lda, kp)
             if not self.trans_b:
-                self._nd2nz(b1s[s], self.tb[k0 * N + ni * bn:], k_eff, n_eff, np_, N, kp)
+                self._nd2nz(b1s[s], self.tb[k0 * ldb + ni * bn:], k_eff, n_eff, np_, ldb, kp)
             else:       # B stored N x K
-                self._nd2nz(b1s[s], self.tb[ni * bn * KB + k0:], n_eff, k_eff, k_eff, KB, bn)
+                self._nd2nz(b1s[s], self.tb[ni * bn * ldb + k0:], n_eff, k_eff, k_eff, ldb, bn)
             setf(HardEvent.MTE2_MTE1, s, _b=b)
             waitf(HardEvent.MTE2_MTE1, s, _b=b)
             if kk >= 2:

@@ -6,7 +6,7 @@ from builtins import range as _py_range
 
 from .dtype import (bfloat16, bool_, float16, float32, half, int8, int16, int32, int64, uint8, uint16,  # noqa: F401
                     uint32, uint64, DataType)
-from .enums import (AtomicDtype, AtomicOp, CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelType, MaskMode, PipeID,  # noqa: F401
+from .enums import (AtomicDtype, AtomicOp, CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelType, LayoutMode, MaskMode, PipeID,  # noqa: F401
                     RoundMode, TPosition)
 from .ops import *  # noqa: F401,F403
 from .ops import intrinsic
