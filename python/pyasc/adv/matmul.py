@@ -20,8 +20,9 @@ outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are c
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
 Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; a float32 bias (set_bias)
-where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled) or where a mix
-kernel's AIV receives C in UB (get_tensor_c), not with C in GM from a mix kernel's AIV; int8 inputs (A M x K,
+where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
+kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
+adds it; the tiling must have is_bias); int8 inputs (A M x K,
 B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse,
 batch layouts and the asynchronous interfaces are rejected.  K must be known at compile time.
 """
@@ -263,10 +264,13 @@ class Matmul:
         if self.role == "server":       # the AIC has returned: its server loop runs the AIVs' calls
             return
         if self.role == "client":
+            # added where C is produced: by the AIV in UB after get_tensor_c (matmul_kfc.get_tensor_c), or
+            # by the serving AIC for iterate_all into GM (the bias address travels in the message), which
+            # compiles that path when the tiling has is_bias (host enable_bias(True))
             self._need_global(gm, "set_bias")
-            if self.c_type is None or self.c_type.position == TPosition.GM:
-                raise CompileError("asc.adv.Matmul.set_bias: the bias is added where the AIV receives C "
-                                   "(get_tensor_c into UB); with C in GM it is not implemented", self.b.loc)
+            if gm.dtype.name != "float32":
+                raise CompileError(f"asc.adv.Matmul.set_bias: the bias row is {gm.dtype.name}; the lowering here "
+                                   f"takes a float32 bias (C float32)", self.b.loc)
             self.bias_gm = gm
             return
         self._need_global(gm, "set_bias")
@@ -649,7 +653,7 @@ class Matmul:
         c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
         K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-        bias = self.bias_gm is not None and self.role == "direct"
+        bias = self.bias_gm is not None and (self.role == "direct" or getattr(self, "_serve_bias", False))
         if bias:
             self._bias_init(ni, n_eff, mp, np_, c1, a2s[1], b1s[1], b2s[1])
         for kk in range(kt):
