@@ -154,6 +154,16 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
     if len(objs) > 1 and any(m.role != "direct" for m in objs):
         raise CompileError("asc.adv.register_matmul: a mix kernel's AIC serves one Matmul object here "
                            "(adv/matmul_kfc.py)", _b.loc if _b else None)
+    b = objs[0].b
+    if b is not None and objs[0].role != "direct":
+        prev = getattr(b, "kfc_matmul", None)
+        if prev is not None and prev is not objs[0]:
+            # the AIC's server loop (emitted at the first registration) serves that object's tiling
+            # alone: a second object's calls would be computed with the first one's shapes
+            raise CompileError("asc.adv.register_matmul: a mix kernel whose AIVs call the Matmul serves one "
+                               "Matmul object here (adv/matmul_kfc.py), and this kernel registers a second; "
+                               "use one object, or call the Matmuls inside `if asc.ascend_is_aic():`", b.loc)
+        b.kfc_matmul = objs[0]
     for m in objs:
         m.init(tiling)
         m.workspace = workspace
@@ -242,6 +252,9 @@ class Matmul:
     def init(self, tiling, pipe=None, *a, **k):
         if not isinstance(tiling, TCubeTiling):
             raise CompileError("asc.adv.Matmul needs the host's asc.adv.TCubeTiling (a kernel argument)", self.b.loc)
+        if self.role != "direct" and self.tiling is not None and tiling is not self.tiling:
+            raise CompileError("asc.adv.Matmul.init with a second tiling in a mix kernel whose AIVs call the "
+                               "Matmul: the AIC's server loop serves the tiling of the registration", self.b.loc)
         self.tiling = tiling
 
     def set_tensor_a(self, gm, is_trans_a=False, *a, **k):
