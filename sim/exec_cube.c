@@ -28,11 +28,58 @@
  * D = dststride (0 = n).  ReLU(x) = x > 0 ? x : +0 (NaN -> +0).  conv is
  * exact for f32 and RNE for f16/bf16.
  *
+ * fix_l0c_to_out.q (config FIX, the mode in its field quant, bits 14:12): the dav_c220 fixpipe
+ * quantisation (QuantMode_t; cannmirror/asc-devkit docs .../矩阵计算的搬出/
+ * 关键特性说明/随路量化.md and 随路量化与随路ReLU场景组合.md, whose reference
+ * Python is examples/.../fixpipe_l0c2gm/scripts/gen_data_*.py).  A parameter
+ * p (SPR quant_pre, or for the per-column modes the u64 at L1[fpc + 8c]):
+ * scale M1 = the f32 p[31:0] with bits 12:0 cleared (the 1-8-10 float; inf,
+ * NaN or subnormal faults), offset p[44:37] (REQ8 / QF322B8_PRE), b8 signed
+ * when p[46].  Negative inputs use M2 = M1, or 0 with ReLU (then +0).
+ *   mode 0: s32 -> s32 copy.
+ *   DEQF16 (1, 2): s32 -> f16: f16(clamp(f32(x) * M, +-65504)), RNE.
+ *   QF322B8_PRE (3, 4): f32 -> b8; REQ8 (5, 6): s32 -> b8 (x -> f32 first):
+ *     y = rint(clamp(f32(x) * M, -256, 255)) + offset, saturated to the
+ *     s8 / u8 range; NaN -> 0.
+ * Products are f32 (rounded to nearest even).  Not modelled (fault): MCB
+ * p[36] (the shift to s16 first: the reference and the table disagree on
+ * N), a negative (9-bit) offset, mode 7.
+ *
  * Invariant: every access is checked before anything is written. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec_internal.h"
+
+static bool fixq_param(AscExecCtx *ctx, uint64_t p, float *scale, int32_t *offset, bool *sgn)
+{
+    uint32_t bits = (uint32_t)p & 0xffffe000u;
+    uint32_t e = (bits >> 23) & 0xff;
+    if (e == 0xff || (e == 0 && (bits & 0x7fffff)))
+        return asc_exec_fault(ctx, "fixpipe quantisation scale 0x%08x is inf, NaN or subnormal (the hardware takes neither)", (unsigned)bits);
+    if ((p >> 36) & 1)
+        return asc_exec_fault(ctx, "fixpipe quantisation parameter 0x%016llx sets MCB (bit 36: shift to s16 first): not modelled", (unsigned long long)p);
+    if ((p >> 45) & 1)
+        return asc_exec_fault(ctx, "fixpipe quantisation parameter 0x%016llx has a negative 9-bit offset (bit 45): not modelled", (unsigned long long)p);
+    memcpy(scale, &bits, 4);
+    *offset = (int32_t)((p >> 37) & 0xff);
+    *sgn = (p >> 46) & 1;
+    return true;
+}
+
+static int32_t fixq_b8(float y, int32_t offset, bool sgn)
+{
+    if (y != y) y = 0.0f;
+    if (y < -256.0f) y = -256.0f;
+    if (y > 255.0f) y = 255.0f;
+    float a = y < 0 ? -y : y; /* round half to even: |y| <= 256, so a - i is exact */
+    int32_t i = (int32_t)a;
+    float f = a - (float)i;
+    if (f > 0.5f || (f == 0.5f && (i & 1))) i++;
+    int32_t v = (y < 0 ? -i : i) + offset;
+    int32_t lo = sgn ? -128 : 0, hi = sgn ? 127 : 255;
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -440,6 +487,103 @@ ASC_EXEC_FN(MMAD)
     return true;
 }
 
+/* fix_l0c_to_out.q (see the file comment): modes 0..6 of config field quant. */
+static bool fixq(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st)
+{
+    uint64_t cfg = q->rs2;
+    if (!asc_exec_check_cfg(ctx, ASC_CFG_FIX, cfg)) return false;
+    uint64_t n = cfg & 0xfff, m = (cfg >> 16) & 0xffff;
+    unsigned mode = (unsigned)((cfg >> 12) & 7);
+    bool relu = (cfg >> 15) & 1;
+    uint64_t S = (cfg >> 32) & 0xffff, D = (cfg >> 48) & 0xffff;
+    st->src_buf = ASC_BUF_L0C;
+    st->dst_buf = ASC_BUF_GM;
+    if (mode == 7) return asc_exec_fault(ctx, "fix_l0c_to_out.q mode 7 does not exist (0..6)");
+    if (m == 0 || n == 0) return true;
+    if (S == 0) S = ceil_div(m, 16) * 16;
+    if (D == 0) D = n;
+    if (S < m) return asc_exec_fault(ctx, "fixpipe srcstride %llu is below m = %llu: it must be 0 or >= m", (unsigned long long)S, (unsigned long long)m);
+    if (D < n) return asc_exec_fault(ctx, "fixpipe dststride %llu is below n = %llu: it must be 0 or >= n", (unsigned long long)D, (unsigned long long)n);
+    uint32_t osize = mode == 0 ? 4 : mode <= 2 ? 2 : 1;
+    bool vec = mode >= 2 && mode % 2 == 0, s32in = mode <= 2 || mode >= 5;
+    uint64_t src = q->rs1, dst = q->rd;
+    if (src > UINT64_MAX / 2 || dst > UINT64_MAX / 2) return asc_exec_fault(ctx, "fixpipe address out of range");
+    uint64_t src_hi = src + ((((n - 1) / 16) * S + (m - 1)) * 16 + (n - 1) % 16 + 1) * 4;
+    uint64_t dst_hi = dst + ((m - 1) * D + n) * osize;
+    if (!asc_exec_check_local(ctx, ASC_BUF_L0C, "src", false, src, src_hi, true)) return false;
+    if (!asc_exec_check_gm(ctx, "dst", true, dst, dst_hi, osize)) return false;
+    if (dst % (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST]) st->gm_unaligned = true;
+    uint64_t qa = q->fpc & 0xffffffffu;
+    if (vec) {
+        if (!(q->fpc >> 63))
+            return asc_exec_fault(ctx, "fix_l0c_to_out.q mode %u quantises per column: SPR fpc (the L1 address of the vector) was not written", mode);
+        if (qa % 32) return asc_exec_fault(ctx, "fixpipe quantisation vector at L1 0x%llx: it must be 32 B aligned", (unsigned long long)qa);
+        if (!asc_exec_check_local(ctx, ASC_BUF_L1, "quantisation vector", false, qa, qa + n * 8, false)) return false;
+    }
+    float scale = 0.0f;
+    int32_t offset = 0;
+    bool sgn = false;
+    if (mode != 0 && !vec && !fixq_param(ctx, q->quant_pre, &scale, &offset, &sgn)) return false;
+    /* the per-column parameters, decoded (and checked) before anything is written */
+    float cs[4095];
+    int32_t co[4095];
+    bool cg[4095];
+    if (vec) {
+        for (uint64_t c = 0; c < n; c++) {
+            uint64_t p;
+            memcpy(&p, ctx->mem[ASC_BUF_L1].data + qa + c * 8, 8);
+            if (!fixq_param(ctx, p, &cs[c], &co[c], &cg[c])) return false;
+        }
+    }
+    const uint8_t *pc = ctx->mem[ASC_BUF_L0C].data + src;
+    if (ctx->on_access) {
+        for (uint64_t j = 0; j * 16 < n; j++) {
+            uint64_t lo = src + j * S * 16 * 4;
+            ctx->on_access(ctx->access_ud, ASC_BUF_L0C, lo, lo + m * 16 * 4, false);
+        }
+        if (vec) ctx->on_access(ctx->access_ud, ASC_BUF_L1, qa, qa + n * 8, false);
+        for (uint64_t r = 0; r < m; r++)
+            ctx->on_access(ctx->access_ud, ASC_BUF_GM, dst + r * D * osize, dst + r * D * osize + n * osize, true);
+    }
+    for (uint64_t r = 0; r < m; r++) {
+        uint8_t row[4095 * 4];
+        for (uint64_t c = 0; c < n; c++) {
+            const uint8_t *e = pc + (((c / 16) * S + r) * 16 + c % 16) * 4;
+            if (mode == 0) {
+                int32_t v;
+                memcpy(&v, e, 4);
+                if (relu && v < 0) v = 0;
+                memcpy(row + c * 4, &v, 4);
+                continue;
+            }
+            float x;
+            if (s32in) {
+                int32_t v;
+                memcpy(&v, e, 4);
+                x = (float)v;
+            } else {
+                x = rd_f32(e);
+            }
+            float sc = vec ? cs[c] : scale;
+            int32_t off = vec ? co[c] : offset;
+            bool sg = vec ? cg[c] : sgn;
+            float y = (relu && !(x >= 0)) ? 0.0f : x * sc;
+            if (mode <= 2) {
+                if (y > 65504.0f) y = 65504.0f;
+                if (y < -65504.0f) y = -65504.0f;
+                uint16_t h = asc_f32_to_f16(y);
+                memcpy(row + c * 2, &h, 2);
+            } else {
+                int32_t v = fixq_b8(y, off, sg);
+                row[c] = (uint8_t)(sg ? (uint8_t)(int8_t)v : (uint8_t)v);
+            }
+        }
+        if (!asc_exec_gm_store(ctx, q->st_atomic, dst + r * D * osize, row, n * osize)) return false;
+    }
+    st->bytes = m * n * osize;
+    return true;
+}
+
 ASC_EXEC_FN(FIXPIPE)
 {
     (void)dt0;
@@ -450,10 +594,13 @@ ASC_EXEC_FN(FIXPIPE)
     case ASC_OP_FIX_L0C_TO_OUT_BF16: dbuf = ASC_BUF_GM; break;
     case ASC_OP_MOV_L0C_TO_UB_F32:
     case ASC_OP_MOV_L0C_TO_UB_F16: dbuf = ASC_BUF_UB; break;
+    case ASC_OP_FIX_L0C_TO_OUT_Q: return fixq(ctx, q, st);
     default: return asc_exec_fault(ctx, "instruction %u is not an L0C readout", (unsigned)q->in.op);
     }
     uint64_t cfg = q->rs2;
     if (!asc_exec_check_cfg(ctx, ASC_CFG_FIX, cfg)) return false;
+    if ((cfg >> 12) & 7)
+        return asc_exec_fault(ctx, "fixpipe config field quant is %u: quantisation is fix_l0c_to_out.q's (0 here)", (unsigned)((cfg >> 12) & 7));
     uint64_t n = cfg & 0xfff, m = (cfg >> 16) & 0xffff;
     bool relu = (cfg >> 15) & 1;
     uint64_t S = (cfg >> 32) & 0xffff, D = (cfg >> 48) & 0xffff;

@@ -47,6 +47,8 @@ void asc_capture(const AscCore *c, const AscInsn *in, uint32_t pc, AscIssued *q)
     q->l3d[1] = c->spr[ASC_SPR_PADDING];
     q->l3d[2] = c->spr[ASC_SPR_L3D_RPT];
     q->l3d[3] = c->spr[ASC_SPR_L1_3D_SIZE];
+    q->quant_pre = c->spr[ASC_SPR_QUANT_PRE];
+    q->fpc = c->spr[ASC_SPR_FPC];
 }
 
 static bool xfail(AscExecCtx *ctx, AscFaultKind k, const char *fmt, ...)

@@ -68,6 +68,7 @@ typedef struct AscIssued {
     uint64_t deqscale;          /* SPR deqscale at issue (vconv_deq; exec_vector.c) */
     uint64_t data_exp[4];       /* SPRs data_exp_0..3 at issue (UB access checks; exec_check.c) */
     uint64_t l3d[4];            /* SPRs fmatrix, padding, l3d_rpt, l1_3d_size at issue (load3dv2; exec_load3d.c) */
+    uint64_t quant_pre, fpc;    /* SPRs quant_pre and fpc at issue (fix_l0c_to_out.q; exec_cube.c) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56

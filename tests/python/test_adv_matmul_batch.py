@@ -63,11 +63,25 @@ def test_iterate_batch(m, n, k, ba, bb, pad_a):
     assert np.abs(c - ref).max() < 1e-3
 
 
+@pytest.mark.libasc
+def test_iterate_batch_multiples():
+    """batch_a 4, batch_b 2: B's matrix j serves A's matrices 2j and 2j + 1 (the G broadcast)."""
+    config.set_platform(config.Backend.Model)
+    m, n, k = 21, 19, 35
+    rng = np.random.default_rng(4)
+    a = (rng.random((4, m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((2, k, n)) - 0.5).astype(np.float16)
+    c = np.zeros((4, m, n), np.float32)
+    k_batch[1](a, b, c, _tiling(m, n, k), 4, 2, 0, check_races=True)
+    ref = np.stack([a[i].astype(np.float64) @ b[i // 2].astype(np.float64) for i in range(4)])
+    assert np.abs(c - ref).max() < 1e-3
+
+
 def test_iterate_batch_other_multiples_rejected():
     with pytest.raises(asc.CompileError) as e:
         k_batch.asm(np.zeros(8, np.float16), np.zeros(8, np.float16), np.zeros(8, np.float32), _tiling(32, 32, 32),
-                    4, 2, 0)
-    assert "G-axis broadcast" in str(e.value)
+                    3, 2, 0)
+    assert "batch_a 3 and batch_b 2 must be multiples of each other" in str(e.value)
 
 
 @asc.jit(matmul_cube_only=True)
@@ -129,3 +143,100 @@ def test_iterate_get_tensor_c_on_aic(m, n, k, base, sequential):
     else:
         got = c
     assert np.abs(got - ref).max() < 1e-3, tc
+
+
+@asc.jit(matmul_cube_only=True)
+def k_layout(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+             lay: asc.ConstExpr[int], calls: asc.ConstExpr[int], batch_a: asc.ConstExpr[int],
+             batch_b: asc.ConstExpr[int], line_a: asc.ConstExpr[int], line_b: asc.ConstExpr[int],
+             line_c: asc.ConstExpr[int], use_set: asc.ConstExpr[bool]):
+    """C (BNGS1S2) = A x B^T per batch, A and B in layout `lay` (B is N x K per matrix), `calls`
+    iterate_batch calls, call j at A + j*line_a, B + j*line_b, C + j*line_c."""
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    ag.set_global_buffer(a)
+    bg.set_global_buffer(b)
+    cg.set_global_buffer(c)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, lay),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype, True, lay),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype, False,
+                                             asc.LayoutMode.BNGS1S2))
+    asc.adv.register_matmul(asc.TPipe(), c, mm, tiling)
+    for j in range(calls):
+        mm.set_tensor_a(ag[j * line_a:])
+        mm.set_tensor_b(bg[j * line_b:], True)
+        if use_set:
+            mm.set_batch_num(batch_a, batch_b)
+            mm.iterate_batch(cg[j * line_c:], en_partial_sum=False, en_atomic=0, en_sequential_write=False)
+        else:
+            mm.iterate_batch(cg[j * line_c:], batch_a, batch_b, False)
+    mm.wait_iterate_batch()
+    mm.end()
+
+
+def _layout_tiling(m, n, k, la, lb, lc, batch):
+    t = host.MatmulApiTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, True)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.set_a_layout(*la)
+    t.set_b_layout(*lb)
+    t.set_c_layout(*lc)
+    t.set_batch_num(batch)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    return tc
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("lay", ["BSNGD", "SBNGD"])
+@pytest.mark.parametrize("B,N,Ga,Gb,M,Nm,K,use_set", [
+    (2, 3, 1, 1, 37, 45, 29, False),     # nothing a multiple of 16
+    (2, 2, 2, 1, 20, 33, 40, True),      # A's G axis 2, B's 1: each B matrix serves two A matrices
+    (1, 1, 1, 1, 1, 1, 1, False),
+])
+def test_iterate_batch_layouts(lay, B, N, Ga, Gb, M, Nm, K, use_set):
+    """Ascend C IterateBatch.md: BSNGD [B, S, N, G, D] / SBNGD [S, B, N, G, D] inputs (S the M or N
+    axis, D = K), C BNGS1S2 [B, N, G, M, N]; BSNGD computes one row of S per call (the kernel loops
+    over B), SBNGD all B * N * G matrices in one call."""
+    config.set_platform(config.Backend.Model)
+    rng = np.random.default_rng(B * N * Ga + M)
+    G = max(Ga, Gb)
+    if lay == "BSNGD":
+        A = (rng.random((B, M, N, Ga, K)) - 0.5).astype(np.float16)
+        Bm = (rng.random((B, Nm, N, Gb, K)) - 0.5).astype(np.float16)
+        a_of = lambda b, n, g: A[b, :, n, g, :]              # noqa: E731
+        b_of = lambda b, n, g: Bm[b, :, n, g, :]             # noqa: E731
+        calls, ba, bb = B, N * Ga, N * Gb
+        lines = (M * N * Ga * K, Nm * N * Gb * K, N * G * M * Nm)
+    else:
+        A = (rng.random((M, B, N, Ga, K)) - 0.5).astype(np.float16)
+        Bm = (rng.random((Nm, B, N, Gb, K)) - 0.5).astype(np.float16)
+        a_of = lambda b, n, g: A[:, b, n, g, :]              # noqa: E731
+        b_of = lambda b, n, g: Bm[:, b, n, g, :]             # noqa: E731
+        calls, ba, bb = 1, B * N * Ga, B * N * Gb
+        lines = (0, 0, 0)
+    want = np.zeros((B, N, G, M, Nm))
+    for b_ in range(B):
+        for n_ in range(N):
+            for g in range(G):
+                want[b_, n_, g] = a_of(b_, n_, g * Ga // G).astype(np.float64) @ \
+                    b_of(b_, n_, g * Gb // G).astype(np.float64).T
+    c = np.full((B, N, G, M, Nm), 7.0, np.float32)
+    t = _layout_tiling(M, Nm, K, (B, M, N, Ga, K), (B, Nm, N, Gb, K), (B, M, N, G, Nm), max(ba, bb))
+    k_layout[1](A, Bm, c, t, int(getattr(asc.LayoutMode, lay)), calls, ba, bb, *lines, use_set, check_races=True)
+    assert np.abs(c - want).max() < 1e-3
+
+
+@pytest.mark.libasc
+def test_iterate_batch_bsngd_straddling_rows_is_rejected():
+    config.set_platform(config.Backend.Model)
+    A = np.zeros((2, 16, 1, 1, 16), np.float16)
+    c = np.zeros((2, 16, 16), np.float32)
+    t = _layout_tiling(16, 16, 16, (2, 16, 1, 1, 16), (2, 16, 1, 1, 16), (2, 16, 1, 1, 16), 2)
+    with pytest.raises(asc.CompileError, match="BSNGD computes within one row of S: N \\* G = 1 of A must be a "
+                                               "multiple of batch_a 2"):
+        k_layout[1](A, A, c, t, int(asc.LayoutMode.BSNGD), 1, 2, 2, 0, 0, 0, False)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import asc
+import asc.lib.host as host
 import asc.runtime.config as config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -171,3 +172,84 @@ def test_adv_mix_uneven_aivs():
 
 def mam_tiles(t):
     return -(-t.single_core_m // t.base_m) * -(-t.single_core_n // t.base_n)
+
+
+@asc.jit
+def k_all_bias(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+               tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, with_bias: asc.ConstExpr[bool]):
+    """Real pyasc tutorial 03's shape of kernel (the Matmul called on the AIVs, iterate_all into C in
+    GM) with set_bias: the serving AIC adds the bias row (matmul_kfc.py word 8)."""
+    idx = asc.get_block_idx()
+    m_blocks = tiling.m.ceildiv(tiling.single_core_m)
+    mi = idx % m_blocks
+    ni = idx // m_blocks
+    tail_m = tiling.m - mi * tiling.single_core_m
+    if tail_m > tiling.single_core_m:
+        tail_m = tiling.single_core_m
+    tail_n = tiling.n - ni * tiling.single_core_n
+    if tail_n > tiling.single_core_n:
+        tail_n = tiling.single_core_n
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    biasg = asc.GlobalTensor()
+    ag.set_global_buffer(a + mi * tiling.single_core_m * tiling.k_a)
+    bg.set_global_buffer(b + ni * tiling.single_core_n)
+    cg.set_global_buffer(c + mi * tiling.single_core_m * tiling.n + ni * tiling.single_core_n)
+    biasg.set_global_buffer(bias + ni * tiling.single_core_n)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+    if idx < tiling.used_core_num:
+        mm.set_tensor_a(ag)
+        mm.set_tensor_b(bg)
+        if with_bias:
+            mm.set_bias(biasg)
+        mm.set_tail(tail_m, tail_n)
+        mm.iterate_all(cg)
+        mm.end()
+
+
+def _bias_tiling(m, n, k, aivs, bias):
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_bias_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_dim(aivs)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.enable_bias(bias)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    return tc
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,with_bias", [
+    (150, 70, 33, 2, True),     # 4 AIVs, tails on every axis
+    (37, 45, 29, 1, True),
+    (1, 1, 1, 1, True),
+    (150, 70, 33, 2, False),    # a tiling with is_bias, the AIVs not setting it: the no-bias branch
+])
+def test_adv_mix_iterate_all_bias_gm(m, n, k, cores, with_bias):
+    config.set_platform(config.Backend.Model)
+    rng = np.random.default_rng(m * k + n)
+    a = (rng.random((m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random((1, n)) - 0.5).astype(np.float32)
+    c = np.full((m, n), 7.0, np.float32)
+    t = _bias_tiling(m, n, k, 2 * cores, True)
+    k_all_bias[cores](a, b, c, bias, t, np.zeros(1 << 20, np.uint8), with_bias, check_races=True)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + (bias if with_bias else 0)
+    assert np.abs(c - ref).max() < 1e-3, t
+
+
+@pytest.mark.libasc
+def test_adv_mix_iterate_all_bias_needs_is_bias():
+    config.set_platform(config.Backend.Model)
+    t = _bias_tiling(32, 32, 32, 2, False)
+    with pytest.raises(asc.CompileError, match="adds the bias only when the tiling has is_bias"):
+        k_all_bias[1](np.zeros((32, 32), np.float16), np.zeros((32, 32), np.float16), np.zeros((32, 32), np.float32),
+                      np.zeros((1, 32), np.float32), t, np.zeros(1 << 20, np.uint8), True)

@@ -744,7 +744,7 @@ START_TEST(fixpipe)
     q = issue(ASC_OP_FIX_L0C_TO_OUT_F32, 0, 0x1f000, fix_cfg(32, 0, 64, 0, 0), 0);
     expect_fault(&e, &q, "L0C read of src [0x1f000, 0x21000) is outside L0C (0x20000 bytes usable)");
     q = issue(ASC_OP_FIX_L0C_TO_OUT_F32, 0, 0, fix_cfg(16, 0, 16, 0, 0) | (1ull << 12), 0);
-    expect_fault(&e, &q, "reserved bits");
+    expect_fault(&e, &q, "fixpipe config field quant is 1: quantisation is fix_l0c_to_out.q's (0 here)");
     q = issue(ASC_OP_FIX_L0C_TO_OUT_F32, 0, 0, fix_cfg(16, 0, 32, 16, 0), 0);
     expect_fault(&e, &q, "srcstride 16 is below m = 32");
     env_free(&e);

@@ -19,10 +19,12 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16 or bf16; a float32 bias (set_bias)
-where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled) or where a mix
-kernel's AIV receives C in UB (get_tensor_c), not with C in GM from a mix kernel's AIV; quantisation, HF32, sparse, batch and the
-asynchronous interfaces are rejected.  K must be known at compile time.
+Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; a float32 bias (set_bias)
+where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
+kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
+adds it; the tiling must have is_bias); int8 inputs (A M x K,
+B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse,
+batch layouts and the asynchronous interfaces are rejected.  K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ from ..language import ops as _ops
 from ..language import cube_fill as _fill
 from ..language.adv_tiling import TCubeTiling
 from . import matmul_kfc as _kfc
-from ..language.enums import CubeFormat, HardEvent, TPosition
+from ..language.enums import CubeFormat, HardEvent, LayoutMode, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import DataCopyExtParams, DataCopyParams, FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams
 
@@ -152,6 +154,16 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
     if len(objs) > 1 and any(m.role != "direct" for m in objs):
         raise CompileError("asc.adv.register_matmul: a mix kernel's AIC serves one Matmul object here "
                            "(adv/matmul_kfc.py)", _b.loc if _b else None)
+    b = objs[0].b
+    if b is not None and objs[0].role != "direct":
+        prev = getattr(b, "kfc_matmul", None)
+        if prev is not None and prev is not objs[0]:
+            # the AIC's server loop (emitted at the first registration) serves that object's tiling
+            # alone: a second object's calls would be computed with the first one's shapes
+            raise CompileError("asc.adv.register_matmul: a mix kernel whose AIVs call the Matmul serves one "
+                               "Matmul object here (adv/matmul_kfc.py), and this kernel registers a second; "
+                               "use one object, or call the Matmuls inside `if asc.ascend_is_aic():`", b.loc)
+        b.kfc_matmul = objs[0]
     for m in objs:
         m.init(tiling)
         m.workspace = workspace
@@ -164,23 +176,21 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
 register_matmul._asc_builder = True
 
 _UNSUP = {
-    "set_quant_scalar": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
-    "set_quant_vector": "the fixpipe quantisation (QuantPre, deq scale) is not modelled",
     "set_hf32": "the cube's HF32 mode is not modelled",
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_n_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "get_batch_tensor_c": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "set_batch_num": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
-    "wait_iterate_batch": "batched Matmul (IterateBatch layouts BSNGD/SBNGD/BNGS1S2) is not implemented yet",
+    "iterate_n_batch": "IterateNBatch writes its batches to the set_workspace buffer for get_batch_tensor_c "
+                       "(the isNBatch / asynchronous path), which is not implemented; loop over iterate_batch",
+    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer (the isNBatch / "
+                          "asynchronous path), which is not implemented; iterate_batch writes C directly",
     "async_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "wait_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "wait_iterate_all": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "set_workspace": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
-_INPUTS = ("float16", "bfloat16")
+_INPUTS = ("float16", "bfloat16", "int8")
 
 
 def _when(b, cond_lo, cond_hi, emit):
@@ -228,6 +238,7 @@ class Matmul:
         self.org = None
         self.count = 0
         self.bias_gm = None
+        self.quant = None
         self._count = None
         self.role = _kfc.role(self) if _b is not None else "direct"
         if self.role == "client":
@@ -241,6 +252,9 @@ class Matmul:
     def init(self, tiling, pipe=None, *a, **k):
         if not isinstance(tiling, TCubeTiling):
             raise CompileError("asc.adv.Matmul needs the host's asc.adv.TCubeTiling (a kernel argument)", self.b.loc)
+        if self.role != "direct" and self.tiling is not None and tiling is not self.tiling:
+            raise CompileError("asc.adv.Matmul.init with a second tiling in a mix kernel whose AIVs call the "
+                               "Matmul: the AIC's server loop serves the tiling of the registration", self.b.loc)
         self.tiling = tiling
 
     def set_tensor_a(self, gm, is_trans_a=False, *a, **k):
@@ -263,10 +277,13 @@ class Matmul:
         if self.role == "server":       # the AIC has returned: its server loop runs the AIVs' calls
             return
         if self.role == "client":
+            # added where C is produced: by the AIV in UB after get_tensor_c (matmul_kfc.get_tensor_c), or
+            # by the serving AIC for iterate_all into GM (the bias address travels in the message), which
+            # compiles that path when the tiling has is_bias (host enable_bias(True))
             self._need_global(gm, "set_bias")
-            if self.c_type is None or self.c_type.position == TPosition.GM:
-                raise CompileError("asc.adv.Matmul.set_bias: the bias is added where the AIV receives C "
-                                   "(get_tensor_c into UB); with C in GM it is not implemented", self.b.loc)
+            if gm.dtype.name != "float32":
+                raise CompileError(f"asc.adv.Matmul.set_bias: the bias row is {gm.dtype.name}; the lowering here "
+                                   f"takes a float32 bias (C float32)", self.b.loc)
             self.bias_gm = gm
             return
         self._need_global(gm, "set_bias")
@@ -274,6 +291,30 @@ class Matmul:
             raise CompileError(f"asc.adv.Matmul.set_bias: the bias row is {gm.dtype.name}; the lowering here "
                                f"takes a float32 bias (C float32)", self.b.loc)
         self.bias_gm = gm       # _bias_init: L0C starts from the bias row (see there)
+
+    def set_quant_scalar(self, quant_scalar):
+        """SetQuantScalar: one u64 quantisation parameter for all of C (the f32 scale in bits 31:0; offset
+        45:37 and sign 46 for int8 / uint8 C), the readout's mode chosen from the L0C and C types as
+        Ascend C does (_fix_out)."""
+        self._quant_role("set_quant_scalar")
+        self.quant = ("scalar", quant_scalar)
+
+    def set_quant_vector(self, quant_vector):
+        """SetQuantVector: a uint64 GlobalTensor of N parameters, one per column of C (fields as
+        set_quant_scalar)."""
+        self._quant_role("set_quant_vector")
+        if not isinstance(quant_vector, GlobalTensor) or quant_vector.dtype is None or \
+                quant_vector.dtype.name != "uint64":
+            raise CompileError(f"asc.adv.Matmul.set_quant_vector takes a uint64 GlobalTensor (one u64 per column "
+                               f"of C), got {type(quant_vector).__name__}"
+                               f"[{getattr(getattr(quant_vector, 'dtype', None), 'name', '?')}]", self.b.loc)
+        self.quant = ("vector", quant_vector)
+
+    def _quant_role(self, what):
+        if self.role != "direct":
+            raise CompileError(f"asc.adv.Matmul.{what}: the quantised readout runs where the AIC computes (a "
+                               f"cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
+                               f"not implemented", self.b.loc)
 
     def disable_bias(self, *a, **k):
         if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
@@ -345,6 +386,8 @@ class Matmul:
                 sn = int(tn)
         if not is_static(tk):
             raise CompileError("asc.adv.Matmul: K (the tail or single-core K) must be a compile-time value", b.loc)
+        if self.tail is None:
+            self._check_untailed(int(m), int(n), sm, sn)
         sk = int(tk)
         self.dims = (int(m), int(n), int(ka), int(kb))
         self.single = (sm, sn, sk)
@@ -360,16 +403,51 @@ class Matmul:
         if bk % 16 or bm % 16 or bn % 16:
             raise CompileError(f"asc.adv.Matmul: base block {bm} x {bn} x {bk} must be multiples of 16", b.loc)
         cap = b.target_capacity
-        need = {"L1": 2 * (bm * bk + bk * bn) * es, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es,
-                "L0C": bm * bn * 4}
+        need = {"L1": _up(2 * (bm * bk + bk * bn) * es, 32) + (bn * 8 if self.quant and self.quant[0] == "vector"
+                                                               else 0),
+                "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es, "L0C": bm * bn * 4}
         if not b.target["split"]:
             need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
             if nb > cap(buf):
                 raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
                                    f"{buf}, {b.fn.target} has {cap(buf)} B", b.loc)
-        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0}
+        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0, "Q": _up(2 * (bm * bk + bk * bn) * es, 32)}
         self.es = es
+        self._check_quant(es)
+
+    def _check_quant(self, es):
+        """int8 inputs (mmad.s8s32, an int32 L0C) and the quantised readout: what is lowered."""
+        b = self.b
+        from ..language import fix_quant as fq
+        cdt = self.c_type.dtype.name if self.c_type is not None and self.c_type.dtype is not None else None
+        if es == 1:
+            if self.tb.dtype.name != "int8":
+                raise CompileError(f"asc.adv.Matmul: A is int8 and B {self.tb.dtype.name}: both int8 (mmad.s8s32)", b.loc)
+            if self.trans_a or not self.trans_b:
+                raise CompileError("asc.adv.Matmul with int8 inputs: A must be M x K (not transposed) and B stored "
+                                   "N x K (is_trans=True): the int8 L1 -> L0 loads of the other layouts transpose "
+                                   "16 x 32 fractals (Ascend C LoadDataWithTranspose), which is not modelled",
+                                   b.loc)
+            if self.bias_gm is not None:
+                raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
+        if self.quant is None and es != 1:
+            return
+        if not b.target["split"]:
+            raise CompileError(f"asc.adv.Matmul: int8 inputs and the quantised readout use the split AIC's "
+                               f"fix_l0c_to_out.q; {b.fn.target} has coupled cores", b.loc)
+        l0c = "int32" if es == 1 else "float32"
+        if self.quant is None:
+            if cdt not in (None, "int32"):
+                raise CompileError(f"asc.adv.Matmul: C of int8 inputs without quantisation is int32 (got {cdt}); "
+                                   f"set_quant_scalar / set_quant_vector give float16 or int8 / uint8", b.loc)
+            return
+        mode = fq.mode_for(l0c, cdt, self.quant[0] == "vector")
+        if mode is None:
+            raise CompileError(f"asc.adv.Matmul.set_quant_{self.quant[0]}: no quantisation mode takes a {l0c} L0C "
+                               f"({self.ta.dtype.name} inputs) to a {cdt} C (dav_c220: int32 -> float16, int8, "
+                               f"uint8; float32 -> int8, uint8)", b.loc)
+        self.quant_mode = mode
 
     def _tiles(self):
         sm, sn, _ = self.single
@@ -394,13 +472,63 @@ class Matmul:
         np_ = min(bn, _up(sn - ni * bn, 16))
         self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
 
-    def iterate_batch(self, c_gm, batch_a=1, batch_b=1, en_sequential_write=False, matrix_stride_a=0,
+    def set_batch_num(self, batch_a, batch_b):
+        """SetBatchNum: the batch counts of a later iterate_batch(c, en_partial_sum, en_atomic,
+        en_sequential_write) (Ascend C's overload without batch counts)."""
+        self.batch_nums = (batch_a, batch_b)
+
+    def wait_iterate_batch(self):
+        """WaitIterateBatch: iterate_batch is synchronous here (its fixpipes are issued in order before
+        the kernel's next instruction, as after a synchronous iterate_all): nothing to wait for."""
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.wait_iterate_batch: batched Matmul runs where the AIC computes",
+                               self.b.loc)
+
+    def _batch_layout(self, which, t, nb):
+        """(matrix offset of batch i as a function, row stride) of A or B in its MatmulType layout
+        (Ascend C impl/adv_api/detail/matmul/stage/copy_cube_in/batch/batch_copy_cube_in.h and
+        batch_copy_cube_in_params.h): NORMAL / BNGS1S2 dense matrices (or matrix_stride apart);
+        BSNGD [B, S, N, G, D] matrix i = (b, ng) at b*S*N*G*D + ng*D, rows N*G*D apart; SBNGD
+        [S, B, N, G, D] matrix i at i*D, rows B*N*G*D apart.  S and D are the matrix's M (or N) and K."""
+        b = self.b
+        mt = self.a_type if which == "a" else self.b_type
+        lay = LayoutMode(int(mt.layout)) if mt is not None and mt.layout is not None else LayoutMode.NONE
+        if lay in (LayoutMode.NONE, LayoutMode.NORMAL, LayoutMode.BNGS1S2):
+            return lay, None, None
+        f = {k: int(getattr(t, f"{which}_layout_info_{k}")) for k in "bsngd"}
+        if min(f.values()) <= 0:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout {lay.name} needs the tiling's "
+                               f"{which}_layout_info_b/s/n/g/d (host set_{which}_layout), got {f}", b.loc)
+        M, N, KA, KB = self.dims
+        want_trans = which == "b"
+        if (self.trans_a if which == "a" else self.trans_b) != want_trans:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: in layout {lay.name} each matrix is S x D with D the K "
+                               f"axis: {which.upper()} is {'N x K (is_trans=True)' if want_trans else 'M x K (is_trans=False)'}",
+                               b.loc)
+        s_, d_ = (M, KA) if which == "a" else (N, KB)
+        if (f["s"], f["d"]) != (s_, d_):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout S x D is {f['s']} x {f['d']}, "
+                               f"the tiling's matrix {s_} x {d_}", b.loc)
+        ng = f["n"] * f["g"]
+        cnt = self._batch_counts[0 if which == "a" else 1]
+        if lay == LayoutMode.BSNGD and ng % cnt:
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: BSNGD computes within one row of S: N * G = {ng} of "
+                               f"{which.upper()} must be a multiple of batch_{which} {cnt} (Ascend C IterateBatch.md; "
+                               f"loop over the B axis)", b.loc)
+        if lay == LayoutMode.BSNGD:
+            return lay, (lambda i: (i // ng) * f["s"] * ng * f["d"] + (i % ng) * f["d"]), ng * f["d"]
+        return lay, (lambda i: i * f["d"]), f["b"] * ng * f["d"]
+
+    def iterate_batch(self, c_gm, batch_a=None, batch_b=None, en_sequential_write=False, matrix_stride_a=0,
                       matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True,
                       wait_iterate_batch=None):
-        """IterateBatch, NORMAL layout (Ascend C docs IterateBatch.md: A [batch_a, M, K], B
-        [batch_b, K, N], C [max, M, N], each matrix `matrix_stride_*` elements after the last, 0 for
-        dense): one iterate_all per batch in a run-time loop over the batches; the batch that is 1
-        is broadcast.  M, N, K are the tiling's (one matrix)."""
+        """IterateBatch (Ascend C docs IterateBatch.md): A [batch_a matrices], B [batch_b], C [max of
+        them, M x N each, dense or matrix_stride_c apart]; A and B in their MatmulType layout
+        (NORMAL / BNGS1S2: each matrix `matrix_stride_*` elements after the last, 0 for dense; BSNGD,
+        SBNGD: _batch_layout); C NORMAL / BNGS1S2.  batch_a and batch_b are multiples: the smaller
+        one's matrix j serves max/min consecutive batches (the G broadcast).  iterate_batch(c,
+        en_partial_sum, en_atomic, en_sequential_write) takes the counts of set_batch_num.  One
+        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix)."""
         b = self.b
         if self.role != "direct":
             raise CompileError("asc.adv.Matmul.iterate_batch: batched Matmul runs where the AIC computes (a "
@@ -408,40 +536,71 @@ class Matmul:
                                "not implemented", b.loc)
         if not isinstance(c_gm, GlobalTensor):
             raise CompileError("asc.adv.Matmul.iterate_batch writes C to a GlobalTensor here", b.loc)
+        if isinstance(batch_a, bool) or batch_a is None:     # iterate_batch(c, en_partial_sum, en_atomic, seq)
+            if batch_a is not None:
+                en_partial_sum, en_atomic = batch_a, (batch_b or 0)
+            if getattr(self, "batch_nums", None) is None:
+                raise CompileError("asc.adv.Matmul.iterate_batch without batch_a / batch_b takes the counts of "
+                                   "set_batch_num(batch_a, batch_b): call it first", b.loc)
+            batch_a, batch_b = self.batch_nums
         if en_sequential_write or en_partial_sum or en_atomic:
             raise CompileError("asc.adv.Matmul.iterate_batch to GM: en_sequential_write must be False (as real "
                                "pyasc checks); en_partial_sum and en_atomic are not lowered", b.loc)
+        if self.quant is not None:
+            raise CompileError("asc.adv.Matmul.iterate_batch with set_quant_scalar / set_quant_vector: Batch "
+                               "Matmul takes no quantisation (Ascend C IterateBatch.md)", b.loc)
         for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b"), (matrix_stride_a, "matrix_stride_a"),
                         (matrix_stride_b, "matrix_stride_b"), (matrix_stride_c, "matrix_stride_c")):
             if not is_static(v) or int(v) < (1 if what.startswith("batch") else 0):
                 raise CompileError(f"asc.adv.Matmul.iterate_batch: {what} must be a compile-time integer "
                                    f"(>= 1 for a batch count), got {v!r}", b.loc)
         ba, bb = int(batch_a), int(batch_b)
-        if ba != bb and 1 not in (ba, bb):
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} differ and neither "
-                               f"is 1: the G-axis broadcast between other multiples is not implemented", b.loc)
+        if max(ba, bb) % min(ba, bb):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} must be multiples of "
+                               f"each other (Ascend C IterateBatch.md)", b.loc)
+        if self.c_type is not None and self.c_type.layout is not None and \
+                LayoutMode(int(self.c_type.layout)) in (LayoutMode.BSNGD, LayoutMode.SBNGD):
+            raise CompileError(f"asc.adv.Matmul.iterate_batch: C in layout {LayoutMode(int(self.c_type.layout)).name} "
+                               f"is not implemented (C is NORMAL or BNGS1S2: dense M x N matrices)", b.loc)
         self._prepare()
         M, N, KA, KB = self.dims
-        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
         nb = max(ba, bb)
+        self._batch_counts = (ba, bb)
+        la, fa, lda = self._batch_layout("a", self.tiling, nb)
+        lb, fb, ldb = self._batch_layout("b", self.tiling, nb)
+        if fa is not None or fb is not None:
+            if int(matrix_stride_a) or int(matrix_stride_b):
+                raise CompileError("asc.adv.Matmul.iterate_batch: matrix_stride_a / _b apply to the NORMAL and "
+                                   "BNGS1S2 layouts; BSNGD / SBNGD place the matrices by the layout", b.loc)
+            self.ld = (lda if fa is not None else (M if self.trans_a else KA),
+                       ldb if fb is not None else (KB if self.trans_b else N))
+        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
+        fa = fa or (lambda i: i * sa)
+        fb = fb or (lambda i: i * sb)
         ta0, tb0 = self.ta, self.tb
-        if nb == 1:
+        try:
+            if nb == 1:
+                for ti in self._tiles():
+                    self._tile(ti, c_gm)
+                return
+            var = b.new_value(hint="batch.")
+            op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
+            b.nonneg.add(var.id)
+            b.push(op.body)
+            i = RVal(b, var)
+            # the smaller batch count's matrix j serves nb / count consecutive batches
+            ia = i if ba == nb else (i // (nb // ba) if ba > 1 else 0)
+            ib = i if bb == nb else (i // (nb // bb) if bb > 1 else 0)
+            self.ta = ta0[fa(ia):] if ba > 1 else ta0
+            self.tb = tb0[fb(ib):] if bb > 1 else tb0
+            c_i = c_gm[i * sc:]
             for ti in self._tiles():
-                self._tile(ti, c_gm)
-            return
-        var = b.new_value(hint="batch.")
-        op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
-        b.nonneg.add(var.id)
-        b.push(op.body)
-        i = RVal(b, var)
-        self.ta = ta0[i * sa:] if ba > 1 else ta0
-        self.tb = tb0[i * sb:] if bb > 1 else tb0
-        c_i = c_gm[i * sc:]
-        for ti in self._tiles():
-            self._tile(ti, c_i)
-        b.pop()
-        b.emit(op)
-        self.ta, self.tb = ta0, tb0
+                self._tile(ti, c_i)
+            b.pop()
+            b.emit(op)
+        finally:
+            self.ta, self.tb = ta0, tb0
+            self.ld = None
 
     def _direct_tile(self, c_gm, k, sequential):
         """Tile k of the single-core output, computed by this AIC into C in GM: at its place in C
@@ -462,12 +621,41 @@ class Matmul:
             raise CompileError("asc.adv.Matmul used before asc.adv.register_matmul / init", self.b.loc)
         if self.ta is None or self.tb is None:
             raise CompileError("asc.adv.Matmul: set_tensor_a and set_tensor_b come before iterate", self.b.loc)
+        if self.tail is None:
+            t = self.tiling
+            self._check_untailed(int(t.m), int(t.n), int(t.single_core_m), int(t.single_core_n))
+
+    def _check_untailed(self, m, n, sm, sn):
+        """No set_tail / set_single_shape: the Matmul computes the tiling's whole single-core block
+        on every core, as Ascend C's does (its M and N tails come from singleCoreM / singleCoreN
+        alone: cannmirror/asc-devkit impl/adv_api/detail/matmul/scheduler/iterator/m_loop and
+        param/matmul_shape_info.h InitParams).  The tiling is a compile-time constant here, so a
+        block that does not divide M x N is known now: a block wider than C's rows overlaps the
+        rows (an error: the hardware would give a wrong C); a partial last block makes the core
+        holding it read A / B and write C past the matrices (a warning here; the run's GM check
+        faults at the write)."""
+        b = self.b
+        if 0 < n < sn:
+            raise CompileError(f"asc.adv.Matmul: the tiling's single-core N {sn} exceeds N {n} and set_tail was "
+                               f"not called: each C row would be written {sn} columns wide into rows {n} apart "
+                               f"(Ascend C's Matmul does the same: its tail comes from singleCoreN alone); call "
+                               f"set_tail(tail_m, tail_n) with this core's rows and columns of C", b.loc)
+        if (m > 0 and m % sm) or (n > 0 and n % sn):
+            w = (f"{b.loc}: warning: asc.adv.Matmul: the tiling's single-core block {sm} x {sn} does not divide "
+                 f"M x N = {m} x {n} and set_tail was not called: the core holding the last block computes all "
+                 f"{sm} x {sn}, reading A / B and writing C past the matrices, as Ascend C's Matmul does; call "
+                 f"set_tail(tail_m, tail_n) there (real pyasc tutorial 04's calc_offsets)")
+            ws = b.fn.__dict__.setdefault("sync_warnings", [])
+            if w not in ws:
+                ws.append(w)
 
     def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm, c_at=None):
         b = self.b
         bm, bn, bk = self.base
         _, _, sk = self.single
         M, N, KA, KB = self.dims
+        # row strides of A and B in GM: the matrices' own, or a batch layout's (iterate_batch)
+        lda, ldb = getattr(self, "ld", None) or (M if self.trans_a else KA, KB if self.trans_b else N)
         es = self.es
         h = self.ta.dtype
         kt = -(-sk // bk)
@@ -475,48 +663,49 @@ class Matmul:
         b1s = [LocalTensor(h, TPosition.B1, self.addr["B1"] + s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
         a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
         b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
-        c1 = LocalTensor(dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-        bias = self.bias_gm is not None and self.role == "direct"
+        bias = self.bias_gm is not None and (self.role == "direct" or getattr(self, "_serve_bias", False))
         if bias:
             self._bias_init(ni, n_eff, mp, np_, c1, a2s[1], b1s[1], b2s[1])
         for kk in range(kt):
             s = kk % 2
             k0 = kk * bk
             k_eff = min(bk, sk - k0)
-            kp = _up(k_eff, 16)
+            kp = _up(k_eff, K0)
             if kk >= 2:
                 waitf(HardEvent.MTE1_MTE2, s, _b=b)
             if kk == 1 and bias:            # slot 1 held the bias row and the ones (_bias_init)
                 waitf(HardEvent.MTE1_MTE2, 3, _b=b)
             # A block rows [mi*bm, +m_eff) x K [k0, +k_eff) -> L1 NZ (mp rows per 16-column block)
             if not self.trans_a:
-                self._nd2nz(a1s[s], self.ta[mi * bm * KA + k0:], m_eff, k_eff, k_eff, KA, bm)
+                self._nd2nz(a1s[s], self.ta[mi * bm * lda + k0:], m_eff, k_eff, k_eff, lda, bm)
             else:       # A stored K x M: the block K [k0, +k_eff) x M [mi*bm, +m_eff), NZ with kp rows
-                self._nd2nz(a1s[s], self.ta[k0 * M + mi * bm:], k_eff, m_eff, mp, M, kp)
+                self._nd2nz(a1s[s], self.ta[k0 * lda + mi * bm:], k_eff, m_eff, mp, lda, kp)
             if not self.trans_b:
-                self._nd2nz(b1s[s], self.tb[k0 * N + ni * bn:], k_eff, n_eff, np_, N, kp)
+                self._nd2nz(b1s[s], self.tb[k0 * ldb + ni * bn:], k_eff, n_eff, np_, ldb, kp)
             else:       # B stored N x K
-                self._nd2nz(b1s[s], self.tb[ni * bn * KB + k0:], n_eff, k_eff, k_eff, KB, bn)
+                self._nd2nz(b1s[s], self.tb[ni * bn * ldb + k0:], n_eff, k_eff, k_eff, ldb, bn)
             setf(HardEvent.MTE2_MTE1, s, _b=b)
             waitf(HardEvent.MTE2_MTE1, s, _b=b)
             if kk >= 2:
                 waitf(HardEvent.M_MTE1, s, _b=b)
             if kk == 1 and bias:
                 waitf(HardEvent.M_MTE1, 3, _b=b)
-            kf, nf = kp // 16, np_ // 16
+            kf, nf = kp // K0, np_ // 16
             for i in range(mp // 16):       # L0A (ZZ): fractal row i holds kf fractals
                 if not self.trans_a:
                     p = LoadData2DParams(i, kf, bm // 16, 0, 0, False)
                 else:
                     p = LoadData2DParams(i * (kp // 16), kf, 1, 0, 0, True)
-                _ops.load_data.__wrapped__(a2s[s][i * kf * 256:], a1s[s], p, _b=b)
+                _ops.load_data.__wrapped__(a2s[s][i * kf * fr:], a1s[s], p, _b=b)
             for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
                 if not self.trans_b:
                     p = LoadData2DParams(j, nf, kp // 16, 0, 0, True)
                 else:
                     p = LoadData2DParams(j * (bn // 16), nf, 1, 0, 0, False)
-                _ops.load_data.__wrapped__(b2s[s][j * nf * 256:], b1s[s], p, _b=b)
+                _ops.load_data.__wrapped__(b2s[s][j * nf * fr:], b1s[s], p, _b=b)
             if kk + 2 < kt:
                 setf(HardEvent.MTE1_MTE2, s, _b=b)
             setf(HardEvent.MTE1_M, s, _b=b)
@@ -540,11 +729,56 @@ class Matmul:
         setf(HardEvent.M_FIX, 0, _b=b)
         waitf(HardEvent.M_FIX, 0, _b=b)
         c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
-        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: _ops.fixpipe.__wrapped__(
-            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), _b=b)))
+        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: self._fix_out(
+            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), ni, n_eff)))
         setf(HardEvent.FIX_M, 0, _b=b)
         waitf(HardEvent.FIX_M, 0, _b=b)
         self.count += 1
+
+    def _fix_out(self, c_gm, c1, p, ni, n_eff):
+        """The tile's L0C -> GM readout: a plain fixpipe, or with set_quant_scalar / set_quant_vector
+        (or an int32 C of int8 inputs) the quantising one (language/fix_quant.py).  The mode is Ascend
+        C's (MatmulQuantProcessor in impl/adv_api/detail/matmul/stage/copy_cube_out/quant/
+        quant_processor_fixpipe.h): int32 L0C -> f16 DEQF16 / VDEQF16, -> int8 / uint8 REQ8 / VREQ8;
+        float32 L0C -> int8 / uint8 QF322B8_PRE / VQF322B8_PRE.  The per-column vector: the tile's
+        n_eff u64 GM -> L1 as 2 n_eff u32 (one ND2NZ row, exact bytes, as CopyDeqTensorToL1), after the
+        previous tile's readout has read it and before this one's (Ascend C's FIX <-> MTE2 flags, here
+        through MTE1)."""
+        b = self.b
+        from ..language import fix_quant as fq
+        if self.quant is None and c1.dtype.name == "float32":
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        kind, val = self.quant or ("none", None)
+        if kind == "none":
+            p.quant_pre = fq.QuantModes.NoQuant
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        p.quant_pre = self.quant_mode
+        if kind == "scalar":
+            p.deq_scalar = val
+            _ops.fixpipe.__wrapped__(c_gm, c1, p, _b=b)
+            return
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        bn = self.base[1]
+        # FIX -> MTE2 and MTE2 -> FIX are no flag pairs of the AIC (target/config.c aic_pairs, arch 2201):
+        # through MTE1 both ways (events 4 of MTE1 <-> MTE2; the tiles' slots use 0..3)
+        setf(HardEvent.FIX_MTE1, 0, _b=b)
+        waitf(HardEvent.FIX_MTE1, 0, _b=b)
+        setf(HardEvent.MTE1_MTE2, 4, _b=b)
+        waitf(HardEvent.MTE1_MTE2, 4, _b=b)
+        g = val[ni * bn:]
+        g32 = GlobalTensor(dt.uint32, _b=b)
+        g32.addr, g32.size = g.addr, None
+        q32 = LocalTensor(dt.uint32, TPosition.C1, self.addr["Q"], 2 * bn, _b=b)
+        d = 2 * n_eff if is_static(n_eff) else b.binop("add", n_eff, n_eff)
+        _ops.data_copy.__wrapped__(q32, g32, Nd2NzParams(1, 1, d, 0, d, 1, 1, 0), _b=b)
+        setf(HardEvent.MTE2_MTE1, 4, _b=b)
+        waitf(HardEvent.MTE2_MTE1, 4, _b=b)
+        setf(HardEvent.MTE1_FIX, 0, _b=b)
+        waitf(HardEvent.MTE1_FIX, 0, _b=b)
+        q64 = LocalTensor(dt.uint64, TPosition.C1, self.addr["Q"], bn, _b=b)
+        _ops.fixpipe.__wrapped__(c_gm, c1, q64, p, _b=b)
 
     def _bias_init(self, ni, n_eff, mp, np_, c1, a2, b1, b2):
         """L0C of the tile starts from the bias row: C(r, c) = bias[ni*base_n + c], then the K steps

@@ -13,9 +13,10 @@ AIVs raises the AIC's counter once every AIV of the AI core has set the id, so t
 shared id, every AIV sets it once per round and the AIC waits once per round.  Lowered here, all
 through the ISA:
 
-  workspace  64-byte message of AIV i (i = its block_idx) at word 8 i (int64 words):
-             0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index;
-             its C tile (base_m x base_n f32, rows base_n apart) at byte 4096 + i * base_m * base_n * 4
+  workspace  128-byte message of AIV i (i = its block_idx) at word 16 i (int64 words):
+             0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index,
+             7 done, 8 bias address (ITERATE_ALL with set_bias; 0 none);
+             its C tile (base_m x base_n f32, rows base_n apart) at byte 8192 + i * base_m * base_n * 4
   AIV        scalar stores the message, cross_core_set_flag(REQ = 0, mode 2, PIPE_MTE2)
              (the set fires after the AIV's earlier reads of its C tile), and for a synchronous
              call cross_core_wait_flag(0); get_tensor_c then copies the tile GM -> UB (MTE2) and
@@ -33,8 +34,11 @@ piles up on an AIV's counter however uneven the AIVs' work (real c220 KFC answer
 own flag id, which mode 2 delivers to both AIVs, and the other AIV's count piles up).
 Flag id 0 is the Matmul's (requests on the AIC's counter, responses on the AIVs'), inside the
 [0, 2 N - 1] Ascend C reserves for N Matmul objects.
-The bias (set_bias) is added by the client AIV in UB after the copy (the cube's bias table is not
-modelled): C = A x B + bias in f32, the same sums as the cube's.
+The bias (set_bias) is added by the client AIV in UB after get_tensor_c's copy (the cube's bias
+table is not modelled): C = A x B + bias in f32, the same sums as the cube's; for iterate_all into
+GM the AIC adds it (matmul.py _bias_init, C = bias + A x B rounded once) from the address in word 8,
+on a path the server compiles when the tiling has is_bias (host enable_bias(True)): a run-time
+branch on that word picks the tiles with or without the bias.
 """
 from __future__ import annotations
 
@@ -48,8 +52,8 @@ from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyParams
 
 F_QUIT, F_ALL, F_TILE = 1, 2, 3
-MSG_WORDS = 8
-TILE_AREA = 4096          # bytes of messages before the C tiles (64 AIVs)
+MSG_WORDS = 16
+TILE_AREA = 64 * MSG_WORDS * 8   # bytes of messages before the C tiles (64 AIVs)
 REQ = 0                   # AIVs -> AIC: mode 2 join of every AIV of the AI core (the AIC's counter 0)
 RESP = 0                  # AIC -> AIVs: mode 2 broadcast (each AIV's counter 0)
 _WAIT_CC = _ops.cross_core_wait_flag.__wrapped__
@@ -117,7 +121,12 @@ def send(m, func, c_addr=0, tile=0, wait=True):
     ws = _ws(m)
     base = idx * MSG_WORDS
     tm, tn = _tails(m)
-    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (0, func)):
+    bias = _addr(m.bias_gm) if func == F_ALL else 0
+    if func == F_ALL and m.bias_gm is not None and not int(m.tiling.is_bias):
+        raise CompileError("asc.adv.Matmul.set_bias with iterate_all into GM in a mix kernel: the AIC serving the "
+                           "call adds the bias only when the tiling has is_bias (host enable_bias(True))", b.loc)
+    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (8, bias),
+                 (0, func)):
         ws.set_value(base + w, v)
     _SET_CC(REQ, 2, PipeID.PIPE_MTE2, _b=b)
     if wait:
@@ -262,8 +271,22 @@ def serve(m):
             load_ab()
             c = GlobalTensor(dt.float32, _b=b)
             c.addr = ws.get_value(base + 3)
-            for ti in m._tiles():
-                m._tile(ti, c)
+
+            def tiles():
+                for ti in m._tiles():
+                    m._tile(ti, c)
+            if not int(t.is_bias):
+                tiles()
+                return
+            ba = ws.get_value(base + 8)
+
+            def with_bias():
+                m.bias_gm = GlobalTensor(dt.float32, _b=b)
+                m.bias_gm.addr = ba
+                m._serve_bias = True
+                tiles()
+                m.bias_gm, m._serve_bias = None, False
+            _if(b, ("ne", b.reg(ba), b.reg(0)), with_bias, tiles)
 
         def tile_():
             load_ab()

@@ -6,7 +6,7 @@ from builtins import range as _py_range
 
 from .dtype import (bfloat16, bool_, float16, float32, half, int8, int16, int32, int64, uint8, uint16,  # noqa: F401
                     uint32, uint64, DataType)
-from .enums import (AtomicDtype, AtomicOp, CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelType, MaskMode, PipeID,  # noqa: F401
+from .enums import (AtomicDtype, AtomicOp, CMPMODE, SELMODE, CubeFormat, HardEvent, Hardware, KernelType, LayoutMode, MaskMode, PipeID,  # noqa: F401
                     RoundMode, TPosition)
 from .ops import *  # noqa: F401,F403
 from .ops import intrinsic
@@ -19,6 +19,7 @@ from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParam
 from .vec_5hd import *  # noqa: F401,F403  (trans_data_to_5hd, TransDataTo5HDParams: setva/vldva/vnchwconv)
 from .cube_fill import *  # noqa: F401,F403  (init_const_value, InitConstValueParams: create_*_matrix)
 from .load3d import *  # noqa: F401,F403  (LoadData3DParamsV2, set_load_data_*: load3dv2, SPRs fmatrix..l1_3d_size)
+from .fix_quant import *  # noqa: F401,F403  (QuantModes, set_fix_pipe_pre_quant_flag: fix_l0c_to_out.q)
 from .sys_workspace import *  # noqa: F401,F403  (get_sys_workspace, set_sys_workspace: a launch-placed GM workspace)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401
                      LocalTensorAuto, TBuf, TBufPool, TPipe, TQue, TQueBind, get_shape_size)

@@ -110,6 +110,15 @@ class AtomicOp(IntEnum):
     ATOMIC_MIN = 2
 
 
+class LayoutMode(IntEnum):
+    """Real pyasc asc.LayoutMode (python/asc/language/core/enums.py): Ascend C's batch Matmul layouts."""
+    NONE = 0
+    NORMAL = 1
+    BSNGD = 2
+    SBNGD = 3
+    BNGS1S2 = 4
+
+
 class KernelType(IntEnum):
     AIV_ONLY = 0
     AIC_ONLY = 1

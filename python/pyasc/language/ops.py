@@ -865,8 +865,24 @@ def mmad(dst, a, b_, *rest, _b):
 def fixpipe(dst, src, params, *rest, _b):
     b = _b
     b.uses_cube = True
+    workspace = None
+    if isinstance(params, LocalTensor) and rest:    # real pyasc: fixpipe(dst, src, cbuf_workspace, params)
+        workspace, params, rest = params, rest[0], rest[1:]
     if not isinstance(params, FixpipeParamsV220):
         raise b.error("asc.fixpipe(dst_gm, src_co1, asc.FixpipeParamsV220(...)) needs FixpipeParamsV220")
+    if is_static(params.relu_en) and not isinstance(params.relu_en, bool) and params.relu_en not in (0, 1):
+        raise b.error(f"asc.FixpipeParamsV220: relu_en is {params.relu_en!r}; its 6th positional argument is "
+                      f"relu_en here (real pyasc's is deq_scalar): pass deq_scalar= by keyword")
+    from . import fix_quant as _fq
+    qp = params.quant_pre
+    if (workspace is not None or getattr(src, "dtype", None) is not None and src.dtype.name == "int32"
+            or (is_static(qp) and int(qp) not in (_fq.QuantModes.NoQuant, _fq.QuantModes.F322F16,
+                                                  _fq.QuantModes.F322BF16))):
+        if not isinstance(src, LocalTensor) or src.buf != "L0C":
+            raise b.error("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor (or, on coupled cores, "
+                          "to a UB LocalTensor)")
+        _fq.lower(b, dst, src, params, workspace, _cfgval)
+        return
     to_ub = isinstance(dst, LocalTensor) and dst.buf == "UB"
     if not (isinstance(dst, GlobalTensor) or to_ub) or not isinstance(src, LocalTensor) or src.buf != "L0C":
         raise b.error("asc.fixpipe moves a CO1 (L0C) tensor to a GlobalTensor (or, on coupled cores, "
@@ -1168,7 +1184,6 @@ _REJECT = {
     "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
         ("load_data_with_transpose",),
     "AIPP image preprocessing is not modelled": ("load_image_to_local", "set_aipp_functions"),
-    "fixpipe pre-quantisation is not modelled": ("set_fix_pipe_pre_quant_flag",),
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
 }
 for _why, _names in _REJECT.items():

@@ -102,6 +102,8 @@ class MmadParams(_Params):
 
 
 class FixpipeParamsV220(_Params):
+    # the 6th positional is relu_en here (asc's kernels pass it so); real pyasc's is deq_scalar, which
+    # is a keyword (deq_scalar=) here: asc.fixpipe rejects a relu_en that is not 0/1/bool
     _fields = ("n_size", "m_size", "src_stride", "dst_stride", "quant_pre", "relu_en", "unit_flag",
-               "is_channel_split", "nz2nd_en")
-    _defaults = (0, 0, 0, 0, 0, False, 0, False, True)
+               "is_channel_split", "nz2nd_en", "deq_scalar")
+    _defaults = (0, 0, 0, 0, 0, False, 0, False, True, None)

@@ -307,6 +307,8 @@ class MatmulApiTiling:
         return bm, bn, bk, step, depth, dba, dbb
 
     def get_tiling(self, tiling: TCubeTiling) -> int:
+        if self.org and min(self.m, self.n, self.ka) <= 0:     # no set_shape: the org shape (GetSingleM)
+            self.m, self.n, self.ka, self.kb = self.org
         if min(self.m, self.n, self.ka) <= 0:
             return -1
         m_dim, n_dim, sm, sn, sk = self._split()
@@ -359,6 +361,7 @@ class MultiCoreMatmulTiling(MatmulApiTiling):
         self.align = (16, 16, 16)
         self.single_range = None
         self.split_k = False
+        self.shape_set = False
         self.dims = (1, 1, 1)
 
     def set_dim(self, dim):
@@ -382,8 +385,47 @@ class MultiCoreMatmulTiling(MatmulApiTiling):
     def enable_multi_core_split_k(self, flag):
         self.split_k = bool(flag)       # the K split over cores is not chosen: K stays whole per core
 
+    def _single(self, md, nd):
+        """The single-core M and N of an md x nd split, as Ascend C computes them
+        (MatmulTilingAlgorithm::GetSingleShape and AlignSingleShape in cannmirror/asc-devkit
+        impl/adv_api/tiling/matmul/matmul_tiling_algorithm.cpp): ceil(M / md) on one core
+        (set_dim(1)); over several cores ceil(M16 / md) with M16 = M rounded up to 16 (the
+        fractal), then rounded up to 32 bytes of the input when the multi-core scenario asks it
+        and the rounding keeps md blocks (N: B not transposed, or an output-heavy shape; M: A
+        transposed; both when C is NZ).  The single-core block need not divide M or N: the core
+        holding the last block must call Matmul.set_tail (the Matmul computes the whole block
+        otherwise, as Ascend C's does)."""
+        sm, sn = _cdiv(self.m, md), _cdiv(self.n, nd)
+        if self.dim <= 1:
+            return sm, sn
+        sa, sb, scz = _SIZE[self.a[2]], _SIZE[self.b[2]], _SIZE.get(self.c[2], 4)
+        # GetMultiCoreScenario: 910B-class (split) parts only; OTHERS once set_shape (singleM) is set
+        scen = "others"
+        if self.platform._t["split"] and not self.split_k and not self.shape_set:
+            if self.m >= 128 and self.m * self.n > 26214 * self.dim:
+                scen = "split_mn"
+            elif self.m * self.n < 26214 * self.dim:
+                scen = "split_small_mn"
+        need = scen != "others" or self.a[1] == CubeFormat.NZ or self.b[1] == CubeFormat.NZ
+        out_align = sn * sm * 2 * scz > sn * self.ka * sa + sm * self.ka * sb      # NeedOutputAlign
+        c_nz = self.c[1] == CubeFormat.NZ
+
+        def align(flag, org, factor, a):
+            single = _cdiv(org, factor)
+            if not flag or factor <= 1:
+                return single
+            al = _up(single, a)
+            return single if al >= _cdiv(org, factor - 1) else al
+        sn = align((need and (not self.b[3] or out_align)) or c_nz, _up(self.n, 16), nd, 32 // sb)
+        sm = align((need and self.a[3]) or c_nz, _up(self.m, 16), md, 32 // sa)
+        return sm, sn
+
+    def set_shape(self, m, n, k):
+        r = super().set_shape(m, n, k)
+        self.shape_set = r == 0
+        return r
+
     def _split(self):
-        am, an, _ = self.align
         if self.single[0] > 0 and self.single[1] > 0:
             sm, sn = self.single[0], self.single[1]
             sk = self.single[2] if self.single[2] > 0 else self.ka
@@ -392,9 +434,9 @@ class MultiCoreMatmulTiling(MatmulApiTiling):
         best = None
         for md in range(1, self.dim + 1):
             for nd in range(1, self.dim // md + 1):
-                sm, sn = _up(_cdiv(self.m, md), am), _up(_cdiv(self.n, nd), an)
+                sm, sn = self._single(md, nd)
                 used = _cdiv(self.m, sm) * _cdiv(self.n, sn)
-                key = (sm * sn, used, abs(sm - sn), md)
+                key = (_up(sm, 16) * _up(sn, 16), used, abs(sm - sn), md)
                 if best is None or key < best[0]:
                     best = (key, md, nd, sm, sn, used)
         _, md, nd, sm, sn, used = best
