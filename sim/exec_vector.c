@@ -549,6 +549,59 @@ typedef enum VReduce { VR_ADD, VR_MAX, VR_MIN } VReduce;
         n = n - h;                                              \
     }
 
+/* max (min) of n >= 1 values none of which is a NaN, exactly as the tree of
+ * fmax_asc (fmin_asc) gives it: with no NaN those return one of their two
+ * operands, the greater (lesser) in the total order of the values with
+ * -0 < +0, so any order of the pairs gives the same element.  The order is
+ * the integer order of key(bits) = bits ^ ((bits >> 31) & 0x7fffffff) as
+ * int32 (sign-magnitude to two's complement; key(-0) = -1 < key(+0) = 0),
+ * and key is its own inverse.  One loop without branches (vectorisable). */
+static float extreme_no_nan(const float *x, uint32_t n, bool max)
+{
+    int32_t best = max ? INT32_MIN : INT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        int32_t k = (int32_t)(u ^ ((uint32_t)((int32_t)u >> 31) & 0x7fffffffu));
+        if (max)
+            best = k > best ? k : best;
+        else
+            best = k < best ? k : best;
+    }
+    uint32_t u = (uint32_t)best ^ ((uint32_t)(best >> 31) & 0x7fffffffu);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Some value of x[0..n) is a NaN (one loop without branches). */
+static bool any_nan(const float *x, uint32_t n)
+{
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        bad |= (u & 0x7fffffffu) > 0x7f800000u;
+    }
+    return bad != 0;
+}
+
+/* The f32 sum tree of 64 values (a full f32 repeat): the levels of
+ * REDUCE_TREE(p + q) at n = 64, 32, .., 2 (no odd level), in the same order
+ * of the same additions, written with constant trip counts so that each
+ * level vectorises. */
+static float sum64_f32(float *x)
+{
+    float y[32];
+    for (uint32_t j = 0; j < 32; j++) y[j] = x[2 * j] + x[2 * j + 1];
+    for (uint32_t j = 0; j < 16; j++) x[j] = y[2 * j] + y[2 * j + 1];
+    for (uint32_t j = 0; j < 8; j++) y[j] = x[2 * j] + x[2 * j + 1];
+    for (uint32_t j = 0; j < 4; j++) x[j] = y[2 * j] + y[2 * j + 1];
+    y[0] = x[0] + x[1];
+    y[1] = x[2] + x[3];
+    return y[0] + y[1];
+}
+
 static void reduce(const VRepeat *v, VReduce how)
 {
     float x[128];
@@ -561,7 +614,7 @@ static void reduce(const VRepeat *v, VReduce how)
         switch (v->dt) {
         case ASC_DT_F16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F16, i); break;
         case ASC_DT_BF16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_BF16, i); break;
-        default: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F32, i); break;
+        default: memcpy(x, a->u32, (size_t)lanes * 4); break;
         }
         n = lanes;
     } else {
@@ -569,7 +622,9 @@ static void reduce(const VRepeat *v, VReduce how)
             if (lane_on(v->m, i)) x[n++] = load_f(a, v->dt, i);
     }
     if (n == 0) x[0] = how == VR_ADD ? 0.0f : how == VR_MAX ? -INFINITY : INFINITY;
-    if (how == VR_MAX) {
+    if (how != VR_ADD && n > 1 && !any_nan(x, n)) {
+        x[0] = extreme_no_nan(x, n, how == VR_MAX);
+    } else if (how == VR_MAX) {
         REDUCE_TREE(fmax_asc(p, q))
     } else if (how == VR_MIN) {
         REDUCE_TREE(fmin_asc(p, q))
@@ -577,6 +632,8 @@ static void reduce(const VRepeat *v, VReduce how)
         REDUCE_TREE(asc_f16_widen(asc_f16_narrow(p + q)))
     } else if (v->dt == ASC_DT_BF16) {
         REDUCE_TREE(asc_bf16_to_f32(asc_f32_to_bf16(p + q)))
+    } else if (n == 64) {
+        x[0] = sum64_f32(x);
     } else {
         REDUCE_TREE(p + q)
     }
@@ -906,28 +963,46 @@ static uint64_t repeat_bytes(const VPlan *p, const uint64_t *m)
     return n;
 }
 
+/* A span operand's bytes in repeat r, [base + r*step, + len) (bank_operand's
+ * non-lane shapes); len 0 for a lane-addressed operand. */
+static void span_shape(const VPlan *p, const VOperand *o, uint64_t *step, uint64_t *len)
+{
+    switch ((VKind)o->kind) {
+    case VK_BITS: *step = p->lanes / 8, *len = p->lanes / 8; break;
+    case VK_ELEM: *step = o->rep_bytes, *len = o->size; break;
+    case VK_CONTIG8: *step = 8 * (uint64_t)o->size, *len = 8 * (uint64_t)o->size; break;
+    case VK_GROUP: *step = o->rep_bytes, *len = (uint64_t)o->group * o->size; break;
+    case VK_LANES: *step = o->rep_bytes, *len = 0; break;
+    }
+}
+
 /* Every repeat's bank cost (unless --functional), race reports, bytes and
  * element operations.
  *
  * The bank cost of a repeat is reused for another repeat when it cannot
- * differ: every operand k is lane-addressed with a repeat stride D_k (a
- * multiple of 2^group_lo), both repeats have the same mask, every operand's
- * blocks lie inside one bank layer in both, the same operands share a layer
- * in both, and for every operand k the rotation of its group indices
- * relative to operand 0, (r * (D_k - D_0) >> group_lo) mod groups, is the
- * same in both.  From repeat 0 to repeat r operand k's blocks move by r * D_k,
- * so its group indices rotate by r * D_k >> group_lo (mod groups): a common
- * rotation r * D_0 for all operands plus that relative one.  With equal
- * relative rotations the two repeats differ by one common rotation of the
- * groups (a bijection) and a renaming of layers that keeps which operands
- * share one, so two blocks share a group (a bank) in one repeat exactly when
- * they do in the other; the per-group counts (R, W) and per-bank read+write
- * counts (RW) are the same multisets, and so is the cost of ubbank.c.  The
- * cache is keyed by which operand pairs share a layer (6 bits for 4
- * operands) and the relative rotations (log2(groups) bits each), in a small
- * direct-mapped table (a miss recomputes).  With one stride for all operands
- * every relative rotation is 0; a broadcast operand (stride 0 beside 256)
- * alternates between two.  Any other repeat is computed block by block. */
+ * differ.  Under mask `full`, operand k's blocks in repeat r are its blocks
+ * of repeat 0 moved by t_k(r), a multiple of 2^group_lo: for a lane-addressed
+ * operand t_k(r) = r * D_k (D_k its repeat stride, which must be a multiple
+ * of 2^group_lo); for a span operand (a reduction's element, a vbrcb
+ * source, vcmp bits, a group destination: bytes [base + r*step, + len))
+ * t_k(r) is how far its first 32 B row moved, usable when the span covers as
+ * many rows as in repeat 0 and the move is a multiple of 2^group_lo
+ * (otherwise that repeat is computed block by block).  Two such repeats cost
+ * the same when both have the same mask, every operand's blocks lie inside
+ * one bank layer in both, the same operands share a layer in both, and for
+ * every operand k the rotation of its group indices relative to operand 0,
+ * ((t_k(r) - t_0(r)) >> group_lo) mod groups, is the same in both.  Then
+ * the two repeats differ by one common rotation of the groups (a bijection)
+ * and a renaming of layers that keeps which operands share one, so two
+ * blocks share a group (a bank) in one repeat exactly when they do in the
+ * other; the per-group counts (R, W) and per-bank read+write counts (RW) are
+ * the same multisets, and so is the cost of ubbank.c.  The cache is keyed by
+ * which operand pairs share a layer (6 bits for 4 operands) and the relative
+ * rotations (log2(groups) bits each), in a small direct-mapped table (a miss
+ * recomputes).  With one stride for all operands every relative rotation is
+ * 0; a broadcast operand (stride 0 beside 256) alternates between two; a
+ * reduction's destination (4 B steps) moves a row every 8 repeats.  Any
+ * other repeat is computed block by block. */
 static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
 {
     uint64_t R = p->repeats;
@@ -943,24 +1018,34 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
     while ((1u << gbits) < groups) gbits++;
     bool uniform = !ctx->on_access && !ctx->no_bank_cost && glo + gbits < 64 && llo < 64 && gbits <= 6;
     uint64_t rmask = ((uint64_t)groups << glo) - 1; /* addresses mod groups << group_lo */
-    uint64_t stride[OP_COUNT], lo0[OP_COUNT], hi0[OP_COUNT]; /* repeat 0's block span of each operand, mask full */
+    uint64_t gmask = glo < 64 ? (1ull << glo) - 1 : ~0ull;
+    /* per used operand: its repeat stride (lanes) or span step; for a span its
+     * start and length; repeat 0's block range [lo0, hi0) under mask full */
+    uint64_t stride[OP_COUNT], sbase[OP_COUNT], slen[OP_COUNT], lo0[OP_COUNT], hi0[OP_COUNT];
     uint32_t nop = 0;
     for (int k = 0; k < OP_COUNT && uniform; k++) {
         const VOperand *o = &p->op[k];
         if (!o->used) continue;
-        if (o->kind != VK_LANES || (o->rep_bytes & ((1ull << glo) - 1))) {
-            uniform = false;
-            break;
-        }
-        stride[nop] = o->rep_bytes;
-        uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
-        uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1), lo = UINT64_MAX, hi = 0;
-        for (uint32_t b = 0; b < nblk; b++) {
-            uint32_t f = b * epb;
-            if (!((p->full[f >> 6] >> (f & 63)) & bmask)) continue;
-            uint64_t at = o->base + b * o->blk_bytes;
-            if (at < lo) lo = at;
-            if (at + 32 > hi) hi = at + 32;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        span_shape(p, o, &stride[nop], &slen[nop]);
+        sbase[nop] = o->base;
+        if (o->kind == VK_LANES) {
+            if (o->rep_bytes & gmask) {
+                uniform = false;
+                break;
+            }
+            uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
+            uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
+            for (uint32_t b = 0; b < nblk; b++) {
+                uint32_t f = b * epb;
+                if (!((p->full[f >> 6] >> (f & 63)) & bmask)) continue;
+                uint64_t at = o->base + b * o->blk_bytes;
+                if (at < lo) lo = at;
+                if (at + 32 > hi) hi = at + 32;
+            }
+        } else if (slen[nop]) { /* the rows bank_add_span adds */
+            lo = o->base & ~31ull;
+            hi = ((o->base + slen[nop] - 1) | 31ull) + 1;
         }
         if (lo >= hi) uniform = false; /* no active block: nothing worth caching */
         lo0[nop] = lo;
@@ -972,23 +1057,41 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
     memset(ckey, 0, sizeof ckey);
     AscBankCost cost[CACHE];
     AscBankRepeat br;
+    const uint64_t *last = mask_is(p->last, p->full) ? p->full : p->last; /* counter mode, whole last repeat */
     for (uint32_t r = 0; r < p->repeats; r++) {
-        const uint64_t *m = r + 1 == p->repeats ? p->last : p->full;
+        const uint64_t *m = r + 1 == p->repeats ? last : p->full;
         if (uniform && m == p->full) {
-            uint64_t layer[OP_COUNT];
+            uint64_t layer[OP_COUNT], t[OP_COUNT];
             bool one = true;
             for (uint32_t k = 0; k < nop; k++) {
-                uint64_t lo = lo0[k] + r * stride[k], hi = hi0[k] + r * stride[k];
+                uint64_t lo, hi;
+                if (slen[k]) { /* a span: where its rows are in this repeat */
+                    uint64_t s = sbase[k] + r * stride[k];
+                    lo = s & ~31ull;
+                    hi = ((s + slen[k] - 1) | 31ull) + 1;
+                    t[k] = lo - lo0[k];
+                    if (hi - lo != hi0[k] - lo0[k] || (t[k] & gmask)) {
+                        one = false;
+                        break;
+                    }
+                } else {
+                    t[k] = r * stride[k];
+                    lo = lo0[k] + t[k];
+                    hi = hi0[k] + t[k];
+                }
                 layer[k] = lo >> llo;
-                if (layer[k] != (hi - 1) >> llo) one = false;
+                if (layer[k] != (hi - 1) >> llo) {
+                    one = false;
+                    break;
+                }
             }
             if (one) {
                 uint32_t key = 0, bit = 0;
                 for (uint32_t i = 0; i < nop; i++)
                     for (uint32_t k = i + 1; k < nop; k++, bit++)
                         if (layer[i] == layer[k]) key |= 1u << bit;
-                for (uint32_t k = 1; k < nop; k++) /* relative rotations: wrapping products, mod 2^(glo+gbits) */
-                    key |= (uint32_t)(((uint64_t)r * (stride[k] - stride[0]) & rmask) >> glo) << (6 + (k - 1) * gbits);
+                for (uint32_t k = 1; k < nop; k++) /* relative rotations: wrapping differences, mod 2^(glo+gbits) */
+                    key |= (uint32_t)(((t[k] - t[0]) & rmask) >> glo) << (6 + (k - 1) * gbits);
                 uint32_t slot = (key ^ key >> 6 ^ key >> 12 ^ key >> 18) & (CACHE - 1);
                 if (ckey[slot] != key + 1) {
                     repeat_blocks(&br, p, r, m);
