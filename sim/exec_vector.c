@@ -1108,6 +1108,66 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
     }
 }
 
+/* vec_account through the core's memo (ctx->vec_acct): an instruction whose operands,
+ * masks, repeat count and bank config equal a recent one's adds the same figures (a
+ * kernel's loop repeats the same instructions on the same buffers row after row).  Not
+ * with race checks: those report every repeat's blocks. */
+static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
+{
+    if (ctx->on_access || ctx->no_bank_cost) {
+        vec_account(ctx, p, flops, st);
+        return;
+    }
+    const AscConfig *cfg = ctx->cfg;
+    uint64_t key[ASC_VEC_ACCT_KEY];
+    key[0] = 1 | (uint64_t)flops << 1 | (uint64_t)p->lanes << 8 | (uint64_t)p->repeats << 32;
+    key[1] = p->full[0];
+    key[2] = p->full[1];
+    key[3] = p->last[0];
+    key[4] = p->last[1];
+    key[5] = (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO] ^ (uint64_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO] << 16 ^
+             (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUPS] << 32 ^ (uint64_t)cfg->v[ASC_KEY_VEC_BASE_BEATS] << 48;
+    bool exact = cfg->v[ASC_KEY_UB_BANK_GROUP_LO] < 1u << 16 && cfg->v[ASC_KEY_UB_BANK_LAYER_LO] < 1u << 16 &&
+                 cfg->v[ASC_KEY_UB_BANK_GROUPS] < 1u << 16 && cfg->v[ASC_KEY_VEC_BASE_BEATS] < 1u << 16;
+    for (int k = 0; k < OP_COUNT; k++) {
+        const VOperand *o = &p->op[k];
+        key[6 + 4 * k] = o->base;
+        key[7 + 4 * k] = o->blk_bytes;
+        key[8 + 4 * k] = o->rep_bytes;
+        key[9 + 4 * k] = (uint64_t)o->used | (uint64_t)o->write << 1 | (uint64_t)o->kind << 2 |
+                         (uint64_t)o->size << 8 | (uint64_t)o->group << 32;
+    }
+    if (!exact) { /* config values too wide for the packed key word: no memo */
+        vec_account(ctx, p, flops, st);
+        return;
+    }
+    uint64_t h = 0;
+    for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
+    AscVecAcct *e = &ctx->vec_acct[(h >> 32) % ASC_VEC_ACCT_SLOTS];
+    if (!memcmp(e->key, key, sizeof key)) {
+        st->bytes += e->bytes;
+        st->flops += e->flops;
+        st->repeats = e->repeats;
+        st->beats += e->beats;
+        st->conflict_beats += e->conflict_beats;
+        st->rr_conflicts += e->rr;
+        st->ww_conflicts += e->ww;
+        st->rw_conflicts += e->rw;
+        return;
+    }
+    AscExecStats before = *st;
+    vec_account(ctx, p, flops, st);
+    memcpy(e->key, key, sizeof key);
+    e->bytes = st->bytes - before.bytes;
+    e->flops = st->flops - before.flops;
+    e->repeats = st->repeats;
+    e->beats = st->beats - before.beats;
+    e->conflict_beats = st->conflict_beats - before.conflict_beats;
+    e->rr = st->rr_conflicts - before.rr_conflicts;
+    e->ww = st->ww_conflicts - before.ww_conflicts;
+    e->rw = st->rw_conflicts - before.rw_conflicts;
+}
+
 /* Every vector family but vtranspose: set up the operands by shape, derive
  * lanes/repeats/masks, check every footprint, then run the repeats in order
  * (gather the sources, the family's semantics, store the destination). */
@@ -1290,7 +1350,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
 
     /* timing and race reports: per repeat, from addresses and masks only */
-    vec_account(ctx, &j.p, fi->flops, st);
+    vec_account_memo(ctx, &j.p, fi->flops, st);
 
     /* the data: reads and writes this core's UB only, so it may run on a host
      * worker thread (sim/pool.c) while the engine goes on; the next exec
