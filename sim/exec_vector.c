@@ -69,6 +69,7 @@ typedef union VBuf {
     uint8_t u8[256];
     uint16_t u16[128];
     uint32_t u32[64];
+    float f32[64];
 } VBuf;
 
 static bool lane_on(const uint64_t m[2], uint32_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
@@ -375,6 +376,7 @@ typedef struct VRepeat {
     int64_t si;            /* ... as an integer element type holds it */
     unsigned cond;         /* vcmp's condition */
     AscRnd rnd;            /* vconv's rounding */
+    bool exp_fma;          /* vexp.f32 may take exp_lanes_fma (ctx->exp_fma) */
 } VRepeat;
 
 typedef void VSemFn(const VRepeat *v);
@@ -453,7 +455,105 @@ static void vsem_VDIV(const VRepeat *v) { FLOAT_LANES(v, load_f(b_, dt_, i), x /
 static void vsem_VAND(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x & y) }
 static void vsem_VOR(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x | y) }
 
-static void vsem_VEXP(const VRepeat *v) { FLOAT_LANES(v, 0.0f, expf(x)) }
+/* The host's expf, 64 f32 lanes at once, where the host libm is glibc's on a CPU
+ * with FMA and AVX2: glibc then runs __expf_fma (sysdeps/ieee754/flt-32/e_expf.c,
+ * the ARM optimized-routines algorithm), and this is the same arithmetic -- the
+ * same table of 2^(i/32) and polynomial, the same fused multiply-adds, in the same
+ * order, read off its machine code -- written as a loop the compiler vectorises.
+ * Lanes outside its fast range (|x| >= 88, inf, NaN: top 12 bits >= 0x42b) call
+ * expf.  Used only after exp_fma_usable has compared it with expf on the host
+ * (ctx->exp_fma); checked over every f32 input when written (bench/README.md). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ASC_EXP_FMA 1
+static const uint64_t exp_t32[32] = {
+    0x3ff0000000000000ull, 0x3fefd9b0d3158574ull, 0x3fefb5586cf9890full, 0x3fef9301d0125b51ull,
+    0x3fef72b83c7d517bull, 0x3fef54873168b9aaull, 0x3fef387a6e756238ull, 0x3fef1e9df51fdee1ull,
+    0x3fef06fe0a31b715ull, 0x3feef1a7373aa9cbull, 0x3feedea64c123422ull, 0x3feece086061892dull,
+    0x3feebfdad5362a27ull, 0x3feeb42b569d4f82ull, 0x3feeab07dd485429ull, 0x3feea47eb03a5585ull,
+    0x3feea09e667f3bcdull, 0x3fee9f75e8ec5f74ull, 0x3feea11473eb0187ull, 0x3feea589994cce13ull,
+    0x3feeace5422aa0dbull, 0x3feeb737b0cdc5e5ull, 0x3feec49182a3f090ull, 0x3feed503b23e255dull,
+    0x3feee89f995ad3adull, 0x3feeff76f2fb5e47ull, 0x3fef199bdd85529cull, 0x3fef3720dcef9069ull,
+    0x3fef5818dcfba487ull, 0x3fef7c97337b9b5full, 0x3fefa4afa2a490daull, 0x3fefd0765b6e4540ull};
+
+static inline double d_of(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+__attribute__((target("avx2,fma"))) static void exp_lanes_fma(const float *restrict in, float *restrict out,
+                                                               uint32_t n)
+{
+    const double inv_ln2_n = d_of(0x40471547652b82feull), shift = d_of(0x4338000000000000ull); /* 32/ln2, 1.5*2^52 */
+    const double c0 = d_of(0x3ebc6af84b912394ull), c1 = d_of(0x3f2ebfce50fac4f3ull), c2 = d_of(0x3f962e42ff0c52d6ull);
+    uint32_t slow = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        float x = in[i];
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        slow |= ((u >> 20) & 0x7ff) >= 0x42b;
+        double xd = (double)x;
+        double z = __builtin_fma(inv_ln2_n, xd, shift); /* k = round(x * 32/ln2) in the low bits */
+        uint64_t ki;
+        memcpy(&ki, &z, 8);
+        double kd = z - shift;
+        double r = __builtin_fma(inv_ln2_n, xd, -kd);
+        double s = d_of(exp_t32[ki & 31] + (ki << 47)); /* 2^(k/32) */
+        double p = __builtin_fma(r, c0, c1), r2 = r * r, q = __builtin_fma(r, c2, 1.0);
+        out[i] = (float)(__builtin_fma(p, r2, q) * s);
+    }
+    if (slow)
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t u;
+            memcpy(&u, &in[i], 4);
+            if (((u >> 20) & 0x7ff) >= 0x42b) out[i] = expf(in[i]);
+        }
+}
+
+/* exp_lanes_fma may stand for expf: the CPU has FMA and AVX2, and it gives expf's
+ * bits on 4096 inputs spread over its fast range and beyond (a host libm that is not
+ * glibc's FMA expf fails this, and expf is called lane by lane as before). */
+static bool exp_fma_check(void)
+{
+    if (!__builtin_cpu_supports("fma") || !__builtin_cpu_supports("avx2")) return false;
+    float in[64], out[64];
+    for (uint32_t b = 0; b < 64; b++) {
+        for (uint32_t i = 0; i < 64; i++) {
+            uint32_t u = (b * 64 + i) * 0x000fffffu * 17u + 0x2f000000u * (i & 1); /* both signs, every exponent */
+            memcpy(&in[i], &u, 4);
+        }
+        exp_lanes_fma(in, out, 64);
+        for (uint32_t i = 0; i < 64; i++) {
+            float e = expf(in[i]);
+            if (memcmp(&e, &out[i], 4)) return false;
+        }
+    }
+    return true;
+}
+#endif
+
+static bool exp_fma_usable(AscExecCtx *ctx)
+{
+#ifdef ASC_EXP_FMA
+    if (!ctx->exp_fma) ctx->exp_fma = exp_fma_check() ? 1 : -1;
+    return ctx->exp_fma > 0;
+#else
+    (void)ctx;
+    return false;
+#endif
+}
+
+static void vsem_VEXP(const VRepeat *v)
+{
+#ifdef ASC_EXP_FMA
+    if (v->exp_fma && v->dt == ASC_DT_F32) {
+        exp_lanes_fma(v->a->f32, v->d->f32, v->lanes);
+        return;
+    }
+#endif
+    FLOAT_LANES(v, 0.0f, expf(x))
+}
 static void vsem_VLN(const VRepeat *v) { FLOAT_LANES(v, 0.0f, logf(x)) }
 static void vsem_VSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, sqrtf(x)) }
 static void vsem_VRSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, (float)(1.0 / sqrt((double)x))) }
@@ -854,6 +954,7 @@ typedef struct VJob {
     AscRnd rnd;
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
+    bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
     uint8_t reg[16];
     uint8_t sel1[4];
 } VJob;
@@ -872,7 +973,7 @@ static void vec_data(uint8_t *ub, const VJob *j)
     const VOperand *dst = &p->op[OP_DST];
     VBuf a, b, c, d;
     VRepeat v = {.dt = p->dt, .dto = p->dto, .lanes = p->lanes, .size = j->size, .a = &a, .b = &b, .c = &c, .d = &d,
-                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd};
+                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma};
     uint64_t all[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     /* sources that are LANES operands with every lane active need no zeroing
      * (every byte of their buffer is gathered) */
@@ -1327,6 +1428,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VEXP) j.exp_fma = exp_fma_usable(ctx);
     if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;

@@ -153,6 +153,7 @@ typedef struct AscExecCtx {
     uint64_t data_exp[4];
     uint8_t ia_unit;
     AscVecAcct vec_acct[ASC_VEC_ACCT_SLOTS]; /* exec_vector.c's accounting memo */
+    int8_t exp_fma; /* exec_vector.c: vexp.f32's vector expf matches the host's expf: 1 yes, -1 no, 0 not checked */
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */
