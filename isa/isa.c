@@ -426,14 +426,35 @@ uint64_t asc_cfg_pack_default(AscCfgLayout layout)
     return cfg;
 }
 
+/* The bits of one field (count copies, step apart; counts of 1..4, asserted
+ * below), as a constant expression; the untaken arms are not evaluated. */
+#define CFG_BITS(lo, w) ((w) >= 64 ? ~0ull : (((1ull << (w)) - 1) << (lo)))
+#define CFG_FIELD(lo, w, n, st)                                                                      \
+    (CFG_BITS(lo, w) | ((n) > 1 ? CFG_BITS((lo) + (st), w) : 0ull) | ((n) > 2 ? CFG_BITS((lo) + 2 * (st), w) : 0ull) | \
+     ((n) > 3 ? CFG_BITS((lo) + 3 * (st), w) : 0ull))
+#define ASC_CFGF(layout, key, lo, w, count, step, def, what) _Static_assert((count) >= 1 && (count) <= 4, key ": count 1..4");
+#include "asc_cfg.def"
+#undef ASC_CFGF
+
+/* The used bits of `layout`: every term folds to a constant when layout is one
+ * (asc_cfg_reserved_mask calls it once per layout, so the mask of every
+ * instruction's check is a table lookup, not a walk over the field table). */
+static inline __attribute__((always_inline)) uint64_t cfg_used(AscCfgLayout layout)
+{
+    return 0ull
+#define ASC_CFGF(l, key, lo, w, count, step, def, what) | (layout == ASC_CFG_##l ? CFG_FIELD(lo, w, count, step) : 0ull)
+#include "asc_cfg.def"
+#undef ASC_CFGF
+        ;
+}
+
 uint64_t asc_cfg_reserved_mask(AscCfgLayout layout)
 {
-    uint64_t used = 0;
-    for (unsigned i = 0; i < asc_cfg_field_count; i++) {
-        const AscCfgField *f = &asc_cfg_fields[i];
-        if (f->layout != layout) continue;
-        uint64_t m = (1ull << f->width) - 1;
-        for (unsigned s = 0; s < f->count; s++) used |= m << (f->lo + s * f->step);
+    switch (layout) {
+#define ASC_CFG(id, what) \
+    case ASC_CFG_##id: return ASC_CFG_##id == ASC_CFG_NONE ? 0 : ~cfg_used(ASC_CFG_##id);
+#include "asc_cfg.def"
+#undef ASC_CFG
+    default: return ~0ull;
     }
-    return layout == ASC_CFG_NONE ? 0 : ~used;
 }

@@ -69,6 +69,7 @@ typedef union VBuf {
     uint8_t u8[256];
     uint16_t u16[128];
     uint32_t u32[64];
+    float f32[64];
 } VBuf;
 
 static bool lane_on(const uint64_t m[2], uint32_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
@@ -375,6 +376,7 @@ typedef struct VRepeat {
     int64_t si;            /* ... as an integer element type holds it */
     unsigned cond;         /* vcmp's condition */
     AscRnd rnd;            /* vconv's rounding */
+    bool exp_fma;          /* vexp.f32 may take exp_lanes_fma (ctx->exp_fma) */
 } VRepeat;
 
 typedef void VSemFn(const VRepeat *v);
@@ -453,7 +455,105 @@ static void vsem_VDIV(const VRepeat *v) { FLOAT_LANES(v, load_f(b_, dt_, i), x /
 static void vsem_VAND(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x & y) }
 static void vsem_VOR(const VRepeat *v) { INT_LANES(v, load_i(b_, idt_, i), x | y) }
 
-static void vsem_VEXP(const VRepeat *v) { FLOAT_LANES(v, 0.0f, expf(x)) }
+/* The host's expf, 64 f32 lanes at once, where the host libm is glibc's on a CPU
+ * with FMA and AVX2: glibc then runs __expf_fma (sysdeps/ieee754/flt-32/e_expf.c,
+ * the ARM optimized-routines algorithm), and this is the same arithmetic -- the
+ * same table of 2^(i/32) and polynomial, the same fused multiply-adds, in the same
+ * order, read off its machine code -- written as a loop the compiler vectorises.
+ * Lanes outside its fast range (|x| >= 88, inf, NaN: top 12 bits >= 0x42b) call
+ * expf.  Used only after exp_fma_usable has compared it with expf on the host
+ * (ctx->exp_fma); checked over every f32 input when written (bench/README.md). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ASC_EXP_FMA 1
+static const uint64_t exp_t32[32] = {
+    0x3ff0000000000000ull, 0x3fefd9b0d3158574ull, 0x3fefb5586cf9890full, 0x3fef9301d0125b51ull,
+    0x3fef72b83c7d517bull, 0x3fef54873168b9aaull, 0x3fef387a6e756238ull, 0x3fef1e9df51fdee1ull,
+    0x3fef06fe0a31b715ull, 0x3feef1a7373aa9cbull, 0x3feedea64c123422ull, 0x3feece086061892dull,
+    0x3feebfdad5362a27ull, 0x3feeb42b569d4f82ull, 0x3feeab07dd485429ull, 0x3feea47eb03a5585ull,
+    0x3feea09e667f3bcdull, 0x3fee9f75e8ec5f74ull, 0x3feea11473eb0187ull, 0x3feea589994cce13ull,
+    0x3feeace5422aa0dbull, 0x3feeb737b0cdc5e5ull, 0x3feec49182a3f090ull, 0x3feed503b23e255dull,
+    0x3feee89f995ad3adull, 0x3feeff76f2fb5e47ull, 0x3fef199bdd85529cull, 0x3fef3720dcef9069ull,
+    0x3fef5818dcfba487ull, 0x3fef7c97337b9b5full, 0x3fefa4afa2a490daull, 0x3fefd0765b6e4540ull};
+
+static inline double d_of(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+__attribute__((target("avx2,fma"))) static void exp_lanes_fma(const float *restrict in, float *restrict out,
+                                                               uint32_t n)
+{
+    const double inv_ln2_n = d_of(0x40471547652b82feull), shift = d_of(0x4338000000000000ull); /* 32/ln2, 1.5*2^52 */
+    const double c0 = d_of(0x3ebc6af84b912394ull), c1 = d_of(0x3f2ebfce50fac4f3ull), c2 = d_of(0x3f962e42ff0c52d6ull);
+    uint32_t slow = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        float x = in[i];
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        slow |= ((u >> 20) & 0x7ff) >= 0x42b;
+        double xd = (double)x;
+        double z = __builtin_fma(inv_ln2_n, xd, shift); /* k = round(x * 32/ln2) in the low bits */
+        uint64_t ki;
+        memcpy(&ki, &z, 8);
+        double kd = z - shift;
+        double r = __builtin_fma(inv_ln2_n, xd, -kd);
+        double s = d_of(exp_t32[ki & 31] + (ki << 47)); /* 2^(k/32) */
+        double p = __builtin_fma(r, c0, c1), r2 = r * r, q = __builtin_fma(r, c2, 1.0);
+        out[i] = (float)(__builtin_fma(p, r2, q) * s);
+    }
+    if (slow)
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t u;
+            memcpy(&u, &in[i], 4);
+            if (((u >> 20) & 0x7ff) >= 0x42b) out[i] = expf(in[i]);
+        }
+}
+
+/* exp_lanes_fma may stand for expf: the CPU has FMA and AVX2, and it gives expf's
+ * bits on 4096 inputs spread over its fast range and beyond (a host libm that is not
+ * glibc's FMA expf fails this, and expf is called lane by lane as before). */
+static bool exp_fma_check(void)
+{
+    if (!__builtin_cpu_supports("fma") || !__builtin_cpu_supports("avx2")) return false;
+    float in[64], out[64];
+    for (uint32_t b = 0; b < 64; b++) {
+        for (uint32_t i = 0; i < 64; i++) {
+            uint32_t u = (b * 64 + i) * 0x000fffffu * 17u + 0x2f000000u * (i & 1); /* both signs, every exponent */
+            memcpy(&in[i], &u, 4);
+        }
+        exp_lanes_fma(in, out, 64);
+        for (uint32_t i = 0; i < 64; i++) {
+            float e = expf(in[i]);
+            if (memcmp(&e, &out[i], 4)) return false;
+        }
+    }
+    return true;
+}
+#endif
+
+static bool exp_fma_usable(AscExecCtx *ctx)
+{
+#ifdef ASC_EXP_FMA
+    if (!ctx->exp_fma) ctx->exp_fma = exp_fma_check() ? 1 : -1;
+    return ctx->exp_fma > 0;
+#else
+    (void)ctx;
+    return false;
+#endif
+}
+
+static void vsem_VEXP(const VRepeat *v)
+{
+#ifdef ASC_EXP_FMA
+    if (v->exp_fma && v->dt == ASC_DT_F32) {
+        exp_lanes_fma(v->a->f32, v->d->f32, v->lanes);
+        return;
+    }
+#endif
+    FLOAT_LANES(v, 0.0f, expf(x))
+}
 static void vsem_VLN(const VRepeat *v) { FLOAT_LANES(v, 0.0f, logf(x)) }
 static void vsem_VSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, sqrtf(x)) }
 static void vsem_VRSQRT(const VRepeat *v) { FLOAT_LANES(v, 0.0f, (float)(1.0 / sqrt((double)x))) }
@@ -549,6 +649,59 @@ typedef enum VReduce { VR_ADD, VR_MAX, VR_MIN } VReduce;
         n = n - h;                                              \
     }
 
+/* max (min) of n >= 1 values none of which is a NaN, exactly as the tree of
+ * fmax_asc (fmin_asc) gives it: with no NaN those return one of their two
+ * operands, the greater (lesser) in the total order of the values with
+ * -0 < +0, so any order of the pairs gives the same element.  The order is
+ * the integer order of key(bits) = bits ^ ((bits >> 31) & 0x7fffffff) as
+ * int32 (sign-magnitude to two's complement; key(-0) = -1 < key(+0) = 0),
+ * and key is its own inverse.  One loop without branches (vectorisable). */
+static float extreme_no_nan(const float *x, uint32_t n, bool max)
+{
+    int32_t best = max ? INT32_MIN : INT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        int32_t k = (int32_t)(u ^ ((uint32_t)((int32_t)u >> 31) & 0x7fffffffu));
+        if (max)
+            best = k > best ? k : best;
+        else
+            best = k < best ? k : best;
+    }
+    uint32_t u = (uint32_t)best ^ ((uint32_t)(best >> 31) & 0x7fffffffu);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Some value of x[0..n) is a NaN (one loop without branches). */
+static bool any_nan(const float *x, uint32_t n)
+{
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        bad |= (u & 0x7fffffffu) > 0x7f800000u;
+    }
+    return bad != 0;
+}
+
+/* The f32 sum tree of 64 values (a full f32 repeat): the levels of
+ * REDUCE_TREE(p + q) at n = 64, 32, .., 2 (no odd level), in the same order
+ * of the same additions, written with constant trip counts so that each
+ * level vectorises. */
+static float sum64_f32(float *x)
+{
+    float y[32];
+    for (uint32_t j = 0; j < 32; j++) y[j] = x[2 * j] + x[2 * j + 1];
+    for (uint32_t j = 0; j < 16; j++) x[j] = y[2 * j] + y[2 * j + 1];
+    for (uint32_t j = 0; j < 8; j++) y[j] = x[2 * j] + x[2 * j + 1];
+    for (uint32_t j = 0; j < 4; j++) x[j] = y[2 * j] + y[2 * j + 1];
+    y[0] = x[0] + x[1];
+    y[1] = x[2] + x[3];
+    return y[0] + y[1];
+}
+
 static void reduce(const VRepeat *v, VReduce how)
 {
     float x[128];
@@ -561,7 +714,7 @@ static void reduce(const VRepeat *v, VReduce how)
         switch (v->dt) {
         case ASC_DT_F16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F16, i); break;
         case ASC_DT_BF16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_BF16, i); break;
-        default: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F32, i); break;
+        default: memcpy(x, a->u32, (size_t)lanes * 4); break;
         }
         n = lanes;
     } else {
@@ -569,7 +722,9 @@ static void reduce(const VRepeat *v, VReduce how)
             if (lane_on(v->m, i)) x[n++] = load_f(a, v->dt, i);
     }
     if (n == 0) x[0] = how == VR_ADD ? 0.0f : how == VR_MAX ? -INFINITY : INFINITY;
-    if (how == VR_MAX) {
+    if (how != VR_ADD && n > 1 && !any_nan(x, n)) {
+        x[0] = extreme_no_nan(x, n, how == VR_MAX);
+    } else if (how == VR_MAX) {
         REDUCE_TREE(fmax_asc(p, q))
     } else if (how == VR_MIN) {
         REDUCE_TREE(fmin_asc(p, q))
@@ -577,6 +732,8 @@ static void reduce(const VRepeat *v, VReduce how)
         REDUCE_TREE(asc_f16_widen(asc_f16_narrow(p + q)))
     } else if (v->dt == ASC_DT_BF16) {
         REDUCE_TREE(asc_bf16_to_f32(asc_f32_to_bf16(p + q)))
+    } else if (n == 64) {
+        x[0] = sum64_f32(x);
     } else {
         REDUCE_TREE(p + q)
     }
@@ -797,6 +954,7 @@ typedef struct VJob {
     AscRnd rnd;
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
+    bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
     uint8_t reg[16];
     uint8_t sel1[4];
 } VJob;
@@ -815,7 +973,7 @@ static void vec_data(uint8_t *ub, const VJob *j)
     const VOperand *dst = &p->op[OP_DST];
     VBuf a, b, c, d;
     VRepeat v = {.dt = p->dt, .dto = p->dto, .lanes = p->lanes, .size = j->size, .a = &a, .b = &b, .c = &c, .d = &d,
-                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd};
+                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma};
     uint64_t all[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     /* sources that are LANES operands with every lane active need no zeroing
      * (every byte of their buffer is gathered) */
@@ -906,28 +1064,46 @@ static uint64_t repeat_bytes(const VPlan *p, const uint64_t *m)
     return n;
 }
 
+/* A span operand's bytes in repeat r, [base + r*step, + len) (bank_operand's
+ * non-lane shapes); len 0 for a lane-addressed operand. */
+static void span_shape(const VPlan *p, const VOperand *o, uint64_t *step, uint64_t *len)
+{
+    switch ((VKind)o->kind) {
+    case VK_BITS: *step = p->lanes / 8, *len = p->lanes / 8; break;
+    case VK_ELEM: *step = o->rep_bytes, *len = o->size; break;
+    case VK_CONTIG8: *step = 8 * (uint64_t)o->size, *len = 8 * (uint64_t)o->size; break;
+    case VK_GROUP: *step = o->rep_bytes, *len = (uint64_t)o->group * o->size; break;
+    case VK_LANES: *step = o->rep_bytes, *len = 0; break;
+    }
+}
+
 /* Every repeat's bank cost (unless --functional), race reports, bytes and
  * element operations.
  *
  * The bank cost of a repeat is reused for another repeat when it cannot
- * differ: every operand k is lane-addressed with a repeat stride D_k (a
- * multiple of 2^group_lo), both repeats have the same mask, every operand's
- * blocks lie inside one bank layer in both, the same operands share a layer
- * in both, and for every operand k the rotation of its group indices
- * relative to operand 0, (r * (D_k - D_0) >> group_lo) mod groups, is the
- * same in both.  From repeat 0 to repeat r operand k's blocks move by r * D_k,
- * so its group indices rotate by r * D_k >> group_lo (mod groups): a common
- * rotation r * D_0 for all operands plus that relative one.  With equal
- * relative rotations the two repeats differ by one common rotation of the
- * groups (a bijection) and a renaming of layers that keeps which operands
- * share one, so two blocks share a group (a bank) in one repeat exactly when
- * they do in the other; the per-group counts (R, W) and per-bank read+write
- * counts (RW) are the same multisets, and so is the cost of ubbank.c.  The
- * cache is keyed by which operand pairs share a layer (6 bits for 4
- * operands) and the relative rotations (log2(groups) bits each), in a small
- * direct-mapped table (a miss recomputes).  With one stride for all operands
- * every relative rotation is 0; a broadcast operand (stride 0 beside 256)
- * alternates between two.  Any other repeat is computed block by block. */
+ * differ.  Under mask `full`, operand k's blocks in repeat r are its blocks
+ * of repeat 0 moved by t_k(r), a multiple of 2^group_lo: for a lane-addressed
+ * operand t_k(r) = r * D_k (D_k its repeat stride, which must be a multiple
+ * of 2^group_lo); for a span operand (a reduction's element, a vbrcb
+ * source, vcmp bits, a group destination: bytes [base + r*step, + len))
+ * t_k(r) is how far its first 32 B row moved, usable when the span covers as
+ * many rows as in repeat 0 and the move is a multiple of 2^group_lo
+ * (otherwise that repeat is computed block by block).  Two such repeats cost
+ * the same when both have the same mask, every operand's blocks lie inside
+ * one bank layer in both, the same operands share a layer in both, and for
+ * every operand k the rotation of its group indices relative to operand 0,
+ * ((t_k(r) - t_0(r)) >> group_lo) mod groups, is the same in both.  Then
+ * the two repeats differ by one common rotation of the groups (a bijection)
+ * and a renaming of layers that keeps which operands share one, so two
+ * blocks share a group (a bank) in one repeat exactly when they do in the
+ * other; the per-group counts (R, W) and per-bank read+write counts (RW) are
+ * the same multisets, and so is the cost of ubbank.c.  The cache is keyed by
+ * which operand pairs share a layer (6 bits for 4 operands) and the relative
+ * rotations (log2(groups) bits each), in a small direct-mapped table (a miss
+ * recomputes).  With one stride for all operands every relative rotation is
+ * 0; a broadcast operand (stride 0 beside 256) alternates between two; a
+ * reduction's destination (4 B steps) moves a row every 8 repeats.  Any
+ * other repeat is computed block by block. */
 static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
 {
     uint64_t R = p->repeats;
@@ -943,24 +1119,34 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
     while ((1u << gbits) < groups) gbits++;
     bool uniform = !ctx->on_access && !ctx->no_bank_cost && glo + gbits < 64 && llo < 64 && gbits <= 6;
     uint64_t rmask = ((uint64_t)groups << glo) - 1; /* addresses mod groups << group_lo */
-    uint64_t stride[OP_COUNT], lo0[OP_COUNT], hi0[OP_COUNT]; /* repeat 0's block span of each operand, mask full */
+    uint64_t gmask = glo < 64 ? (1ull << glo) - 1 : ~0ull;
+    /* per used operand: its repeat stride (lanes) or span step; for a span its
+     * start and length; repeat 0's block range [lo0, hi0) under mask full */
+    uint64_t stride[OP_COUNT], sbase[OP_COUNT], slen[OP_COUNT], lo0[OP_COUNT], hi0[OP_COUNT];
     uint32_t nop = 0;
     for (int k = 0; k < OP_COUNT && uniform; k++) {
         const VOperand *o = &p->op[k];
         if (!o->used) continue;
-        if (o->kind != VK_LANES || (o->rep_bytes & ((1ull << glo) - 1))) {
-            uniform = false;
-            break;
-        }
-        stride[nop] = o->rep_bytes;
-        uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
-        uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1), lo = UINT64_MAX, hi = 0;
-        for (uint32_t b = 0; b < nblk; b++) {
-            uint32_t f = b * epb;
-            if (!((p->full[f >> 6] >> (f & 63)) & bmask)) continue;
-            uint64_t at = o->base + b * o->blk_bytes;
-            if (at < lo) lo = at;
-            if (at + 32 > hi) hi = at + 32;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        span_shape(p, o, &stride[nop], &slen[nop]);
+        sbase[nop] = o->base;
+        if (o->kind == VK_LANES) {
+            if (o->rep_bytes & gmask) {
+                uniform = false;
+                break;
+            }
+            uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
+            uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
+            for (uint32_t b = 0; b < nblk; b++) {
+                uint32_t f = b * epb;
+                if (!((p->full[f >> 6] >> (f & 63)) & bmask)) continue;
+                uint64_t at = o->base + b * o->blk_bytes;
+                if (at < lo) lo = at;
+                if (at + 32 > hi) hi = at + 32;
+            }
+        } else if (slen[nop]) { /* the rows bank_add_span adds */
+            lo = o->base & ~31ull;
+            hi = ((o->base + slen[nop] - 1) | 31ull) + 1;
         }
         if (lo >= hi) uniform = false; /* no active block: nothing worth caching */
         lo0[nop] = lo;
@@ -972,23 +1158,41 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
     memset(ckey, 0, sizeof ckey);
     AscBankCost cost[CACHE];
     AscBankRepeat br;
+    const uint64_t *last = mask_is(p->last, p->full) ? p->full : p->last; /* counter mode, whole last repeat */
     for (uint32_t r = 0; r < p->repeats; r++) {
-        const uint64_t *m = r + 1 == p->repeats ? p->last : p->full;
+        const uint64_t *m = r + 1 == p->repeats ? last : p->full;
         if (uniform && m == p->full) {
-            uint64_t layer[OP_COUNT];
+            uint64_t layer[OP_COUNT], t[OP_COUNT];
             bool one = true;
             for (uint32_t k = 0; k < nop; k++) {
-                uint64_t lo = lo0[k] + r * stride[k], hi = hi0[k] + r * stride[k];
+                uint64_t lo, hi;
+                if (slen[k]) { /* a span: where its rows are in this repeat */
+                    uint64_t s = sbase[k] + r * stride[k];
+                    lo = s & ~31ull;
+                    hi = ((s + slen[k] - 1) | 31ull) + 1;
+                    t[k] = lo - lo0[k];
+                    if (hi - lo != hi0[k] - lo0[k] || (t[k] & gmask)) {
+                        one = false;
+                        break;
+                    }
+                } else {
+                    t[k] = r * stride[k];
+                    lo = lo0[k] + t[k];
+                    hi = hi0[k] + t[k];
+                }
                 layer[k] = lo >> llo;
-                if (layer[k] != (hi - 1) >> llo) one = false;
+                if (layer[k] != (hi - 1) >> llo) {
+                    one = false;
+                    break;
+                }
             }
             if (one) {
                 uint32_t key = 0, bit = 0;
                 for (uint32_t i = 0; i < nop; i++)
                     for (uint32_t k = i + 1; k < nop; k++, bit++)
                         if (layer[i] == layer[k]) key |= 1u << bit;
-                for (uint32_t k = 1; k < nop; k++) /* relative rotations: wrapping products, mod 2^(glo+gbits) */
-                    key |= (uint32_t)(((uint64_t)r * (stride[k] - stride[0]) & rmask) >> glo) << (6 + (k - 1) * gbits);
+                for (uint32_t k = 1; k < nop; k++) /* relative rotations: wrapping differences, mod 2^(glo+gbits) */
+                    key |= (uint32_t)(((t[k] - t[0]) & rmask) >> glo) << (6 + (k - 1) * gbits);
                 uint32_t slot = (key ^ key >> 6 ^ key >> 12 ^ key >> 18) & (CACHE - 1);
                 if (ckey[slot] != key + 1) {
                     repeat_blocks(&br, p, r, m);
@@ -1003,6 +1207,66 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
         if (!ctx->no_bank_cost) asc_ubbank_account(cfg, &br, st);
         if (ctx->on_access) report_blocks(ctx, &br);
     }
+}
+
+/* vec_account through the core's memo (ctx->vec_acct): an instruction whose operands,
+ * masks, repeat count and bank config equal a recent one's adds the same figures (a
+ * kernel's loop repeats the same instructions on the same buffers row after row).  Not
+ * with race checks: those report every repeat's blocks. */
+static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStats *st)
+{
+    if (ctx->on_access || ctx->no_bank_cost) {
+        vec_account(ctx, p, flops, st);
+        return;
+    }
+    const AscConfig *cfg = ctx->cfg;
+    uint64_t key[ASC_VEC_ACCT_KEY];
+    key[0] = 1 | (uint64_t)flops << 1 | (uint64_t)p->lanes << 8 | (uint64_t)p->repeats << 32;
+    key[1] = p->full[0];
+    key[2] = p->full[1];
+    key[3] = p->last[0];
+    key[4] = p->last[1];
+    key[5] = (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUP_LO] ^ (uint64_t)cfg->v[ASC_KEY_UB_BANK_LAYER_LO] << 16 ^
+             (uint64_t)cfg->v[ASC_KEY_UB_BANK_GROUPS] << 32 ^ (uint64_t)cfg->v[ASC_KEY_VEC_BASE_BEATS] << 48;
+    bool exact = cfg->v[ASC_KEY_UB_BANK_GROUP_LO] < 1u << 16 && cfg->v[ASC_KEY_UB_BANK_LAYER_LO] < 1u << 16 &&
+                 cfg->v[ASC_KEY_UB_BANK_GROUPS] < 1u << 16 && cfg->v[ASC_KEY_VEC_BASE_BEATS] < 1u << 16;
+    for (int k = 0; k < OP_COUNT; k++) {
+        const VOperand *o = &p->op[k];
+        key[6 + 4 * k] = o->base;
+        key[7 + 4 * k] = o->blk_bytes;
+        key[8 + 4 * k] = o->rep_bytes;
+        key[9 + 4 * k] = (uint64_t)o->used | (uint64_t)o->write << 1 | (uint64_t)o->kind << 2 |
+                         (uint64_t)o->size << 8 | (uint64_t)o->group << 32;
+    }
+    if (!exact) { /* config values too wide for the packed key word: no memo */
+        vec_account(ctx, p, flops, st);
+        return;
+    }
+    uint64_t h = 0;
+    for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
+    AscVecAcct *e = &ctx->vec_acct[(h >> 32) % ASC_VEC_ACCT_SLOTS];
+    if (!memcmp(e->key, key, sizeof key)) {
+        st->bytes += e->bytes;
+        st->flops += e->flops;
+        st->repeats = e->repeats;
+        st->beats += e->beats;
+        st->conflict_beats += e->conflict_beats;
+        st->rr_conflicts += e->rr;
+        st->ww_conflicts += e->ww;
+        st->rw_conflicts += e->rw;
+        return;
+    }
+    AscExecStats before = *st;
+    vec_account(ctx, p, flops, st);
+    memcpy(e->key, key, sizeof key);
+    e->bytes = st->bytes - before.bytes;
+    e->flops = st->flops - before.flops;
+    e->repeats = st->repeats;
+    e->beats = st->beats - before.beats;
+    e->conflict_beats = st->conflict_beats - before.conflict_beats;
+    e->rr = st->rr_conflicts - before.rr_conflicts;
+    e->ww = st->ww_conflicts - before.ww_conflicts;
+    e->rw = st->rw_conflicts - before.rw_conflicts;
 }
 
 /* Every vector family but vtranspose: set up the operands by shape, derive
@@ -1164,6 +1428,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.size = size;
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VEXP) j.exp_fma = exp_fma_usable(ctx);
     if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;
@@ -1187,7 +1452,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
 
     /* timing and race reports: per repeat, from addresses and masks only */
-    vec_account(ctx, &j.p, fi->flops, st);
+    vec_account_memo(ctx, &j.p, fi->flops, st);
 
     /* the data: reads and writes this core's UB only, so it may run on a host
      * worker thread (sim/pool.c) while the engine goes on; the next exec

@@ -10,7 +10,8 @@
  * allocates nothing.  Lookups index arrays only, so nothing depends on a
  * hash order.  A 1 TiB space costs 32 KiB of top level up front.
  *
- * Invariants: every allocated page is zero-filled before use;
+ * Invariants: every allocated page is zero-filled before use (or, when one
+ * write covers all of it, filled by that write: never read before);
  * backed_bytes == 64 KiB * pages allocated (leaf tables are not counted:
  * they are bookkeeping, not GM data). */
 #include <string.h>
@@ -66,8 +67,9 @@ uint64_t asc_gm_size(const AscGm *gm) { return gm->size_bytes; }
 
 uint64_t asc_gm_backed_bytes(const AscGm *gm) { return gm->pages * PAGE_BYTES; }
 
-/* The page holding page number `pn`, or NULL; allocates when `create`. */
-static uint8_t *page_of(AscGm *gm, uint64_t pn, bool create)
+/* The page holding page number `pn`, or NULL; allocates when `create`, zero-filled
+ * unless `whole` (the caller overwrites all of it at once: no zeros it never sees). */
+static uint8_t *page_of(AscGm *gm, uint64_t pn, bool create, bool whole)
 {
     uint64_t t = pn >> LEAF_SHIFT;
     uint32_t p = (uint32_t)(pn & (LEAF_PAGES - 1));
@@ -79,7 +81,7 @@ static uint8_t *page_of(AscGm *gm, uint64_t pn, bool create)
         gm->top[t] = leaf;
     }
     if (!leaf[p] && create) {
-        leaf[p] = asc_calloc(&gm->alloc, 1, PAGE_BYTES);
+        leaf[p] = whole ? asc_malloc(&gm->alloc, PAGE_BYTES) : asc_calloc(&gm->alloc, 1, PAGE_BYTES);
         if (leaf[p]) gm->pages++;
     }
     return leaf[p];
@@ -97,7 +99,7 @@ bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n)
     while (n) {
         uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
         size_t chunk = PAGE_BYTES - off < n ? PAGE_BYTES - off : n;
-        const uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false);
+        const uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false, false);
         if (pg)
             memcpy(out, pg + off, chunk);
         else
@@ -116,7 +118,7 @@ bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n)
     while (n) {
         uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
         size_t chunk = PAGE_BYTES - off < n ? PAGE_BYTES - off : n;
-        uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, true);
+        uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, true, chunk == PAGE_BYTES);
         if (!pg) return false; /* host memory exhausted */
         memcpy(pg + off, in, chunk);
         in += chunk;

@@ -6,22 +6,30 @@
  * core * ASC_AGENTS_PER_CORE + pipe, so equal cycles resolve by core, then
  * pipe -- the deterministic tie-break of docs/internals.md §Conventions.  pos[] lets any agent be
  * moved in O(log n) when its next cycle changes; nothing allocates after
- * asc_heap_init. */
+ * asc_heap_init.  Each slot holds its agent's cycle beside the id, so a
+ * comparison reads one slot, not a second array.
+ *
+ * The agent that acts is taken (asc_heap_take), not removed: it stays in
+ * its slot and is left out of asc_heap_min_cycle / asc_heap_peek until it
+ * sets its next cycle (then one sift moves it; removing and re-inserting it
+ * cost two) or asc_heap_release removes it.  (cycle, agent) is a strict
+ * total order, so which agent comes first depends only on the scheduled
+ * set, never on where the slots happen to be. */
 #include <string.h>
 
 #include "sim_internal.h"
 
-#define NOT_IN UINT32_MAX /* pos[] of an agent that is not scheduled */
+#define NOT_IN UINT32_MAX /* pos[] of an agent that is not scheduled; held when none is taken */
 
 /* Room for every agent at once (each is in the heap at most once), so
  * asc_heap_set never grows anything while the simulator runs. */
 bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a)
 {
     memset(h, 0, sizeof *h);
-    h->a = asc_calloc(a, agents, sizeof *h->a);
-    h->key = asc_calloc(a, agents, sizeof *h->key);
+    h->e = asc_calloc(a, agents, sizeof *h->e);
     h->pos = asc_calloc(a, agents, sizeof *h->pos);
-    if (!h->a || !h->key || !h->pos) return false;
+    h->held = NOT_IN;
+    if (!h->e || !h->pos) return false;
     for (uint32_t i = 0; i < agents; i++) h->pos[i] = NOT_IN;
     h->cap = agents;
     return true;
@@ -29,91 +37,120 @@ bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a)
 
 void asc_heap_free(AscHeap *h, const AscAlloc *a)
 {
-    asc_free(a, h->a);
-    asc_free(a, h->key);
+    asc_free(a, h->e);
     asc_free(a, h->pos);
     memset(h, 0, sizeof *h);
+    h->held = NOT_IN;
 }
 
 /* (cycle, agent) order */
-static bool less(const AscHeap *h, uint32_t x, uint32_t y)
+static inline bool less(AscHeapSlot x, AscHeapSlot y)
 {
-    return h->key[x] < h->key[y] || (h->key[x] == h->key[y] && x < y);
+    return x.key < y.key || (x.key == y.key && x.agent < y.agent);
 }
 
-/* Place agent at slot i, keeping pos[] the inverse of a[]. */
-static void put(AscHeap *h, uint32_t i, uint32_t agent)
+/* Place slot value s at index i, keeping pos[] the inverse of e[]. */
+static inline void put(AscHeap *h, uint32_t i, AscHeapSlot s)
 {
-    h->a[i] = agent;
-    h->pos[agent] = i;
+    h->e[i] = s;
+    h->pos[s.agent] = i;
 }
 
-/* Move the agent at slot i towards the root while it is less than its
- * parent; the classic hole-moving form, one put per level. */
-static void sift_up(AscHeap *h, uint32_t i)
+/* Move the slot at i towards the root while it is less than its parent;
+ * the classic hole-moving form, one put per level.  Returns its new index. */
+static uint32_t sift_up(AscHeap *h, uint32_t i)
 {
-    uint32_t ag = h->a[i];
+    AscHeapSlot s = h->e[i];
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
-        if (!less(h, ag, h->a[parent])) break;
-        put(h, i, h->a[parent]);
+        if (!less(s, h->e[parent])) break;
+        put(h, i, h->e[parent]);
         i = parent;
     }
-    put(h, i, ag);
+    put(h, i, s);
+    return i;
 }
 
 static void sift_down(AscHeap *h, uint32_t i)
 {
-    uint32_t ag = h->a[i];
+    AscHeapSlot s = h->e[i];
+    uint32_t n = h->n;
     for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        uint32_t best = ag;
-        if (l < h->n && less(h, h->a[l], best)) m = l, best = h->a[l];
-        if (r < h->n && less(h, h->a[r], best)) m = r, best = h->a[r];
-        if (m == i) break;
-        put(h, i, h->a[m]);
+        uint32_t l = 2 * i + 1, r = l + 1, m = l;
+        if (l >= n) break;
+        if (r < n && less(h->e[r], h->e[l])) m = r;
+        if (!less(h->e[m], s)) break;
+        put(h, i, h->e[m]);
         i = m;
     }
-    put(h, i, ag);
+    put(h, i, s);
 }
 
 /* Schedule, move or (ASC_NEVER) remove an agent.  Agents reschedule
- * themselves on every step, so this is the one hot operation of the loop. */
+ * themselves on every step, so this is the one hot operation of the loop.
+ * Setting the taken agent ends its being taken. */
 void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle)
 {
     uint32_t i = h->pos[agent];
+    if (agent == h->held) h->held = NOT_IN;
     if (cycle == ASC_NEVER) {
-        /* fill the hole with the last agent; it may belong above or below */
+        /* fill the hole with the last slot; it may belong above or below */
         if (i == NOT_IN) return;
         h->pos[agent] = NOT_IN;
         h->n--;
         if (i == h->n) return;
-        uint32_t last = h->a[h->n];
-        put(h, i, last);
-        sift_down(h, i);
-        sift_up(h, h->pos[last]);
+        put(h, i, h->e[h->n]);
+        if (sift_up(h, i) == i) sift_down(h, i);
         return;
     }
-    h->key[agent] = cycle;
     if (i == NOT_IN) {
         i = h->n++;
-        put(h, i, agent);
+        put(h, i, (AscHeapSlot){cycle, agent});
         sift_up(h, i);
-    } else { /* the key moved either way: one of the two sifts is a no-op */
-        sift_up(h, i);
-        sift_down(h, h->pos[agent]);
+        return;
     }
+    uint64_t old = h->e[i].key;
+    if (cycle == old) return;
+    h->e[i].key = cycle;
+    if (cycle < old)
+        sift_up(h, i);
+    else
+        sift_down(h, i);
+}
+
+/* The first scheduled slot other than the taken agent's, or NULL. */
+static const AscHeapSlot *first(const AscHeap *h)
+{
+    if (!h->n) return NULL;
+    if (h->e[0].agent != h->held) return &h->e[0];
+    /* the taken agent is at the root: the next one is a child of the root */
+    if (h->n == 1) return NULL;
+    if (h->n == 2 || less(h->e[1], h->e[2])) return &h->e[1];
+    return &h->e[2];
 }
 
 bool asc_heap_peek(const AscHeap *h, uint32_t *agent, uint64_t *cycle)
 {
-    if (!h->n) return false;
-    *agent = h->a[0];
-    *cycle = h->key[h->a[0]];
+    const AscHeapSlot *s = first(h);
+    if (!s) return false;
+    *agent = s->agent;
+    *cycle = s->key;
     return true;
 }
 
 uint64_t asc_heap_min_cycle(const AscHeap *h)
 {
-    return h->n ? h->key[h->a[0]] : ASC_NEVER;
+    const AscHeapSlot *s = first(h);
+    return s ? s->key : ASC_NEVER;
+}
+
+void asc_heap_take(AscHeap *h, uint32_t agent)
+{
+    asc_heap_release(h);
+    if (h->pos[agent] != NOT_IN) h->held = agent;
+}
+
+void asc_heap_release(AscHeap *h)
+{
+    if (h->held != NOT_IN) asc_heap_set(h, h->held, ASC_NEVER);
 }

@@ -687,12 +687,13 @@ static AscSimStatus run(AscSim *sim, uint64_t max_cycles)
             sim->now = sim->limit;
             return ASC_SIM_LIMIT;
         }
-        asc_heap_set(&sim->heap, agent, ASC_NEVER);
+        asc_heap_take(&sim->heap, agent); /* out of the heap until it sets its next cycle */
         sim->now = cycle;
         AscCore *c = &sim->cores[agent / ASC_AGENTS_PER_CORE];
         unsigned pipe = agent % ASC_AGENTS_PER_CORE;
         if (pipe == ASC_PIPE_S) asc_scalar_step(sim, c);
         else asc_pipe_step(sim, c, &c->pipes[pipe]);
+        asc_heap_release(&sim->heap);
         if (sim->faulted) return ASC_SIM_FAULT;
     }
     /* The heap is empty: either every core ended, or every unfinished one

@@ -104,6 +104,18 @@ typedef struct AscExecJob {
 } AscExecJob;
 
 /* The core's data state an exec function may touch. */
+/* exec_vector.c: a memo of the timing accounting of recent vector instructions of one
+ * core (bytes, flops, repeats and the UB bank beats: a pure function of the operands'
+ * addresses, strides, masks, repeat count and the bank config when no race is checked).
+ * A zeroed table is empty. */
+#define ASC_VEC_ACCT_SLOTS 32
+#define ASC_VEC_ACCT_KEY 22
+typedef struct AscVecAcct {
+    uint64_t key[ASC_VEC_ACCT_KEY]; /* key[0] bit 0 is set in every used slot */
+    uint64_t bytes, flops;
+    uint32_t repeats, beats, conflict_beats, rr, ww, rw;
+} AscVecAcct;
+
 typedef struct AscExecCtx {
     const AscConfig *cfg;
     AscMem mem[ASC_BUF_COUNT]; /* mem[ASC_BUF_GM] unused: GM goes through gm */
@@ -142,6 +154,8 @@ typedef struct AscExecCtx {
      * executed and its unit (0 scalar, 1 vector, 2 MTE, 3 none), set by asc_dispatch */
     uint64_t data_exp[4];
     uint8_t ia_unit;
+    AscVecAcct vec_acct[ASC_VEC_ACCT_SLOTS]; /* exec_vector.c's accounting memo */
+    int8_t exp_fma; /* exec_vector.c: vexp.f32's vector expf matches the host's expf: 1 yes, -1 no, 0 not checked */
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

@@ -253,11 +253,16 @@ typedef struct AscHbm {
     uint64_t bytes;      /* GM bytes moved through HBM */
 } AscHbm;
 
+typedef struct AscHeapSlot {
+    uint64_t key;      /* scheduled cycle */
+    uint32_t agent;
+} AscHeapSlot;
+
 typedef struct AscHeap {
-    uint32_t *a;       /* agent ids */
-    uint64_t *key;     /* per agent: scheduled cycle */
-    uint32_t *pos;     /* per agent: index in a, UINT32_MAX = not scheduled */
+    AscHeapSlot *e;    /* the heap's slots */
+    uint32_t *pos;     /* per agent: index in e, UINT32_MAX = not scheduled */
     uint32_t n, cap;
+    uint32_t held;     /* the taken agent (asc_heap_take), UINT32_MAX = none */
 } AscHeap;
 
 struct AscSim {
@@ -337,6 +342,10 @@ void asc_heap_free(AscHeap *h, const AscAlloc *a);
 void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle); /* ASC_NEVER removes */
 bool asc_heap_peek(const AscHeap *h, uint32_t *agent, uint64_t *cycle);
 uint64_t asc_heap_min_cycle(const AscHeap *h); /* ASC_NEVER when empty */
+/* The run loop's agent: out of peek / min_cycle until it sets its next cycle;
+ * asc_heap_release removes it if it did not (sched.c's header comment). */
+void asc_heap_take(AscHeap *h, uint32_t agent);
+void asc_heap_release(AscHeap *h);
 
 /* hbm.c */
 bool asc_hbm_init(AscHbm *h, uint32_t cap, const AscAlloc *a);

@@ -128,6 +128,36 @@ def test_compiler_digest_covers_isa_table_and_sources():
     assert d1 == jit._compiler_digest() and len(d1) == 16
 
 
+def test_compiler_digest_memo_follows_file_stats(tmp_path, monkeypatch):
+    """The memo of the content digest is used only while every file's stats are unchanged (and
+    none was written in the last _DIGEST_RACY_NS); any other time the files are hashed."""
+    from pyasc.runtime import jit
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PYASC_CACHE_DIR", str(cache))
+    real = jit._compiler_digest()
+    assert jit._compiler_digest() == real                  # memo or not, the same digest
+    before = set(cache.glob("compiler-digest-*"))          # (the memo of the real tree, if any)
+    src = tmp_path / "src"
+    src.mkdir()
+    a, b = src / "a.py", src / "isa.json"
+    a.write_text("x = 1\n")
+    b.write_text("{}")
+    monkeypatch.setattr(jit, "_digest_files", lambda: [("a.py", str(a)), ("isa.json", str(b))])
+    d1 = jit._compiler_digest()                            # just written: hashed, no memo
+    assert d1 != real and set(cache.glob("compiler-digest-*")) == before
+    monkeypatch.setattr(jit, "_DIGEST_RACY_NS", 0)
+    assert jit._compiler_digest() == d1                    # hashed, and the memo written
+    (memo,) = set(cache.glob("compiler-digest-*")) - before
+    memo.write_text("0123456789abcdef")
+    assert jit._compiler_digest() == "0123456789abcdef"    # unchanged stats: the memo is used
+    a.write_text("x = 22\n")                               # another size: hashed again
+    d2 = jit._compiler_digest()
+    assert d2 not in (d1, "0123456789abcdef")
+    a.write_text("x = 1\n")                                # the old content: the old digest
+    monkeypatch.setattr(jit, "_DIGEST_RACY_NS", 2_000_000_000)
+    assert jit._compiler_digest() == d1
+
+
 @pytest.mark.libasc
 def test_local_tensor_auto_turns_insert_sync_on():
     x = np.random.default_rng(5).random(1024, dtype=np.float32)

@@ -339,6 +339,48 @@ START_TEST(every_op_random)
 }
 END_TEST
 
+/* vexp.f32 gives the host expf's bits on every lane (exp_lanes_fma, where it is used,
+ * must equal expf): 2^20 inputs stepping through every exponent and sign, the edges of
+ * its fast range (|x| near 88, the underflow range near -104) and the specials. */
+START_TEST(vexp_f32_is_host_expf)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    const uint32_t R = 64, N = R * 64;
+    float edge[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 88.0f, -88.0f, 88.72283f, 88.72284f, -87.33654f,
+                    -103.27893f, -103.97208f, -104.0f, 1e-45f, -1e-45f, 1e-30f, 0x1p-126f, 89.0f, -150.0f};
+    for (uint32_t batch = 0; batch < 256; batch++) {
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t u = (batch * N + i) * 4093u; /* 2^20 inputs spread over all 2^32 patterns */
+            float f;
+            memcpy(&f, &u, 4);
+            if (batch == 0 && i < sizeof edge / sizeof edge[0]) f = edge[i];
+            if (batch == 1) f = 87.0f + (float)i / 1024.0f * (i & 1 ? 1 : -1) - (i & 2 ? 191.0f : 0.0f);
+            memcpy(e.ub + i * 4, &f, 4);
+        }
+        AscIssued q;
+        memset(&q, 0, sizeof q);
+        q.in.op = ASC_OP_VEXP_F32;
+        q.rd = 0x10000;
+        q.rs1 = 0;
+        q.mask0 = ~0ull;
+        q.mask1 = ~0ull;
+        unsigned blk[3] = {1, 1, 1}, rep[3] = {8, 8, 8};
+        q.rs2 = vcfg(R, blk, rep);
+        AscExecStats st;
+        ck_assert_msg(run(&e, &q, &st), "%s", e.ctx.fault);
+        for (uint32_t i = 0; i < N; i++) {
+            float x, y, want;
+            memcpy(&x, e.ub + i * 4, 4);
+            memcpy(&y, e.ub + 0x10000 + i * 4, 4);
+            want = expf(x);
+            ck_assert_msg(!memcmp(&y, &want, 4), "vexp.f32(%a) = %a, expf gives %a", x, y, want);
+        }
+    }
+    env_free(&e);
+}
+END_TEST
+
 START_TEST(repeat_255)
 {
     Env e;
@@ -970,6 +1012,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_op_random);
     tcase_add_test(tc, repeat_255);
+    tcase_add_test(tc, vexp_f32_is_host_expf);
     tcase_add_test(tc, f16_corners);
     tcase_add_test(tc, cmp_then_sel);
     tcase_add_test(tc, cmp_whole);

@@ -34,19 +34,70 @@ from . import config
 COMPILER_VERSION = "pyasc-0.1"
 
 
-def _compiler_digest():
-    """Hash of the bytes of every pyasc source file and of isa.json (the ISA table the compiler
-    reads), so a changed compiler or a regenerated ISA never reuses stale cache entries.
-    Computed once per process (about 1 ms)."""
-    h = hashlib.sha256(COMPILER_VERSION.encode())
+_DIGEST_RACY_NS = 2_000_000_000
+
+
+def _digest_files():
+    """(path relative to the pyasc package, absolute path) of every file _compiler_digest hashes,
+    in the order it hashes them."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = []
     for d, subdirs, files in sorted(os.walk(root)):
         subdirs.sort()
         for f in sorted(files):
             if f.endswith(".py") or f == "isa.json":
-                with open(os.path.join(d, f), "rb") as fh:
-                    h.update(os.path.relpath(os.path.join(d, f), root).encode() + b"\0" + fh.read())
-    return h.hexdigest()[:16]
+                out.append((os.path.relpath(os.path.join(d, f), root), os.path.join(d, f)))
+    return out
+
+
+def _compiler_digest():
+    """Hash of the bytes of every pyasc source file and of isa.json (the ISA table the compiler
+    reads), so a changed compiler or a regenerated ISA never reuses stale cache entries.
+    Computed once per process.  Hashing the 1.3 MB of sources (sha256, about 29 M instructions,
+    ~2% of a small launch) is skipped when a memo in the cache directory was written for the very
+    same files: the memo is named by a hash of every file's path, size, mtime, ctime and inode
+    (any write to a file moves its ctime, which no tool can set back), and holds the content
+    digest computed when those stats were seen.  File times tick coarsely (a few ms), so a file
+    written less than _DIGEST_RACY_NS ago could be written again with the same stats: then there
+    is no memo, read or written (git's rule for racily clean files)."""
+    files = _digest_files()
+    stats = []
+    recent = time.time_ns() - _DIGEST_RACY_NS
+    try:
+        for rel, path in files:
+            st = os.stat(path)
+            if st.st_mtime_ns >= recent or st.st_ctime_ns >= recent:
+                stats = None
+                break
+            stats.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    except OSError:
+        stats = None
+    memo = None
+    if stats is not None:
+        memo = os.path.join(cache_dir(), "compiler-digest-" +
+                            hashlib.sha256(repr((COMPILER_VERSION, stats)).encode()).hexdigest()[:32])
+        try:
+            with open(memo, encoding="ascii") as f:
+                d = f.read()
+            if len(d) == 16 and all(c in "0123456789abcdef" for c in d):
+                return d
+        except (OSError, ValueError):
+            pass
+    h = hashlib.sha256(COMPILER_VERSION.encode())
+    for rel, path in files:
+        with open(path, "rb") as fh:
+            h.update(rel.encode() + b"\0" + fh.read())
+    d = h.hexdigest()[:16]
+    if memo is not None:
+        try:  # an optimisation only: written whole (a temporary, then renamed)
+            os.makedirs(os.path.dirname(memo), exist_ok=True)
+            tmp = f"{memo}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="ascii") as f:
+                f.write(d)
+            os.replace(tmp, memo)
+        except OSError:
+            pass
+    return d
 
 
 _DIGEST = None
