@@ -24,6 +24,8 @@ AscAlloc asc_alloc_resolve(const AscAlloc *a)
     return d;
 }
 
+bool asc_alloc_is_default(const AscAlloc *a) { return asc_alloc_resolve(a).alloc == std_alloc; }
+
 void *asc_malloc(const AscAlloc *a, size_t size)
 {
     AscAlloc r = asc_alloc_resolve(a);

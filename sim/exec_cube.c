@@ -109,7 +109,14 @@ static uint16_t rd_u16(const uint8_t *p)
  * tile is written back to L0C rounded once to f32, only its m x n elements.
  * The inner loops have fixed trip counts and no division or dtype switch;
  * on x86-64 GCC also builds an AVX2 clone of them, picked at load time by
- * the CPU (the same operations in the same order: the same bits). */
+ * the CPU (the same operations in the same order: the same bits).
+ *
+ * Parts (AscExecCtx.mm_parts, set by sim/pool.c when a run has fewer cube
+ * cores than host threads): the C column panels are split into P ranges,
+ * one AscExecJob part each, which host threads may run at the same time;
+ * each part unpacks its own copy of A and its panels of B and writes only
+ * its panels of C, so each output's sum and rounding are exactly as above,
+ * whatever P is and whichever thread runs a part. */
 #define MM_R 2
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
@@ -147,9 +154,9 @@ static void mm_c_store(uint8_t *cp, const double c[MM_R * 16], uint32_t rows, ui
 
 MM_CLONES
 static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
-                   bool init)
+                   bool init, uint32_t j0, uint32_t j1)
 {
-    for (uint32_t j = 0; j * 16 < n; j++) {
+    for (uint32_t j = j0; j < j1; j++) {
         const double *bp = B + (size_t)j * k * 16;
         uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
         for (uint32_t r0 = 0; r0 < m; r0 += MM_R) {
@@ -212,9 +219,9 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
 
 __attribute__((target("avx512f"))) static void mm_f64_avx512(const double *A, const double *B, uint8_t *pc,
                                                              uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
-                                                             bool init)
+                                                             bool init, uint32_t j0, uint32_t j1)
 {
-    for (uint32_t j = 0; j * 16 < n; j++) {
+    for (uint32_t j = j0; j < j1; j++) {
         const double *bp = B + (size_t)j * k * 16;
         uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
         for (uint32_t r0 = 0; r0 < m; r0 += MM_R8) {
@@ -273,9 +280,9 @@ __attribute__((target("avx,f16c"))) static void mm_f16_frac_f16c(const uint8_t *
 /* s8 x s8: the same tiles in s32, wrapping (unsigned arithmetic). */
 MM_CLONES
 static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
-                   bool init)
+                   bool init, uint32_t j0, uint32_t j1)
 {
-    for (uint32_t j = 0; j * 16 < n; j++) {
+    for (uint32_t j = j0; j < j1; j++) {
         const int32_t *bp = B + (size_t)j * k * 16;
         uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
         for (uint32_t r0 = 0; r0 < m; r0 += MM_R) {
@@ -297,15 +304,16 @@ static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf,
 }
 
 /* Unpack the m x k elements of A (ZZ fractals) into A[r*k + kk] and the
- * k x n elements of B (ZN fractals) into B[(j*k + kk)*16 + c%16], j = c/16,
- * as f64 (or s32 for s8).  Padding (A rows m..mp-1, B columns n..16*Nf-1) is
- * zeroed here; padding of the fractals themselves is never read. */
+ * k x n elements of B (ZN fractals) of the column panels j0..j1-1 into
+ * B[(j*k + kk)*16 + c%16], j = c/16, as f64 (or s32 for s8).  Padding (A rows
+ * m..mp-1, B columns n..16*Nf-1) is zeroed here; padding of the fractals
+ * themselves is never read.  The panels of B are disjoint, so parts of one
+ * mmad (mm_part) may unpack theirs at the same time into one B. */
 #define MM_UNPACK(NAME, T, CONV)                                                                                 \
-    static void NAME(const uint8_t *pa, const uint8_t *pb, T *A, T *B, uint32_t m, uint32_t mp, uint32_t k,      \
-                     uint32_t n, uint32_t k0, uint32_t esize, uint64_t kf, uint64_t nf)                          \
+    static void NAME##_a(const uint8_t *pa, T *A, uint32_t m, uint32_t mp, uint32_t k, uint32_t k0,              \
+                         uint32_t esize, uint64_t kf)                                                            \
     {                                                                                                            \
         if (mp > m) memset(A + (size_t)m * k, 0, (size_t)(mp - m) * k * sizeof(T));                             \
-        if (n % 16) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(T));                        \
         for (uint32_t r0 = 0; r0 < m; r0 += 16)                                                                  \
             for (uint32_t c0 = 0; c0 < k; c0 += k0) {                                                            \
                 const uint8_t *f = pa + ((r0 / 16) * kf + c0 / k0) * 512;                                        \
@@ -318,8 +326,14 @@ static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf,
                     }                                                                                            \
                 }                                                                                                \
             }                                                                                                    \
+    }                                                                                                            \
+    static void NAME##_b(const uint8_t *pb, T *B, uint32_t k, uint32_t n, uint32_t k0, uint32_t esize,           \
+                         uint64_t nf, uint32_t j0, uint32_t j1)                                                  \
+    {                                                                                                            \
+        if (n % 16 && j1 * 16 > n) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(T));         \
+        uint32_t c1 = j1 * 16 < n ? j1 * 16 : n;                                                                 \
         for (uint32_t k1 = 0; k1 < k; k1 += k0)                                                                  \
-            for (uint32_t c0 = 0; c0 < n; c0 += 16) {                                                            \
+            for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {                                                     \
                 const uint8_t *f = pb + ((k1 / k0) * nf + c0 / 16) * 512;                                        \
                 uint32_t kn = k - k1 < k0 ? k - k1 : k0, cn = n - c0 < 16 ? n - c0 : 16;                         \
                 T *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;                                                  \
@@ -346,20 +360,61 @@ static void mm_f16_frac(const uint8_t *f, double *out, bool f16c)
     for (unsigned i = 0; i < 256; i++) out[i] = (double)asc_f16_widen(rd_u16(f + i * 2));
 }
 
-static void mm_unpack_f16(const uint8_t *pa, const uint8_t *pb, double *A, double *B, uint32_t m, uint32_t mp,
-                          uint32_t k, uint32_t n, bool f16c, uint64_t kf, uint64_t nf)
+/* 16 f16 values (one fractal row) to f64: F16C where the host has it, else asc_f16_widen (the
+ * same values) */
+#ifdef MM_X86
+__attribute__((target("avx,f16c"))) static void mm_f16_row_f16c(const uint8_t *f, double *out)
 {
-    double t16[256];
+    for (unsigned i = 0; i < 16; i += 8) {
+        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(f + i * 2)));
+        _mm256_storeu_pd(out + i, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        _mm256_storeu_pd(out + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+}
+#endif
+
+static void mm_f16_row(const uint8_t *f, double *out, bool f16c)
+{
+#ifdef MM_X86
+    if (f16c) {
+        mm_f16_row_f16c(f, out);
+        return;
+    }
+#endif
+    (void)f16c;
+    for (unsigned i = 0; i < 16; i++) out[i] = (double)asc_f16_widen(rd_u16(f + i * 2));
+}
+
+/* A: each fractal row straight into its A row (a partial last fractal of a row through a
+ * 16-value buffer: only its k % 16 values are placed) */
+static void mm_unpack_f16_a(const uint8_t *pa, double *A, uint32_t m, uint32_t mp, uint32_t k, bool f16c, uint64_t kf)
+{
     if (mp > m) memset(A + (size_t)m * k, 0, (size_t)(mp - m) * k * sizeof(double));
-    if (n % 16) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(double));
     for (uint32_t r0 = 0; r0 < m; r0 += 16)
         for (uint32_t c0 = 0; c0 < k; c0 += 16) {
-            mm_f16_frac(pa + ((r0 / 16) * kf + c0 / 16) * 512, t16, f16c);
+            const uint8_t *f = pa + ((r0 / 16) * kf + c0 / 16) * 512;
             uint32_t rn = m - r0 < 16 ? m - r0 : 16, cn = k - c0 < 16 ? k - c0 : 16;
-            for (uint32_t i = 0; i < rn; i++) memcpy(A + (size_t)(r0 + i) * k + c0, t16 + i * 16, cn * sizeof(double));
+            for (uint32_t i = 0; i < rn; i++) {
+                double *dst = A + (size_t)(r0 + i) * k + c0;
+                if (cn == 16) {
+                    mm_f16_row(f + i * 32, dst, f16c);
+                } else {
+                    double t[16];
+                    mm_f16_row(f + i * 32, t, f16c);
+                    memcpy(dst, t, cn * sizeof(double));
+                }
+            }
         }
+}
+
+static void mm_unpack_f16_b(const uint8_t *pb, double *B, uint32_t k, uint32_t n, bool f16c, uint64_t nf, uint32_t j0,
+                            uint32_t j1)
+{
+    double t16[256];
+    if (n % 16 && j1 * 16 > n) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(double));
+    uint32_t c1 = j1 * 16 < n ? j1 * 16 : n;
     for (uint32_t k1 = 0; k1 < k; k1 += 16)
-        for (uint32_t c0 = 0; c0 < n; c0 += 16) {
+        for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {
             mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16, f16c);
             uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
             double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
@@ -395,37 +450,64 @@ static float hf32_round(float x, bool to_zero)
 MM_UNPACK(mm_unpack_hf32_rne, double, (double)hf32_round(rd_f32(p), false))
 MM_UNPACK(mm_unpack_hf32_rz, double, (double)hf32_round(rd_f32(p), true))
 
-/* One mmad's arithmetic (an AscExecJob): unpack, multiply, free the scratch. */
-static void mm_job(const AscExecJob *j)
+/* One part of one mmad's arithmetic (an AscExecJob): part p of P takes the
+ * column panels [p*Nf/P, (p+1)*Nf/P) of C.  It unpacks all of A into its own
+ * A scratch (part p's A follows B and the A of parts 0..p-1) and its panels
+ * of B, then multiplies them.  Parts write disjoint outputs, and every output
+ * is the same serial sum in k order whatever P is: the bits do not depend on
+ * how many parts there are or which thread runs which (test_threads.sh,
+ * test_exec_cube_dma.c mmad_parts). */
+static void mm_part(const AscExecJob *j, uint32_t p)
 {
     uint32_t m = j->u[0], mp = j->u[1], k = j->u[2], n = j->u[3], k0 = j->u[4], esize = j->u[5];
     uint64_t kf = j->u[6], nf = j->u[7], mf = j->u[8];
     AscDtype dt0 = (AscDtype)j->u[9];
-    size_t na = (size_t)mp * k;
+    uint32_t parts = j->parts ? j->parts : 1;
+    uint32_t j0 = (uint32_t)(nf * p / parts), j1 = (uint32_t)(nf * (p + 1) / parts);
+    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
     if (dt0 == ASC_DT_S8) {
-        int32_t *A = j->scratch, *B = A + na;
-        mm_unpack_s8(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
-        mm_s32(A, B, j->out, mf, m, n, k, j->flag);
+        int32_t *B = j->scratch, *A = B + nb + na * p;
+        mm_unpack_s8_a(j->in0, A, m, mp, k, k0, esize, kf);
+        mm_unpack_s8_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+        mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
     } else {
-        double *A = j->scratch, *B = A + na;
+        double *B = j->scratch, *A = B + nb + na * p;
         bool f16c = false, avx512 = false;
 #ifdef MM_X86
         f16c = j->u[11] == 0 && __builtin_cpu_supports("f16c");
         avx512 = j->u[11] == 0 && __builtin_cpu_supports("avx512f");
 #endif
-        if (dt0 == ASC_DT_F16) mm_unpack_f16(j->in0, j->in1, A, B, m, mp, k, n, f16c, kf, nf);
-        else if (dt0 == ASC_DT_BF16) mm_unpack_bf16(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
-        else if (j->u[10] == 1) mm_unpack_hf32_rne(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
-        else if (j->u[10] == 3) mm_unpack_hf32_rz(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
-        else mm_unpack_f32(j->in0, j->in1, A, B, m, mp, k, n, k0, esize, kf, nf);
+        if (dt0 == ASC_DT_F16) {
+            mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
+            mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
+        } else if (dt0 == ASC_DT_BF16) {
+            mm_unpack_bf16_a(j->in0, A, m, mp, k, k0, esize, kf);
+            mm_unpack_bf16_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+        } else if (j->u[10] == 1) {
+            mm_unpack_hf32_rne_a(j->in0, A, m, mp, k, k0, esize, kf);
+            mm_unpack_hf32_rne_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+        } else if (j->u[10] == 3) {
+            mm_unpack_hf32_rz_a(j->in0, A, m, mp, k, k0, esize, kf);
+            mm_unpack_hf32_rz_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+        } else {
+            mm_unpack_f32_a(j->in0, A, m, mp, k, k0, esize, kf);
+            mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+        }
 #ifdef MM_X86
         if (avx512) {
-            mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag);
+            mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
             return;
         }
 #endif
-        mm_f64(A, B, j->out, mf, m, n, k, j->flag);
+        mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
     }
+}
+
+/* The whole mmad on one thread: its parts in order. */
+static void mm_job(const AscExecJob *j)
+{
+    uint32_t parts = j->parts ? j->parts : 1;
+    for (uint32_t p = 0; p < parts; p++) mm_part(j, p);
 }
 
 ASC_EXEC_FN(MMAD)
@@ -471,10 +553,16 @@ ASC_EXEC_FN(MMAD)
         return asc_exec_fault(ctx, "internal: mmad operands (%zu bytes) exceed the scratch (%zu)", (na + nb) * el,
                               ctx->mm_scratch_bytes);
     void *scratch = ctx->mm_scratch;
-    /* the arithmetic reads L0A and L0B and writes L0C only: it may run on a
-     * host worker thread (sim/pool.c) while the engine goes on */
+    /* parts (ctx->mm_parts, set by sim/pool.c): as many as asked, at most one per column panel and
+     * as many as the scratch holds A copies for; the count changes no bit of the result */
+    size_t parts = ctx->mm_parts > 1 ? ctx->mm_parts : 1;
+    if (parts > nf) parts = (size_t)nf;
+    if (parts > 1 && (ctx->mm_scratch_bytes / el - nb) / na < parts) parts = (ctx->mm_scratch_bytes / el - nb) / na;
+    /* the arithmetic reads L0A and L0B and writes L0C only: it may run on
+     * host worker threads (sim/pool.c) while the engine goes on */
     AscExecJob job = {
-        .run = mm_job, .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
+        .run = mm_job, .run_part = mm_part, .parts = (uint32_t)parts,
+        .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
         .in0 = pa, .in1 = pb, .out = pc, .flag = init,
         .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
               dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, ctx->mm_portable},

@@ -151,7 +151,9 @@ ASC_EXEC_FN(LOAD2D)
             ctx->on_access(ctx->access_ud, dbuf, dof, dof + FRACTAL_BYTES, true);
         }
         if (!transpose) {
-            memcpy(d, s, FRACTAL_BYTES);
+            /* 64-byte pieces: a fixed-size copy the compiler keeps in vector registers (one
+             * 512-byte memcpy became `rep movsq`, slow on lines another host core holds) */
+            for (unsigned o = 0; o < FRACTAL_BYTES; o += 64) memcpy(d + o, s + o, 64);
             continue;
         }
         /* 16x16 two-byte elements: d(c, r) = s(r, c) */

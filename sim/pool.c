@@ -40,6 +40,42 @@ struct AscPool {
     bool stop;
 };
 
+static uint32_t job_parts(const AscCore *c) { return c->job.parts > 1 ? c->job.parts : 1; }
+
+/* Remove core index ci from the queue (mu held). */
+static void dequeue(AscPool *pl, uint32_t ci)
+{
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < pl->nq; i++)
+        if (pl->queue[i] != ci) pl->queue[j++] = pl->queue[i];
+    pl->nq = j;
+}
+
+/* Take the next part of queued core c's job (mu held): the core leaves the queue and its job
+ * is RUNNING once its last part is taken. */
+static uint32_t take(AscPool *pl, AscCore *c)
+{
+    uint32_t p = c->job_next++;
+    if (c->job_next == job_parts(c)) {
+        dequeue(pl, c->index);
+        c->job_state = JOB_RUNNING;
+    }
+    return p;
+}
+
+/* Run part p of c's job without the mutex, then count it (mu held again): DONE after the last. */
+static void run_part(AscPool *pl, AscCore *c, uint32_t p)
+{
+    pthread_mutex_unlock(&pl->mu);
+    if (job_parts(c) > 1) c->job.run_part(&c->job, p);
+    else c->job.run(&c->job);
+    pthread_mutex_lock(&pl->mu);
+    if (--c->job_left == 0) {
+        c->job_state = JOB_DONE;
+        pthread_cond_broadcast(&pl->done);
+    }
+}
+
 static void *worker(void *arg)
 {
     AscPool *pl = arg;
@@ -48,14 +84,7 @@ static void *worker(void *arg)
         while (!pl->stop && pl->nq == 0) pthread_cond_wait(&pl->work, &pl->mu);
         if (pl->nq == 0) break; /* stop, nothing left */
         AscCore *c = &pl->sim->cores[pl->queue[0]];
-        pl->nq--;
-        for (uint32_t i = 0; i < pl->nq; i++) pl->queue[i] = pl->queue[i + 1];
-        c->job_state = JOB_RUNNING;
-        pthread_mutex_unlock(&pl->mu);
-        c->job.run(&c->job);
-        pthread_mutex_lock(&pl->mu);
-        c->job_state = JOB_DONE;
-        pthread_cond_broadcast(&pl->done);
+        run_part(pl, c, take(pl, c));
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -78,15 +107,6 @@ uint32_t asc_pool_host_threads(uint32_t want)
     return n < 1 ? 1 : n > 256 ? 256 : (uint32_t)n;
 }
 
-/* Remove core index ci from the queue (mu held). */
-static void dequeue(AscPool *pl, uint32_t ci)
-{
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < pl->nq; i++)
-        if (pl->queue[i] != ci) pl->queue[j++] = pl->queue[i];
-    pl->nq = j;
-}
-
 void asc_pool_join(AscCore *c)
 {
     if (!c->job_pending) return;
@@ -99,12 +119,7 @@ void asc_pool_join(AscCore *c)
             pthread_cond_wait(&pl->done, &pl->mu);
             continue;
         }
-        dequeue(pl, o->index);
-        o->job_state = JOB_RUNNING;
-        pthread_mutex_unlock(&pl->mu);
-        o->job.run(&o->job);
-        pthread_mutex_lock(&pl->mu);
-        o->job_state = JOB_DONE;
+        run_part(pl, o, take(pl, o));
     }
     c->job_state = JOB_NONE;
     pthread_mutex_unlock(&pl->mu);
@@ -129,12 +144,26 @@ static bool defer(void *ud, const AscExecJob *job)
     AscPool *pl = c->sim->pool;
     asc_pool_join(c);
     c->job = *job;
+    if (c->job.parts > 1 && !c->job.run_part) c->job.parts = 1;
     pthread_mutex_lock(&pl->mu);
     pl->queue[pl->nq++] = c->index;
     c->job_state = JOB_QUEUED;
-    pthread_cond_signal(&pl->work);
+    c->job_next = 0;
+    c->job_left = job_parts(c);
+    if (c->job_left > 1) pthread_cond_broadcast(&pl->work);
+    else pthread_cond_signal(&pl->work);
     pthread_mutex_unlock(&pl->mu);
     c->job_pending = true;
+    return true;
+}
+
+bool asc_pool_run_parts(AscSim *sim, AscExecJob *job, uint32_t parts)
+{
+    if (!sim->pool || sim->ncores == 0 || parts < 2 || !job->run_part) return false;
+    AscCore *c = &sim->cores[0]; /* its job slot: joined first, joined again before returning */
+    job->parts = parts;
+    defer(c, job);
+    asc_pool_join(c);
     return true;
 }
 
@@ -171,11 +200,30 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     }
     sim->pool = pl;
     sim->threads = pl->nth + 1;
+    uint32_t cube = 0;
     for (uint32_t i = 0; i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         c->ctx.on_buf = on_buf;
         c->ctx.defer = defer;
         c->ctx.pool_ud = c;
+        cube += c->ctx.mm_scratch != NULL;
+    }
+    /* fewer cube cores than threads: one mmad's arithmetic is split across the threads (by
+     * column panels, exec_cube.c), one part per thread; each part has its own copy of A in the
+     * scratch; when the bigger scratch cannot be had, the core keeps its one-part scratch.
+     * (bench/README.md: on the 2-vCPU host this gains little, the host lines of L0A / L0B / L0C
+     * moving between the CPUs cost about what the second CPU adds) */
+    uint32_t parts = sim->threads;
+    for (uint32_t i = 0; cube && cube < sim->threads && i < sim->ncores; i++) {
+        AscCore *c = &sim->cores[i];
+        if (!c->ctx.mm_scratch) continue;
+        size_t bytes = 4 * ((size_t)parts * c->ctx.mem[ASC_BUF_L0A].size + c->ctx.mem[ASC_BUF_L0B].size);
+        void *p = asc_malloc(&sim->alloc, bytes);
+        if (!p) continue;
+        asc_free(&sim->alloc, c->ctx.mm_scratch);
+        c->ctx.mm_scratch = p;
+        c->ctx.mm_scratch_bytes = bytes;
+        c->ctx.mm_parts = parts;
     }
     return true;
 fail_work:

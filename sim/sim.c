@@ -413,9 +413,26 @@ bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr)
     return true;
 }
 
+/* A big host write in parts on the host threads: the pages are allocated here first, then each
+ * thread copies (and takes the page faults of) its own range.  The same bytes as one copy. */
+enum { GM_FILL_MIN = 1u << 20 };
+
+static void gm_fill_part(const AscExecJob *j, uint32_t p)
+{
+    uint64_t n = j->u[0] | (uint64_t)j->u[1] << 32, addr = j->u[2] | (uint64_t)j->u[3] << 32;
+    uint64_t lo = n * p / j->parts, hi = n * (p + 1) / j->parts;
+    (void)asc_gm_write(j->scratch, addr + lo, j->in0 + lo, hi - lo); /* reserved: cannot fail */
+}
+
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
 {
-    if (!asc_gm_write(sim->gm, addr, src, n)) return false;
+    bool done = false;
+    if (sim->pool && n >= GM_FILL_MIN && asc_gm_reserve(sim->gm, addr, n)) {
+        AscExecJob job = {.run_part = gm_fill_part, .scratch = sim->gm, .in0 = src,
+                          .u = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32), (uint32_t)addr, (uint32_t)(addr >> 32)}};
+        done = asc_pool_run_parts(sim, &job, 2 * sim->threads);
+    }
+    if (!done && !asc_gm_write(sim->gm, addr, src, n)) return false;
     asc_san_host_write(sim, addr, n);
     return true;
 }

@@ -51,6 +51,11 @@ uint64_t asc_gm_size(const AscGm *gm);
 /* Copy out / in; false when [addr, addr+n) leaves GM or memory runs out. */
 bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n);
 bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n);
+/* Allocates every page [addr, addr + n) touches, as asc_gm_write(addr, .., n) would, without
+ * writing (pages inside the range are left uninitialised: the caller writes all of [addr,
+ * addr + n) next).  Afterwards asc_gm_write inside the range allocates nothing, so writers of
+ * disjoint parts may run on different threads (sim.c asc_sim_gm_write).  false = out of memory. */
+bool asc_gm_reserve(AscGm *gm, uint64_t addr, size_t n);
 /* Bytes of host memory backing GM (for tests of laziness). */
 uint64_t asc_gm_backed_bytes(const AscGm *gm);
 
@@ -94,6 +99,11 @@ typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool
  * on any thread. */
 typedef struct AscExecJob {
     void (*run)(const struct AscExecJob *j);
+    /* optional: parts > 1 pieces run_part(j, 0..parts-1) that may run at the same time on
+     * different threads, all of them together doing what run does (sim/pool.c runs them
+     * instead of run; exec_cube.c's mmad splits its column panels) */
+    void (*run_part)(const struct AscExecJob *j, uint32_t part);
+    uint32_t parts;
     uint32_t bufs;         /* 1u << AscBuf of every buffer run touches */
     void *scratch;
     const uint8_t *in0, *in1;
@@ -139,6 +149,9 @@ typedef struct AscExecCtx {
      * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
     void *mm_scratch;
     size_t mm_scratch_bytes;
+    /* mmad's arithmetic in this many parts (AscExecJob.parts, 0/1 = one) when the scratch holds
+     * that many copies of A (sim/pool.c sets it and the scratch for 1-core-per-thread runs) */
+    uint32_t mm_parts;
     /* true: mmad's arithmetic takes the portable C path even where the host has F16C or
      * AVX-512F (the unit tests compare both; zero-initialised contexts take the fast path) */
     bool mm_portable;

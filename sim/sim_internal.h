@@ -225,6 +225,7 @@ typedef struct AscCore {
     /* host threads (pool.c) */
     AscExecJob job;          /* the core's job handed to a worker */
     int job_state;           /* pool.c's JOB_*, under the pool's mutex */
+    uint32_t job_next, job_left; /* under the mutex: next part to take, parts not finished */
     bool job_pending;        /* main thread only: job not yet joined */
 } AscCore;
 
@@ -235,6 +236,9 @@ bool asc_pool_new(AscSim *sim, uint32_t threads); /* false: out of memory */
 void asc_pool_free(AscSim *sim);
 void asc_pool_join(AscCore *c);
 void asc_pool_join_all(AscSim *sim);
+/* Runs run_part(job, 0..parts-1) on the host threads (the calling thread too) and returns when all
+ * are done; false (nothing run) without a pool.  job->scratch carries the caller's data. */
+bool asc_pool_run_parts(AscSim *sim, AscExecJob *job, uint32_t parts);
 
 /* HBM: the GM transfers moving right now, sharing dma.hbm_bytes_per_cycle. */
 typedef struct AscXfer {

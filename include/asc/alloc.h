@@ -7,6 +7,7 @@
 #ifndef ASC_ALLOC_H
 #define ASC_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct AscAlloc {
@@ -17,6 +18,9 @@ typedef struct AscAlloc {
 
 /* Resolve a possibly-NULL or zeroed allocator to a usable one. */
 AscAlloc asc_alloc_resolve(const AscAlloc *a);
+/* true when a (possibly NULL) resolves to the default malloc/free: then a module may get big
+ * zeroed memory another way (sim/gm.c: huge-page slabs) without bypassing a caller's allocator. */
+bool asc_alloc_is_default(const AscAlloc *a);
 void *asc_malloc(const AscAlloc *a, size_t size);
 void *asc_calloc(const AscAlloc *a, size_t n, size_t size); /* checks n*size overflow */
 void *asc_realloc(const AscAlloc *a, void *ptr, size_t old_size, size_t new_size);

@@ -3,8 +3,10 @@
 # run gives the same bytes with 1, 2 and 3 host threads: the output tensor,
 # the --json result, the trace and the report directory.
 #   1. matmul 256 x 256 x 512 (kernels/asm/matmul_tiled.s resized) on 4 cube
-#      cores: mmads run on worker threads, K accumulates over 4 steps
-#   2. vadd_double on 8 vector cores (nothing deferred: the same bytes too)
+#      cores: mmads run on worker threads, K accumulates over 4 steps; on 1 and 2
+#      cores each mmad is split in parts across the threads
+#   2. vadd_double on 8 vector cores (nothing deferred: the same bytes too), and on 3
+#      cores with 2 MB inputs (written into GM in parts by the host threads)
 #   3. --threads 0 / 257 / x are refused with a message naming the option
 # Usage: test_threads.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -34,6 +36,8 @@ npy "$tmp/a.npy" "256, 512" $((256 * 512))
 npy "$tmp/b.npy" "512, 256" $((512 * 256))
 npy "$tmp/x.npy" "65536," 65536
 npy "$tmp/yy.npy" "65536," 65536
+npy "$tmp/xb.npy" "1048577," 1048577
+npy "$tmp/yb.npy" "1048577," 1048577
 
 run_all() { # $1 name, $2 binary, $3 blocks, rest: --arg list (output written to $tmp/out_T.npy)
   local name=$1 bin=$2 blocks=$3
@@ -52,9 +56,15 @@ run_all() { # $1 name, $2 binary, $3 blocks, rest: --arg list (output written to
   [ -s "$tmp/${name}_out_1.npy" ] && [ -s "$tmp/${name}_trace_1.json" ] || fail "$name: no output or trace"
 }
 run_all mm "$tmp/mm.bin" 4 --arg "a=$tmp/a.npy" --arg "b=$tmp/b.npy" --arg "c=@OUT:256,256:f32"
+# one and two cube cores, fewer than the threads: each mmad's arithmetic is split in parts
+run_all mm1 "$tmp/mm.bin" 1 --arg "a=$tmp/a.npy" --arg "b=$tmp/b.npy" --arg "c=@OUT:256,256:f32"
+run_all mm2 "$tmp/mm.bin" 2 --arg "a=$tmp/a.npy" --arg "b=$tmp/b.npy" --arg "c=@OUT:256,256:f32"
+cmp -s "$tmp/mm_out_1.npy" "$tmp/mm1_out_2.npy" || fail "matmul on 1 core (2 threads) differs from 4 cores"
 # the matmul really computed something: not all zero bytes after the header
 [ "$(tail -c 262144 "$tmp/mm_out_1.npy" | tr -d '\0' | head -c 1 | wc -c)" = 1 ] || fail "matmul output is all zero"
 run_all vadd "$tmp/vadd.bin" 8 --arg "x=$tmp/x.npy" --arg "y=$tmp/yy.npy" --arg "z=@OUT:65536:f16" --arg n=65536
+# inputs of 2 MB + 2 B: each is written into GM in parts by the host threads (sim.c asc_sim_gm_write)
+run_all vaddbig "$tmp/vadd.bin" 3 --arg "x=$tmp/xb.npy" --arg "y=$tmp/yb.npy" --arg "z=@OUT:1048577:f16" --arg n=1048577
 
 for bad in 0 257 x; do
   if "$sim" run "$tmp/vadd.bin" --threads "$bad" >/dev/null 2>"$tmp/bad_err"; then fail "--threads $bad accepted"; fi

@@ -579,6 +579,34 @@ START_TEST(mmad_portable_and_fast)
 }
 END_TEST
 
+/* One mmad's arithmetic in parts (ctx.mm_parts: column panels, each part
+ * with its own copy of A, as sim/pool.c sets for a run with fewer cube cores
+ * than host threads), here run one after another on this thread: every dtype
+ * and path gives the triple loop's bits for 2, 3 and 5 parts, with more
+ * parts than panels (n = 9) and uneven splits (Nf = 5 into 2 or 3). */
+START_TEST(mmad_parts)
+{
+    Env e;
+    env_init(&e);
+    free(e.ctx.mm_scratch);
+    e.ctx.mm_scratch_bytes = 4 * (5 * (size_t)e.ctx.mem[ASC_BUF_L0A].size + e.ctx.mem[ASC_BUF_L0B].size);
+    e.ctx.mm_scratch = malloc(e.ctx.mm_scratch_bytes);
+    ck_assert(e.ctx.mm_scratch != NULL);
+    static const unsigned shapes[][3] = {{128, 128, 128}, {30, 70, 40}, {17, 9, 33}, {40, 48, 80}, {1, 1, 1}};
+    static const AscOp ops[] = {ASC_OP_MMAD_F16F32, ASC_OP_MMAD_BF16F32, ASC_OP_MMAD_F32F32, ASC_OP_MMAD_S8S32};
+    static const uint32_t parts[] = {2, 3, 5};
+    for (int portable = 0; portable < 2; portable++)
+        for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+            e.ctx.mm_portable = portable;
+            e.ctx.mm_parts = parts[p];
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                    mmad_direct(&e, ops[o], shapes[s][0], shapes[s][1], shapes[s][2]);
+        }
+    env_free(&e);
+}
+END_TEST
+
 /* Every one of the 65536 f16 values through mmad (k = 1, B = 1.0: C = 0 + a):
  * the fast and the portable widening give the same C bits, NaNs included,
  * and each non-NaN result is the value itself. */
@@ -828,6 +856,38 @@ START_TEST(gm_lazy)
 }
 END_TEST
 
+/* Big writes: asc_gm_reserve then writes of disjoint pieces (as sim.c fills a tensor in parts)
+ * give the bytes of one write, with the default allocator (huge-page slabs on Linux) and a
+ * caller's allocator (whole pages not zeroed first); untouched bytes of the edge pages and
+ * pages around them read as zero. */
+START_TEST(gm_reserve_parts)
+{
+    CountAlloc c = {0, 1000000};
+    AscAlloc ca = {count_alloc, count_free, &c};
+    const size_t n = 3 * 65536 + 1000;
+    uint8_t *src = malloc(n), *got = malloc(n + 2 * 65536);
+    for (size_t i = 0; i < n; i++) src[i] = (uint8_t)(i * 7 + 3);
+    for (int mode = 0; mode < 2; mode++) {
+        AscGm *gm = asc_gm_new(mode ? &ca : NULL, 1ull << 30);
+        ck_assert(gm != NULL);
+        uint64_t at = (5ull << 20) + 12345; /* neither page- nor slab-aligned */
+        ck_assert(asc_gm_reserve(gm, at, n));
+        ck_assert_uint_eq(asc_gm_backed_bytes(gm), 4 * 65536); /* as asc_gm_write would back */
+        const size_t cut[] = {0, 1, 65536, 100000, n};
+        for (int p = 3; p >= 0; p--) ck_assert(asc_gm_write(gm, at + cut[p], src + cut[p], cut[p + 1] - cut[p]));
+        ck_assert_uint_eq(asc_gm_backed_bytes(gm), 4 * 65536);
+        ck_assert(asc_gm_read(gm, at - 65536, got, n + 2 * 65536));
+        for (size_t i = 0; i < 65536; i++) ck_assert_uint_eq(got[i], 0);
+        ck_assert(memcmp(got + 65536, src, n) == 0);
+        for (size_t i = 65536 + n; i < n + 2 * 65536; i++) ck_assert_uint_eq(got[i], 0);
+        ck_assert(!asc_gm_reserve(gm, (1ull << 30) - 10, 11)); /* outside GM */
+        asc_gm_free(gm);
+    }
+    free(src);
+    free(got);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exec_cube_dma");
@@ -840,11 +900,13 @@ int main(void)
     tcase_add_test(tc, load2d);
     tcase_add_test(tc, mmad_types);
     tcase_add_test(tc, mmad_portable_and_fast);
+    tcase_add_test(tc, mmad_parts);
     tcase_add_test(tc, mmad_f16_all_values);
     tcase_add_test(tc, f16_matmul_pipeline);
     tcase_add_test(tc, fixpipe);
     tcase_add_test(tc, mmad_faults);
     tcase_add_test(tc, gm_lazy);
+    tcase_add_test(tc, gm_reserve_parts);
     suite_add_tcase(s, tc);
     return asc_check_run(s);
 }
