@@ -238,11 +238,21 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         if (!parse_name(j, lx, "condition", asc_cond_lookup, all, &v)) return false;
         asc_insn_set(&o->in, k, v);
         break;
-    case ASC_FK_RND:
+    case ASC_FK_RND: {
+        Tok rt = lx->t;
+        unsigned op = (unsigned)(ii - asc_insn_info);
         list_names(all, sizeof all, asc_rnd_name, ASC_RND_COUNT);
         if (!parse_name(j, lx, "rounding mode", asc_rnd_lookup, all, &v)) return false;
+        if (!asc_insn_rnd_ok(op, (unsigned)v)) {
+            char msg[400];
+            asc_insn_rnds(op, all, sizeof all);
+            snprintf(msg, sizeof msg, "%s takes %s (Ascend C Cast on dav_c220; docs/isa.md)", ii->mnemonic, all);
+            job_err(j, ASC_DIAG_BAD_OPERAND, tok_loc(j, &rt), "rounding mode", asc_rnd_name((unsigned)v), msg);
+            return false;
+        }
         asc_insn_set(&o->in, k, v);
         break;
+    }
     case ASC_FK_OFF: {
         if (!parse_expr(lx, &x)) return false;
         if (x.fwd && j->pass == 1) break;

@@ -14,6 +14,13 @@
 
 static void json_str(FILE *f, const char *s) { asc_json_put(f, s, true); }
 
+static bool has_rnd(const AscInsnInfo *ii)
+{
+    for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)ii->fmt); k++)
+        if (asc_fmt_info[ii->fmt].fields[k].kind == ASC_FK_RND) return true;
+    return false;
+}
+
 static const char *core_kinds(uint32_t flags)
 {
     if ((flags & K_BOTH) == K_BOTH) return "aiv, aic";
@@ -101,9 +108,15 @@ static void write_md(FILE *f)
         char pipe[16];
         pipe_text(ii, pipe, sizeof pipe);
         const char *syn = asc_fmt_info[ii->fmt].syntax;
-        fprintf(f, "| `%s` | 0x%02X | `%s%s%s` | %s | %s | %s | %s | %s |\n", ii->mnemonic, ii->opcode, ii->mnemonic,
+        char rnds[96] = "";
+        if (has_rnd(ii)) {
+            char r[64];
+            asc_insn_rnds((unsigned)op, r, sizeof r);
+            snprintf(rnds, sizeof rnds, "; rnd: %s", r);
+        }
+        fprintf(f, "| `%s` | 0x%02X | `%s%s%s` | %s | %s | %s | %s | %s%s |\n", ii->mnemonic, ii->opcode, ii->mnemonic,
                 syn[0] ? " " : "", syn, pipe, asc_lat_key(ii->lat)[0] ? asc_lat_key(ii->lat) : "-",
-                core_kinds(ii->flags), ii->cfg ? asc_cfg_layout_name(ii->cfg) : "-", ii->semantics);
+                core_kinds(ii->flags), ii->cfg ? asc_cfg_layout_name(ii->cfg) : "-", ii->semantics, rnds);
     }
     fprintf(f, "\n%d instructions.\n", ASC_OP_COUNT - 1);
 }
@@ -180,6 +193,15 @@ static void write_json(FILE *f)
         fprintf(f, ", \"aiv\": %s, \"aic\": %s, \"semantics\": ", (ii->flags & K_AIV) ? "true" : "false",
                 (ii->flags & K_AIC) ? "true" : "false");
         json_str(f, ii->semantics);
+        if (has_rnd(ii)) {
+            fprintf(f, ", \"rnds\": [");
+            for (unsigned r = 0, n = 0; r < ASC_RND_COUNT; r++)
+                if (asc_insn_rnd_ok((unsigned)op, r)) {
+                    fprintf(f, "%s", n++ ? ", " : "");
+                    json_str(f, asc_rnd_name(r));
+                }
+            fprintf(f, "]");
+        }
         fprintf(f, "}%s\n", op + 1 < ASC_OP_COUNT ? "," : "");
     }
     fprintf(f, "  ]\n}\n");

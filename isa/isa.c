@@ -160,6 +160,33 @@ int asc_rnd_lookup(const char *s, size_t len)
     return -1;
 }
 
+static bool fmt_has_rnd(unsigned fmt)
+{
+    const AscFmtInfo *f = &asc_fmt_info[fmt];
+    for (unsigned i = 0; i < asc_fmt_nfields((AscFmt)fmt); i++)
+        if (f->fields[i].kind == ASC_FK_RND) return true;
+    return false;
+}
+
+bool asc_insn_rnd_ok(unsigned op, unsigned rnd)
+{
+    if (op >= ASC_OP_COUNT || rnd >= ASC_RND_COUNT) return false;
+    uint32_t fl = asc_insn_info[op].flags;
+    if (!fmt_has_rnd(asc_insn_info[op].fmt)) return true;
+    if (rnd == ASC_RND_NONE) return (fl & F_RNDNONE) != 0;
+    if (rnd == ASC_RND_ODD) return (fl & F_RNDODD) != 0;
+    return (fl & F_RNDDIR) != 0;
+}
+
+void asc_insn_rnds(unsigned op, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size) buf[0] = '\0';
+    for (unsigned r = 0; r < ASC_RND_COUNT && used < size; r++)
+        if (asc_insn_rnd_ok(op, r))
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", rnds[r]);
+}
+
 /* ---- fields -------------------------------------------------------------- */
 
 int64_t asc_insn_get(const AscInsn *in, AscFieldKind k)
@@ -307,6 +334,8 @@ bool asc_decode(uint32_t word, AscInsn *out, const char **why)
             bad = "condition field names no condition";
         else if (k == ASC_FK_RND && !asc_rnd_name((unsigned)v))
             bad = "rounding field names no rounding mode";
+        else if (k == ASC_FK_RND && !asc_insn_rnd_ok(op, (unsigned)v))
+            bad = "rounding mode is not one this instruction takes (docs/isa.md)";
         else if (k == ASC_FK_MODE && v > 2)
             bad = "cross-core mode must be 0, 1 or 2";
         if (bad) {

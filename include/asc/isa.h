@@ -129,7 +129,13 @@ enum {
     F_SYNC = 1u << 6,
     F_DMA = 1u << 7,
     F_VEC = 1u << 8,   /* vector instruction: mask, repeat, strides */
-    F_SPRW = 1u << 9
+    F_SPRW = 1u << 9,
+    /* Rounding modes a format-R3R instruction takes (Ascend C Cast on dav_c220: the RoundMode
+     * cases of cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h;
+     * a mode outside them is rejected by the assembler and the decoder) */
+    F_RNDNONE = 1u << 10, /* none */
+    F_RNDDIR = 1u << 11,  /* rint, floor, ceil, round, trunc */
+    F_RNDODD = 1u << 12   /* odd */
 };
 
 #define ASC_OPCODE_SHIFT 24
@@ -213,6 +219,10 @@ const char *asc_spr_name(unsigned spr);
 bool asc_spr_writable(unsigned spr);
 const char *asc_cond_name(unsigned cond);
 const char *asc_rnd_name(unsigned rnd);
+/* Whether instruction `op` takes rounding mode `rnd` (its F_RND* flags); true for every mode
+ * when op has no rounding field.  asc_insn_rnds writes the legal names, comma-separated. */
+bool asc_insn_rnd_ok(unsigned op, unsigned rnd);
+void asc_insn_rnds(unsigned op, char *buf, size_t size);
 const char *asc_lat_key(unsigned lat);
 const char *asc_cfg_layout_name(unsigned layout);
 

@@ -446,6 +446,23 @@ reduce_max = _reduce("reduce_max", "vcmax")
 reduce_min = _reduce("reduce_min", "vcmin")
 
 
+_CAST_SRC = "cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h"
+
+
+def _cast_rnd(b, name, pair, round_mode, legal):
+    """The ISA name of round_mode, which must be one the instruction takes on dav_c220 (legal: its
+    isa.json "rnds", from the F_RND* flags of asc_isa.def; Ascend C CastIntrinsicsImpl asserts on the
+    other RoundMode cases and converts nothing)."""
+    rnd = RND_ISA.get(round_mode) if isinstance(round_mode, int) and not isinstance(round_mode, bool) else None
+    if rnd is None:
+        raise b.error(f"asc.{name}: round_mode must be an asc.RoundMode, got {round_mode!r}")
+    if rnd not in legal:
+        names = {v: k.name for k, v in RND_ISA.items()}
+        raise b.error(f"asc.{name} {pair} does not take {names[rnd]} on dav_c220: it takes "
+                      f"{', '.join(names[r] for r in legal)} (Ascend C Cast, {_CAST_SRC})")
+    return rnd
+
+
 @intrinsic
 def cast(dst, src, round_mode, *rest, _b, **kwargs):
     b = _b
@@ -456,8 +473,9 @@ def cast(dst, src, round_mode, *rest, _b, **kwargs):
         have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv"))
         raise b.error(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
                    f"(vconv has {have})")
+    rnd = _cast_rnd(b, "cast", f"from {src.dtype.name} to {dst.dtype.name}", round_mode, isa.rnds(mnem))
     count, mask, rt, p = _split_form(b, "cast", rest, kwargs, UnaryRepeatParams)
-    extra = {"rnd": RND_ISA[round_mode]}
+    extra = {"rnd": rnd}
     big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
     if count is not None:
         lanes = 256 // big.sizeof()

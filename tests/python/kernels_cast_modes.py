@@ -1,0 +1,28 @@
+"""Kernels of test_cast_modes.py: one asc.cast of n elements (count mode) with a given RoundMode."""
+import asc
+
+
+@asc.jit
+def k_cast_mode(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], ns: asc.ConstExpr[int],
+                nd: asc.ConstExpr[int], mode: asc.ConstExpr[int], sbf: asc.ConstExpr[bool],
+                dbf: asc.ConstExpr[bool]):
+    """z[:n] = cast(x[:n], mode); x holds ns, z nd elements (a multiple of 32 bytes each); z's UB
+    copy is loaded from z first, so the lanes past n must come back as they were.  sbf / dbf: the
+    uint16 GM buffer holds bfloat16 bits."""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, ns)
+    d = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, nd)
+    asc.data_copy(a, xg, ns)
+    asc.data_copy(d, zg, nd)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    if sbf:
+        asc.cast(d, a.reinterpret_cast(asc.bfloat16), mode, n)
+    elif dbf:
+        asc.cast(d.reinterpret_cast(asc.bfloat16), a, mode, n)
+    else:
+        asc.cast(d, a, mode, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, d, nd)

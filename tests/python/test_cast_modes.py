@@ -1,0 +1,244 @@
+"""asc.cast with every rounding mode dav_c220 takes, against numpy models of each rounding written
+from the IEEE definitions (not from the simulator code), and the modes it does not take rejected.
+
+The legal (source, destination, RoundMode) table is Ascend C Cast on dav_c220
+(cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h CastIntrinsicsImpl:
+the cases that issue vconv_<pair><r|f|c|a|z|o>, or the unsuffixed vconv_<pair> for CAST_NONE; the
+others are ASCENDC_DEBUG_ASSERT and convert nothing).  It is transcribed here by hand and checked
+against the ISA table (isa.json "rnds", from the F_RND* flags of isa/asc_isa.def), which pyasc uses.
+CAST_NONE rounds as CAST_RINT where the conversion is inexact (Ascend C Cast docs: "CAST_NONE ...
+CAST_RINT when precision is lost"); float -> integer conversions saturate, NaN -> 0."""
+import numpy as np
+import pytest
+
+import asc
+from kernels_cast_modes import k_cast_mode
+from pyasc.compiler import isa
+
+NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD = (asc.RoundMode.CAST_NONE, asc.RoundMode.CAST_RINT,
+                                              asc.RoundMode.CAST_FLOOR, asc.RoundMode.CAST_CEIL,
+                                              asc.RoundMode.CAST_ROUND, asc.RoundMode.CAST_TRUNC,
+                                              asc.RoundMode.CAST_ODD)
+DIR = (RINT, FLOOR, CEIL, ROUND, TRUNC)
+ALL = (NONE,) + DIR + (ODD,)
+
+# (src, dst) -> modes, dav_c220 kernel_operator_vec_vconv_impl.h (see the module docstring)
+DAV_C220 = {
+    ("f16", "f32"): (NONE,), ("f32", "f16"): ALL, ("f16", "s32"): DIR, ("f32", "s32"): DIR,
+    ("s32", "f32"): (NONE,) + DIR, ("f16", "s8"): (NONE,) + DIR, ("f16", "u8"): (NONE,) + DIR,
+    ("s8", "f16"): (NONE,), ("u8", "f16"): (NONE,), ("bf16", "f32"): (NONE,), ("f32", "bf16"): DIR,
+    ("f16", "s16"): DIR, ("s16", "f16"): (NONE,) + DIR, ("f32", "f32"): DIR,
+}
+
+NP = {"f16": np.float16, "f32": np.float32, "s32": np.int32, "s16": np.int16, "s8": np.int8, "u8": np.uint8,
+      "bf16": np.uint16}
+SIZES = (1, 37, 1001)
+
+
+def test_isa_table_is_dav_c220s():
+    from pyasc.language.enums import RND_ISA
+    by_name = {v: k for k, v in RND_ISA.items()}
+    have = {tuple(m.split(".")): tuple(sorted(by_name[r] for r in isa.rnds(f"vconv.{m}")))
+            for m in isa.variants("vconv")}
+    for pair, modes in DAV_C220.items():
+        assert have.get(pair) == tuple(sorted(modes)), pair
+
+
+# ---- numpy models --------------------------------------------------------------------------
+
+def _bf16_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _round_integral(x, mode):
+    """x (float64) to an integral value: rint = nearest even, round = nearest, ties away from 0."""
+    if mode in (NONE, RINT):
+        return np.rint(x)
+    if mode == FLOOR:
+        return np.floor(x)
+    if mode == CEIL:
+        return np.ceil(x)
+    if mode == TRUNC:
+        return np.trunc(x)
+    assert mode == ROUND
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+def _to_int(x, mode, dt):
+    """float -> integer: rounded by mode, saturated to dt's range, NaN -> 0."""
+    info = np.iinfo(dt)
+    with np.errstate(invalid="ignore"):
+        r = _round_integral(x.astype(np.float64), mode)
+        r = np.where(np.isnan(r), 0, np.clip(r, info.min, info.max))
+    return r.astype(dt)
+
+
+def _bits(a):
+    return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
+
+
+def _to_float(x, mode, dt):
+    """x (exact in float64) rounded to the float type dt (float16 / float32) by mode.  rint is the
+    host's conversion; the directed modes pick the neighbour of it on the right side of x
+    (np.nextafter), so overflow gives the largest finite value where IEEE does (floor of a
+    large positive x, trunc, ...)."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = x.astype(dt)
+        if mode in (NONE, RINT):
+            return r
+        r64 = r.astype(np.float64)
+        lo = np.where(r64 > x, np.nextafter(r, dt(-np.inf)), r)
+        hi = np.where(r64 < x, np.nextafter(r, dt(np.inf)), r)
+        if mode == FLOOR:
+            return lo
+        if mode == CEIL:
+            return hi
+        if mode == TRUNC:
+            return np.where(x >= 0, lo, hi)
+        if mode == ROUND:        # = rint but at exact ties; past the largest finite value the next
+            big = {np.float16: 2.0 ** 16, np.float32: 2.0 ** 128}[dt]     # step is 2^emax+1, not inf
+            lo64, hi64 = lo.astype(np.float64), hi.astype(np.float64)
+            lo64 = np.where(np.isinf(lo64) & ~np.isinf(x), -big, lo64)
+            hi64 = np.where(np.isinf(hi64) & ~np.isinf(x), big, hi64)
+            tie = (lo != hi) & (x - lo64 == hi64 - x)
+            return np.where(tie, np.where(x >= 0, hi, lo), r)
+        assert mode == ODD
+        odd = np.where(_bits(lo) & 1, lo, hi)
+        return np.where(lo == hi, r, odd)
+
+
+def _to_bf16(x, mode):
+    """float32 -> bfloat16 bits: the top 16 bits of the f32, rounded on the 16 bits dropped."""
+    b = x.view(np.uint32)
+    top, rem = (b >> 16).astype(np.uint32), b & 0xffff
+    neg = (b >> 31).astype(bool)
+    if mode == RINT:
+        up = (rem > 0x8000) | ((rem == 0x8000) & (top & 1).astype(bool))
+    elif mode == ROUND:
+        up = rem >= 0x8000
+    elif mode == FLOOR:
+        up = neg & (rem != 0)
+    elif mode == CEIL:
+        up = ~neg & (rem != 0)
+    else:
+        up = np.zeros(b.shape, bool)
+    out = (top + up).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7fc0), out).astype(np.uint16)
+
+
+def model(x, s, d, mode):
+    if s == "bf16":
+        x = _bf16_to_f32(x)
+    if d == "bf16":
+        return _to_bf16(x, mode)
+    if d in ("s32", "s16", "s8", "u8"):
+        return _to_int(x, mode, NP[d])
+    if s == d == "f32":
+        with np.errstate(invalid="ignore"):
+            return _round_integral(x.astype(np.float64), mode).astype(np.float32)
+    return _to_float(x.astype(np.float64), mode, NP[d])
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+
+def _inputs(s, d, n):
+    """Specials first (halfway cases both signs, saturation, NaN, inf, -0, subnormals, the f16
+    overflow edge), then random values spread over the destination's range with fractions."""
+    rng = np.random.default_rng(hash((s, d, n)) & 0xffff)
+    if s in ("s8", "u8", "s16", "s32"):
+        info = np.iinfo(NP[s])
+        sp = [0, 1, -1, info.max, info.min, 2049, 2051, -2049, -2051, 4097, 4099]
+        if s == "s32":
+            sp += [2 ** 24 + 1, 2 ** 24 + 3, -(2 ** 24 + 1), -(2 ** 24 + 3), 2 ** 31 - 1, -2 ** 31, 2 ** 25 + 2]
+        sp = [v for v in sp if info.min <= v <= info.max]
+        rnd = rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64)
+        return np.concatenate([np.array(sp, np.int64), rnd])[:n].astype(NP[s])
+    half = [0.5, 1.5, 2.5, 3.5, -0.5, -1.5, -2.5, -3.5, 0.25, 0.75, -0.75, 1.25, -1.25, 0.0, -0.0,
+            np.nan, np.inf, -np.inf, 7.0, -7.0]
+    if d in ("s32", "s16", "s8", "u8"):
+        info = np.iinfo(NP[d])
+        big = [info.max + 0.5, info.min - 0.5, info.max * 4.0, info.min * 4.0 - 8, 126.5, 127.5, 128.5,
+               -128.5, -129.5, 254.5, 255.5, 256.5, 65504.0, -65504.0, 3e9, -3e9, 2.0 ** 31, -2.0 ** 31]
+        lim = float(min(info.max, 60000)) * 1.25
+        rnd = np.round(rng.uniform(-lim, lim, n) * 4) / 4
+    else:
+        big = [65504.0, 65519.0, 65520.0, 70000.0, -65520.0, -70000.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11,
+               -(1 + 2 ** -11), -(1 + 3 * 2 ** -11), 2.0 ** -25, -(2.0 ** -25), 3 * 2.0 ** -25, 1e-9, -1e-9,
+               2.0 ** -14 + 2 ** -25, 1e38, -1e38, 3.4e38, 1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -9,
+               2 ** 23 + 0.5, -(2 ** 23 + 0.5), 1.5e-45]
+        rnd = rng.standard_normal(n) * np.exp2(rng.integers(-20, 16, n))
+    v = np.concatenate([np.array(half + big, np.float64), rnd])[:n]
+    if s == "bf16":
+        with np.errstate(over="ignore"):
+            f = v.astype(np.float32)
+        return (f.view(np.uint32) >> 16).astype(np.uint16)     # exactly representable bf16 values
+    with np.errstate(over="ignore"):
+        return v.astype(NP[s])
+
+
+SENTINEL = {"bf16": 0x40e0}    # 7.0 as bf16 bits; 7 in every other type
+
+
+def _pad(n, dt):
+    per = 32 // np.dtype(dt).itemsize
+    return -(-n // per) * per
+
+
+def _run(s, d, mode, n):
+    x = _inputs(s, d, n)
+    ns, nd = _pad(n, NP[s]), _pad(n, NP[d])
+    xp = np.zeros(ns, NP[s])
+    xp[:n] = x
+    z = np.full(nd, SENTINEL.get(d, 7), NP[d])
+    k_cast_mode[1](xp, z, n, ns, nd, int(mode), s == "bf16", d == "bf16")
+    return x, z
+
+
+def _same(got, want):
+    if got.dtype.kind == "f":
+        nan = np.isnan(got) & np.isnan(want)
+        return np.array_equal(np.where(nan, 0, _bits(got)), np.where(nan, 0, _bits(want)))
+    if got.dtype == np.uint16 and want.dtype == np.uint16:       # bf16 bits: any NaN is a NaN
+        gn = ((got & 0x7f80) == 0x7f80) & ((got & 0x7f) != 0)
+        wn = ((want & 0x7f80) == 0x7f80) & ((want & 0x7f) != 0)
+        return np.array_equal(gn, wn) and np.array_equal(np.where(gn, 0, got), np.where(wn, 0, want))
+    return np.array_equal(got, want)
+
+
+CASES = [(s, d, m) for (s, d), modes in DAV_C220.items() for m in modes]
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("s,d,mode", CASES, ids=[f"{s}-{d}-{m.name}" for s, d, m in CASES])
+def test_cast_mode_matches_numpy(s, d, mode, n):
+    x, z = _run(s, d, mode, n)
+    want = model(x, s, d, mode)
+    got = z[:n]
+    if not _same(got, want):
+        bad = np.flatnonzero(~((got == want) | (np.isnan(got.astype(np.float64)) if got.dtype.kind == "f"
+                                                 else False)))[:5]
+        raise AssertionError(f"{s}->{d} {mode.name}: first differences at {bad}: x={x[bad]} got={got[bad]} "
+                             f"want={want[bad]}")
+    assert np.array_equal(z[n:], np.full(len(z) - n, SENTINEL.get(d, 7), NP[d]))   # lanes past n untouched
+
+
+ILLEGAL = [(s, d, m) for (s, d), modes in DAV_C220.items() for m in ALL if m not in modes]
+
+
+@pytest.mark.parametrize("s,d,mode", ILLEGAL, ids=[f"{s}-{d}-{m.name}" for s, d, m in ILLEGAL])
+def test_cast_mode_rejected(s, d, mode):
+    names = {"f16": "float16", "f32": "float32", "s32": "int32", "s16": "int16", "s8": "int8", "u8": "uint8",
+             "bf16": "bfloat16"}
+    allowed = ", ".join(m.name for m in ALL if m in DAV_C220[(s, d)])
+    with pytest.raises(asc.CompileError) as e:
+        _run(s, d, mode, 37)
+    msg = str(e.value)
+    assert f"from {names[s]} to {names[d]} does not take {mode.name} on dav_c220: it takes {allowed}" in msg
+    assert "kernel_operator_vec_vconv_impl.h" in msg and "kernels_cast_modes.py" in msg
+
+
+def test_round_mode_must_be_a_round_mode():
+    with pytest.raises(asc.CompileError, match="round_mode must be an asc.RoundMode"):
+        _run("f32", "f16", 9, 1)
