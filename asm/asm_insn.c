@@ -233,6 +233,11 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         if (!parse_name(j, lx, "pipe", asc_pipe_lookup, pipe_list, &v)) return false;
         asc_insn_set(&o->in, k, v);
         break;
+    case ASC_FK_CVP:
+        list_names(all, sizeof all, asc_cvp_name, ASC_CVP_COUNT);
+        if (!parse_name(j, lx, "vconv.x type pair", asc_cvp_lookup, all, &v)) return false;
+        asc_insn_set(&o->in, k, v);
+        break;
     case ASC_FK_COND:
         list_names(all, sizeof all, asc_cond_name, ASC_COND_COUNT);
         if (!parse_name(j, lx, "condition", asc_cond_lookup, all, &v)) return false;
@@ -243,10 +248,15 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         unsigned op = (unsigned)(ii - asc_insn_info);
         list_names(all, sizeof all, asc_rnd_name, ASC_RND_COUNT);
         if (!parse_name(j, lx, "rounding mode", asc_rnd_lookup, all, &v)) return false;
-        if (!asc_insn_rnd_ok(op, (unsigned)v)) {
-            char msg[400];
-            asc_insn_rnds(op, all, sizeof all);
-            snprintf(msg, sizeof msg, "%s takes %s (Ascend C Cast on dav_c220; docs/isa.md)", ii->mnemonic, all);
+        AscInsn t = o->in;
+        t.rnd = (uint8_t)v;
+        if (!asc_rnd_ok(&t)) {
+            char msg[400], what[64];
+            bool pair = asc_insn_has_field(op, ASC_FK_CVP);
+            if (pair) asc_cvp_rnds(t.cvp, all, sizeof all);
+            else asc_insn_rnds(op, all, sizeof all);
+            snprintf(what, sizeof what, "%s%s%s", ii->mnemonic, pair ? " " : "", pair ? asc_cvp_name(t.cvp) : "");
+            snprintf(msg, sizeof msg, "%s takes %s (Ascend C Cast on dav_c220; docs/isa.md)", what, all);
             job_err(j, ASC_DIAG_BAD_OPERAND, tok_loc(j, &rt), "rounding mode", asc_rnd_name((unsigned)v), msg);
             return false;
         }

@@ -14,11 +14,11 @@
 
 static void json_str(FILE *f, const char *s) { asc_json_put(f, s, true); }
 
+/* a rounding field whose modes are the row's own (vconv.x's are its pair's) */
 static bool has_rnd(const AscInsnInfo *ii)
 {
-    for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)ii->fmt); k++)
-        if (asc_fmt_info[ii->fmt].fields[k].kind == ASC_FK_RND) return true;
-    return false;
+    unsigned op = (unsigned)(ii - asc_insn_info);
+    return asc_insn_has_field(op, ASC_FK_RND) && !asc_insn_has_field(op, ASC_FK_CVP);
 }
 
 static const char *core_kinds(uint32_t flags)
@@ -75,6 +75,12 @@ static void write_md(FILE *f)
     for (unsigned c = 0; c < ASC_COND_COUNT; c++) fprintf(f, "%s`%s` = %u", c ? ", " : "", asc_cond_name(c), c);
     fprintf(f, "\n- vconv rounding: ");
     for (unsigned r = 0; r < ASC_RND_COUNT; r++) fprintf(f, "%s`%s` = %u", r ? ", " : "", asc_rnd_name(r), r);
+    fprintf(f, "\n- vconv.x type pairs (source.destination: rounding modes): ");
+    for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
+        char r[64];
+        asc_cvp_rnds(c, r, sizeof r);
+        fprintf(f, "%s`%s` = %u (%s)", c ? ", " : "", asc_cvp_name(c), c, r);
+    }
     fprintf(f, "\n- element types: ");
     for (unsigned d = 1; d < ASC_DT_COUNT; d++)
         fprintf(f, "%s`%s` (%u B)", d > 1 ? ", " : "", asc_dtype_name(d), asc_dtype_size(d));
@@ -135,6 +141,22 @@ static void write_json(FILE *f)
     asc_json_name_map(f, asc_cond_name, 0, ASC_COND_COUNT, NULL);
     fprintf(f, "},\n  \"rnds\": {");
     asc_json_name_map(f, asc_rnd_name, 0, ASC_RND_COUNT, NULL);
+    fprintf(f, "},\n  \"cvps\": {");
+    for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
+        fprintf(f, "%s", c ? ", " : "");
+        json_str(f, asc_cvp_name(c));
+        fprintf(f, ": {\"value\": %u, \"src\": ", c);
+        json_str(f, asc_dtype_name(asc_cvp_src(c)));
+        fprintf(f, ", \"dst\": ");
+        json_str(f, asc_dtype_name(asc_cvp_dst(c)));
+        fprintf(f, ", \"rnds\": [");
+        for (unsigned r = 0, n = 0; r < ASC_RND_COUNT; r++)
+            if (asc_cvp_rnd_ok(c, r)) {
+                fprintf(f, "%s", n++ ? ", " : "");
+                json_str(f, asc_rnd_name(r));
+            }
+        fprintf(f, "]}");
+    }
     fprintf(f, "},\n  \"config_layouts\": {\n");
     for (int l = 1; l < ASC_CFG_COUNT; l++) {
         fprintf(f, "    ");

@@ -69,6 +69,7 @@ typedef union VBuf {
     uint8_t u8[256];
     uint16_t u16[128];
     uint32_t u32[64];
+    uint64_t u64[32];
 } VBuf;
 
 static bool lane_on(const uint64_t m[2], uint32_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
@@ -110,6 +111,8 @@ static inline int64_t load_i(const VBuf *b, AscDtype dt, uint32_t i)
     case ASC_DT_S16: return (int16_t)b->u16[i];
     case ASC_DT_U16: return b->u16[i];
     case ASC_DT_S32: return (int32_t)b->u32[i];
+    case ASC_DT_S64:
+    case ASC_DT_U64: return (int64_t)b->u64[i];
     default: return b->u32[i];
     }
 }
@@ -119,6 +122,7 @@ static inline void store_i(VBuf *b, AscDtype dt, uint32_t i, int64_t v)
     switch (asc_dtype_size(dt)) {
     case 1: b->u8[i] = (uint8_t)v; break;
     case 2: b->u16[i] = (uint16_t)v; break;
+    case 8: b->u64[i] = (uint64_t)v; break;
     default: b->u32[i] = (uint32_t)v; break;
     }
 }
@@ -640,7 +644,21 @@ static void vsem_VBRCB(const VRepeat *v)
     for (uint32_t i = 0; i < v->lanes; i++) memcpy(v->d->u8 + i * v->size, v->a->u8 + (i / epb) * v->size, v->size);
 }
 
-/* vconv: src type dt, dst type dto, rounded by rnd */
+/* s64 -> double rounded to odd (53 bits: exact up to 2^53, else the dropped bits folded into the
+ * last one), so one more rounding to f32 (24 bits) under any mode is the correct rounding of v */
+static double s64_to_f64_odd(int64_t v)
+{
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (m < (1ull << 53)) return (double)v;
+    int shift = 64 - __builtin_clzll(m) - 53;
+    uint64_t kept = m >> shift;
+    if (m & ((1ull << shift) - 1)) kept |= 1;
+    double d = ldexp((double)kept, shift);
+    return v < 0 ? -d : d;
+}
+
+/* vconv: src type dt, dst type dto, rounded by rnd; float -> integer and integer -> narrower
+ * integer saturate (Ascend C precision_conversion.md: "overflow saturates by default"), NaN -> 0 */
 static void vsem_VCONV(const VRepeat *v)
 {
     AscDtype st = v->dt, dt = v->dto;
@@ -648,21 +666,24 @@ static void vsem_VCONV(const VRepeat *v)
     const VBuf *a = v->a;
     VBuf *d = v->d;
     for (uint32_t i = 0; i < v->lanes; i++) {
-        double x = asc_dtype_is_float(st) ? (double)load_f(a, st, i) : (double)load_i(a, st, i);
+        double x = asc_dtype_is_float(st) ? (double)load_f(a, st, i)
+                   : st == ASC_DT_S64     ? s64_to_f64_odd(load_i(a, st, i))
+                                          : (double)load_i(a, st, i);
         switch (dt) {
         case ASC_DT_F32: {
             float r;
             if (st == ASC_DT_F32)
                 r = (float)asc_round_integral(x, rnd);
-            else if (st == ASC_DT_S32)
+            else if (st == ASC_DT_S32 || st == ASC_DT_S64)
                 r = asc_f64_to_f32_rnd(x, rnd);
             else
-                r = (float)x; /* f16/bf16 -> f32 exact */
+                r = (float)x; /* f16/bf16/s16 -> f32 exact */
             memcpy(&d->u32[i], &r, 4);
             break;
         }
         case ASC_DT_F16: d->u16[i] = asc_f32_to_f16_rnd((float)x, rnd); break; /* (float)x exact here */
         case ASC_DT_BF16: d->u16[i] = asc_f32_to_bf16_rnd((float)x, rnd); break;
+        case ASC_DT_S64: d->u64[i] = (uint64_t)asc_float_to_int_sat(x, rnd, INT64_MIN, INT64_MAX); break;
         case ASC_DT_S32: d->u32[i] = (uint32_t)asc_float_to_int_sat(x, rnd, INT32_MIN, INT32_MAX); break;
         case ASC_DT_S16: d->u16[i] = (uint16_t)asc_float_to_int_sat(x, rnd, INT16_MIN, INT16_MAX); break;
         case ASC_DT_S8: d->u8[i] = (uint8_t)asc_float_to_int_sat(x, rnd, INT8_MIN, INT8_MAX); break;
@@ -1012,6 +1033,10 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
 {
     const VFamInfo *fi = &vfam_info[fam];
     VShape shape = (VShape)fi->shape;
+    if (fam == VF_VCONV && asc_insn_has_field(q->in.op, ASC_FK_CVP)) { /* vconv.x: the types of its pair */
+        dt0 = (AscDtype)asc_cvp_src(q->in.cvp);
+        dt1 = (AscDtype)asc_cvp_dst(q->in.cvp);
+    }
     if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
                               asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");

@@ -91,6 +91,13 @@ typedef enum AscRnd {
     ASC_RND_COUNT
 } AscRnd;
 
+typedef enum AscCvp {
+#define ASC_CVP(id, name, val, src, dst, rnd) ASC_CVP_##id = val,
+#include "asc_enums.def"
+#undef ASC_CVP
+    ASC_CVP_COUNT
+} AscCvp;
+
 typedef enum AscLat {
 #define ASC_LAT(id, key, what) ASC_LAT_##id,
 #include "asc_enums.def"
@@ -196,7 +203,7 @@ typedef struct AscCfgField {
 typedef struct AscInsn {
     uint16_t op; /* AscOp */
     uint8_t rd, rs1, rs2, rs3;
-    uint8_t spr, psrc, pdst, pipe, event, cond, rnd, mode, xid;
+    uint8_t spr, psrc, pdst, pipe, event, cond, rnd, mode, xid, cvp;
     uint8_t hw;      /* chunk shift in bits: 0, 16, 32, 48 */
     int32_t imm;     /* IMM (signed) or UIMM */
     int32_t off;     /* branch offset in bytes */
@@ -223,6 +230,17 @@ const char *asc_rnd_name(unsigned rnd);
  * when op has no rounding field.  asc_insn_rnds writes the legal names, comma-separated. */
 bool asc_insn_rnd_ok(unsigned op, unsigned rnd);
 void asc_insn_rnds(unsigned op, char *buf, size_t size);
+/* vconv.x type pairs (asc_enums.def ASC_CVP): name, source and destination types, and whether
+ * the pair takes rounding mode rnd; asc_cvp_rnds as asc_insn_rnds.  An instruction's own
+ * rounding check, by its pair when it has one: asc_rnd_ok. */
+const char *asc_cvp_name(unsigned cvp);
+unsigned asc_cvp_src(unsigned cvp);
+unsigned asc_cvp_dst(unsigned cvp);
+bool asc_cvp_rnd_ok(unsigned cvp, unsigned rnd);
+void asc_cvp_rnds(unsigned cvp, char *buf, size_t size);
+int asc_cvp_lookup(const char *name, size_t len);
+bool asc_insn_has_field(unsigned op, unsigned kind);
+bool asc_rnd_ok(const AscInsn *in);
 const char *asc_lat_key(unsigned lat);
 const char *asc_cfg_layout_name(unsigned layout);
 

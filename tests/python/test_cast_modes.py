@@ -28,10 +28,13 @@ DAV_C220 = {
     ("s32", "f32"): (NONE,) + DIR, ("f16", "s8"): (NONE,) + DIR, ("f16", "u8"): (NONE,) + DIR,
     ("s8", "f16"): (NONE,), ("u8", "f16"): (NONE,), ("bf16", "f32"): (NONE,), ("f32", "bf16"): DIR,
     ("f16", "s16"): DIR, ("s16", "f16"): (NONE,) + DIR, ("f32", "f32"): DIR,
+    # the pairs of vconv.x (one row, a pair operand)
+    ("bf16", "s32"): DIR, ("f32", "s16"): DIR, ("f32", "s64"): DIR, ("s16", "f32"): (NONE,),
+    ("s32", "s16"): (NONE,), ("s32", "s64"): (NONE,), ("s64", "f32"): DIR, ("s64", "s32"): (NONE,),
 }
 
 NP = {"f16": np.float16, "f32": np.float32, "s32": np.int32, "s16": np.int16, "s8": np.int8, "u8": np.uint8,
-      "bf16": np.uint16}
+      "bf16": np.uint16, "s64": np.int64}
 SIZES = (1, 37, 1001)
 
 
@@ -39,7 +42,9 @@ def test_isa_table_is_dav_c220s():
     from pyasc.language.enums import RND_ISA
     by_name = {v: k for k, v in RND_ISA.items()}
     have = {tuple(m.split(".")): tuple(sorted(by_name[r] for r in isa.rnds(f"vconv.{m}")))
-            for m in isa.variants("vconv")}
+            for m in isa.variants("vconv") if m != "x"}
+    have.update({tuple(k.split(".")): tuple(sorted(by_name[r] for r in v["rnds"])) for k, v in isa.cvps().items()})
+    assert set(have) == set(DAV_C220)          # no pair the card lacks, none of its pairs missing
     for pair, modes in DAV_C220.items():
         assert have.get(pair) == tuple(sorted(modes)), pair
 
@@ -65,12 +70,42 @@ def _round_integral(x, mode):
 
 
 def _to_int(x, mode, dt):
-    """float -> integer: rounded by mode, saturated to dt's range, NaN -> 0."""
+    """float -> integer: rounded by mode, saturated to dt's range, NaN -> 0 (integer sources:
+    saturated, exactly)."""
     info = np.iinfo(dt)
+    if x.dtype.kind in "iu":
+        return np.clip(x.astype(np.int64), info.min, info.max).astype(dt)
     with np.errstate(invalid="ignore"):
         r = _round_integral(x.astype(np.float64), mode)
-        r = np.where(np.isnan(r), 0, np.clip(r, info.min, info.max))
-    return r.astype(dt)
+        big = r >= float(info.max)                  # float(2^63 - 1) is 2^63: compare before converting
+        small = r <= float(info.min)
+        r = np.where(np.isnan(r) | big | small, 0, r).astype(dt)
+    return np.where(big, info.max, np.where(small, info.min, r)).astype(dt)
+
+
+def _int_to_f32(v, mode):
+    """int64 -> float32, exactly rounded (Python integers: float64 cannot hold every int64)."""
+    out = np.empty(len(v), np.float32)
+    for i, x in enumerate(int(t) for t in v):
+        m = abs(x)
+        e = max(m.bit_length() - 24, 0)
+        step = 1 << e
+        lo = (m >> e) << e
+        rem = m - lo
+        if rem == 0:
+            mag = lo
+        elif mode in (NONE, RINT):
+            mag = lo + step if 2 * rem > step or (2 * rem == step and (lo >> e) & 1) else lo
+        elif mode == ROUND:
+            mag = lo + step if 2 * rem >= step else lo
+        elif mode == TRUNC:
+            mag = lo
+        elif mode == FLOOR:
+            mag = lo if x > 0 else lo + step
+        else:
+            mag = lo + step if x > 0 else lo
+        out[i] = np.float32(float(-mag if x < 0 else mag))
+    return out
 
 
 def _bits(a):
@@ -132,8 +167,10 @@ def model(x, s, d, mode):
         x = _bf16_to_f32(x)
     if d == "bf16":
         return _to_bf16(x, mode)
-    if d in ("s32", "s16", "s8", "u8"):
+    if d in ("s64", "s32", "s16", "s8", "u8"):
         return _to_int(x, mode, NP[d])
+    if s == "s64":
+        return _int_to_f32(x, mode)
     if s == d == "f32":
         with np.errstate(invalid="ignore"):
             return _round_integral(x.astype(np.float64), mode).astype(np.float32)
@@ -146,20 +183,28 @@ def _inputs(s, d, n):
     """Specials first (halfway cases both signs, saturation, NaN, inf, -0, subnormals, the f16
     overflow edge), then random values spread over the destination's range with fractions."""
     rng = np.random.default_rng(hash((s, d, n)) & 0xffff)
-    if s in ("s8", "u8", "s16", "s32"):
+    if s in ("s8", "u8", "s16", "s32", "s64"):
         info = np.iinfo(NP[s])
-        sp = [0, 1, -1, info.max, info.min, 2049, 2051, -2049, -2051, 4097, 4099]
-        if s == "s32":
+        sp = [0, 1, -1, int(info.max), int(info.min), 2049, 2051, -2049, -2051, 4097, 4099, 32767, -32768, 32768,
+              -32769]
+        if s in ("s32", "s64"):
             sp += [2 ** 24 + 1, 2 ** 24 + 3, -(2 ** 24 + 1), -(2 ** 24 + 3), 2 ** 31 - 1, -2 ** 31, 2 ** 25 + 2]
+        if s == "s64":
+            sp += [2 ** 31, -2 ** 31 - 1, 2 ** 40 + 2 ** 16, 2 ** 40 + 3 * 2 ** 16, -(2 ** 40 + 2 ** 16),
+                   2 ** 60 + 2 ** 36, 2 ** 60 + 2 ** 36 + 1, -(2 ** 60 + 2 ** 36 + 1), 2 ** 53 + 1, 2 ** 62 + 2 ** 38]
         sp = [v for v in sp if info.min <= v <= info.max]
-        rnd = rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64)
+        rnd = rng.integers(info.min, info.max, n, dtype=np.int64, endpoint=True)
+        if s == "s64":                              # every magnitude, not only ~2^63
+            rnd = rnd >> rng.integers(0, 63, n)
         return np.concatenate([np.array(sp, np.int64), rnd])[:n].astype(NP[s])
     half = [0.5, 1.5, 2.5, 3.5, -0.5, -1.5, -2.5, -3.5, 0.25, 0.75, -0.75, 1.25, -1.25, 0.0, -0.0,
             np.nan, np.inf, -np.inf, 7.0, -7.0]
-    if d in ("s32", "s16", "s8", "u8"):
+    if d in ("s64", "s32", "s16", "s8", "u8"):
         info = np.iinfo(NP[d])
         big = [info.max + 0.5, info.min - 0.5, info.max * 4.0, info.min * 4.0 - 8, 126.5, 127.5, 128.5,
                -128.5, -129.5, 254.5, 255.5, 256.5, 65504.0, -65504.0, 3e9, -3e9, 2.0 ** 31, -2.0 ** 31]
+        if d == "s64":
+            big += [2.0 ** 63, -2.0 ** 63, 2.0 ** 62 * 3, -1e19, 1e19, 2.0 ** 53 + 2, 9.2e18]
         lim = float(min(info.max, 60000)) * 1.25
         rnd = np.round(rng.uniform(-lim, lim, n) * 4) / 4
     else:
@@ -173,7 +218,7 @@ def _inputs(s, d, n):
         with np.errstate(over="ignore"):
             f = v.astype(np.float32)
         return (f.view(np.uint32) >> 16).astype(np.uint16)     # exactly representable bf16 values
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         return v.astype(NP[s])
 
 
@@ -230,7 +275,7 @@ ILLEGAL = [(s, d, m) for (s, d), modes in DAV_C220.items() for m in ALL if m not
 @pytest.mark.parametrize("s,d,mode", ILLEGAL, ids=[f"{s}-{d}-{m.name}" for s, d, m in ILLEGAL])
 def test_cast_mode_rejected(s, d, mode):
     names = {"f16": "float16", "f32": "float32", "s32": "int32", "s16": "int16", "s8": "int8", "u8": "uint8",
-             "bf16": "bfloat16"}
+             "bf16": "bfloat16", "s64": "int64"}
     allowed = ", ".join(m.name for m in ALL if m in DAV_C220[(s, d)])
     with pytest.raises(asc.CompileError) as e:
         _run(s, d, mode, 37)

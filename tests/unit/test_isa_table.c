@@ -91,6 +91,7 @@ static int64_t field_value(const AscField *fd, uint64_t *s)
     }
     case ASC_FK_COND: return (int64_t)(rng(s) % ASC_COND_COUNT);
     case ASC_FK_RND: return (int64_t)(rng(s) % ASC_RND_COUNT);
+    case ASC_FK_CVP: return (int64_t)(rng(s) % ASC_CVP_COUNT);
     case ASC_FK_MODE: return (int64_t)(rng(s) % 3);
     default: break;
     }
@@ -113,7 +114,7 @@ START_TEST(encode_decode_identity)
             in.op = (uint16_t)op;
             for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)asc_insn_info[op].fmt); k++)
                 asc_insn_set(&in, (AscFieldKind)f->fields[k].kind, field_value(&f->fields[k], &s));
-            while (!asc_insn_rnd_ok((unsigned)op, in.rnd)) in.rnd = (uint8_t)((in.rnd + 1) % ASC_RND_COUNT);
+            while (!asc_rnd_ok(&in)) in.rnd = (uint8_t)((in.rnd + 1) % ASC_RND_COUNT);
             uint32_t w, w2;
             ck_assert_msg(asc_encode(&in, &w), "%s: encode failed", asc_insn_info[op].mnemonic);
             const char *why = NULL;

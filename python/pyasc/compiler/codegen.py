@@ -141,6 +141,8 @@ class _Lin:
                 tail.append(("cfg", op.attrs["layout"], op.attrs["cfg"]))
             if "cond" in op.attrs:
                 tail.append(op.attrs["cond"])
+            if "cvp" in op.attrs:          # vconv.x's type pair, before its rounding mode
+                tail.append(op.attrs["cvp"])
             if "rnd" in op.attrs:
                 tail.append(op.attrs["rnd"])
             self.emit(mn, ops + tail, loc)

@@ -39,6 +39,11 @@ def rnds(mnem: str) -> list[str]:
     return list(mnemonics()[mnem].get("rnds", []))
 
 
+def cvps() -> dict:
+    """vconv.x's type pairs: "src.dst" -> {"value", "src", "dst", "rnds"} (ASC_CVP of asc_enums.def)."""
+    return table().get("cvps", {})
+
+
 def pipe_of(mnem: str) -> str:
     return mnemonics()[mnem]["pipe"]
 

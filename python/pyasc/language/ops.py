@@ -468,14 +468,18 @@ def cast(dst, src, round_mode, *rest, _b, **kwargs):
     b = _b
     _need_local(b, "cast", dst)
     _need_local(b, "cast", src, "source")
-    mnem = f"vconv.{src.dtype.isa}.{dst.dtype.isa}"
-    if not isa.has(mnem):
-        have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv"))
+    pair = f"{src.dtype.isa}.{dst.dtype.isa}"
+    mnem = f"vconv.{pair}"
+    if isa.has(mnem):
+        legal, extra = isa.rnds(mnem), {}
+    elif pair in isa.cvps():       # the pairs without a row of their own: vconv.x with a pair operand
+        mnem, legal, extra = "vconv.x", isa.cvps()[pair]["rnds"], {"cvp": pair}
+    else:
+        have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv") + list(isa.cvps()) if v != "x")
         raise b.error(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
                    f"(vconv has {have})")
-    rnd = _cast_rnd(b, "cast", f"from {src.dtype.name} to {dst.dtype.name}", round_mode, isa.rnds(mnem))
+    extra["rnd"] = _cast_rnd(b, "cast", f"from {src.dtype.name} to {dst.dtype.name}", round_mode, legal)
     count, mask, rt, p = _split_form(b, "cast", rest, kwargs, UnaryRepeatParams)
-    extra = {"rnd": rnd}
     big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
     if count is not None:
         lanes = 256 // big.sizeof()
