@@ -234,10 +234,23 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         asc_insn_set(&o->in, k, v);
         break;
     case ASC_FK_CVP:
-        list_names(all, sizeof all, asc_cvp_name, ASC_CVP_COUNT);
-        if (!parse_name(j, lx, "vconv.x type pair", asc_cvp_lookup, all, &v)) return false;
+    {
+        Tok pt = lx->t;
+        unsigned op = (unsigned)(ii - asc_insn_info);
+        all[0] = '\0';
+        for (unsigned c = 0, used = 0; c < ASC_CVP_COUNT; c++) /* this instruction's pairs */
+            if (asc_cvp_op(c) == op && used < sizeof all)
+                used += (unsigned)snprintf(all + used, sizeof all - used, "%s%s", used ? ", " : "", asc_cvp_name(c));
+        if (!parse_name(j, lx, "type pair", asc_cvp_lookup, all, &v)) return false;
+        if (asc_cvp_op((unsigned)v) != op) {
+            char msg[260], buf[64];
+            snprintf(msg, sizeof msg, "%s takes %s", ii->mnemonic, all);
+            job_err(j, ASC_DIAG_BAD_OPERAND, tok_loc(j, &pt), "type pair", tok_str(&pt, buf, sizeof buf), msg);
+            return false;
+        }
         asc_insn_set(&o->in, k, v);
         break;
+    }
     case ASC_FK_COND:
         list_names(all, sizeof all, asc_cond_name, ASC_COND_COUNT);
         if (!parse_name(j, lx, "condition", asc_cond_lookup, all, &v)) return false;

@@ -75,11 +75,11 @@ static void write_md(FILE *f)
     for (unsigned c = 0; c < ASC_COND_COUNT; c++) fprintf(f, "%s`%s` = %u", c ? ", " : "", asc_cond_name(c), c);
     fprintf(f, "\n- vconv rounding: ");
     for (unsigned r = 0; r < ASC_RND_COUNT; r++) fprintf(f, "%s`%s` = %u", r ? ", " : "", asc_rnd_name(r), r);
-    fprintf(f, "\n- vconv.x type pairs (source.destination: rounding modes): ");
+    fprintf(f, "\n- type pairs of vconv.x and cvt (source.destination = value: instruction; rounding modes): ");
     for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
         char r[64];
         asc_cvp_rnds(c, r, sizeof r);
-        fprintf(f, "%s`%s` = %u (%s)", c ? ", " : "", asc_cvp_name(c), c, r);
+        fprintf(f, "%s`%s` = %u (%s; %s)", c ? ", " : "", asc_cvp_name(c), c, asc_insn_info[asc_cvp_op(c)].mnemonic, r);
     }
     fprintf(f, "\n- element types: ");
     for (unsigned d = 1; d < ASC_DT_COUNT; d++)
@@ -145,7 +145,9 @@ static void write_json(FILE *f)
     for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
         fprintf(f, "%s", c ? ", " : "");
         json_str(f, asc_cvp_name(c));
-        fprintf(f, ": {\"value\": %u, \"src\": ", c);
+        fprintf(f, ": {\"value\": %u, \"op\": ", c);
+        json_str(f, asc_insn_info[asc_cvp_op(c)].mnemonic);
+        fprintf(f, ", \"src\": ");
         json_str(f, asc_dtype_name(asc_cvp_src(c)));
         fprintf(f, ", \"dst\": ");
         json_str(f, asc_dtype_name(asc_cvp_dst(c)));

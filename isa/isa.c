@@ -97,9 +97,10 @@ static const char *const rnds[ASC_RND_COUNT] = {
 static const struct {
     const char *name;
     uint8_t src, dst;
+    uint16_t op;
     uint32_t rnd;
 } cvps[ASC_CVP_COUNT] = {
-#define ASC_CVP(id, name, val, src, dst, rnd) [val] = {name, ASC_DT_##src, ASC_DT_##dst, rnd},
+#define ASC_CVP(id, name, val, op, src, dst, rnd) [val] = {name, ASC_DT_##src, ASC_DT_##dst, ASC_OP_##op, rnd},
 #include "asc_enums.def"
 #undef ASC_CVP
 };
@@ -127,6 +128,7 @@ const char *asc_rnd_name(unsigned r) { return r < ASC_RND_COUNT ? rnds[r] : NULL
 const char *asc_cvp_name(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].name : NULL; }
 unsigned asc_cvp_src(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].src : ASC_DT_NONE; }
 unsigned asc_cvp_dst(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].dst : ASC_DT_NONE; }
+unsigned asc_cvp_op(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].op : ASC_OP_INVALID; }
 const char *asc_lat_key(unsigned lat) { return lat < ASC_LAT_COUNT ? lat_keys[lat] : NULL; }
 const char *asc_cfg_layout_name(unsigned l) { return l < ASC_CFG_COUNT ? cfg_layout_names[l] : NULL; }
 
@@ -189,10 +191,8 @@ bool asc_insn_has_field(unsigned op, unsigned kind)
 
 static bool flags_take(uint32_t fl, unsigned rnd)
 {
-    if (rnd >= ASC_RND_COUNT) return false;
-    if (rnd == ASC_RND_NONE) return (fl & F_RNDNONE) != 0;
-    if (rnd == ASC_RND_ODD) return (fl & F_RNDODD) != 0;
-    return (fl & F_RNDDIR) != 0;
+    _Static_assert(ASC_RND_NONE == 0 && ASC_RND_ODD == 6 && F_RNDODD == F_RNDNONE << 6, "F_RND* follow ASC_RND");
+    return rnd < ASC_RND_COUNT && ((fl >> rnd) & F_RNDNONE) != 0;
 }
 
 static void list_rnds(uint32_t fl, char *buf, size_t size)
@@ -375,7 +375,9 @@ bool asc_decode(uint32_t word, AscInsn *out, const char **why)
         else if (k == ASC_FK_RND && !asc_rnd_name((unsigned)v))
             bad = "rounding field names no rounding mode";
         else if (k == ASC_FK_CVP && !asc_cvp_name((unsigned)v))
-            bad = "pair field names no vconv.x type pair";
+            bad = "pair field names no conversion type pair";
+        else if (k == ASC_FK_CVP && asc_cvp_op((unsigned)v) != (unsigned)op)
+            bad = "type pair is not one this instruction takes (docs/isa.md)";
         else if (k == ASC_FK_RND && !asc_rnd_ok(&in))
             bad = "rounding mode is not one this instruction takes (docs/isa.md)";
         else if (k == ASC_FK_MODE && v > 2)

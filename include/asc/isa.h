@@ -92,7 +92,7 @@ typedef enum AscRnd {
 } AscRnd;
 
 typedef enum AscCvp {
-#define ASC_CVP(id, name, val, src, dst, rnd) ASC_CVP_##id = val,
+#define ASC_CVP(id, name, val, op, src, dst, rnd) ASC_CVP_##id = val,
 #include "asc_enums.def"
 #undef ASC_CVP
     ASC_CVP_COUNT
@@ -140,9 +140,14 @@ enum {
     /* Rounding modes a format-R3R instruction takes (Ascend C Cast on dav_c220: the RoundMode
      * cases of cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h;
      * a mode outside them is rejected by the assembler and the decoder) */
-    F_RNDNONE = 1u << 10, /* none */
-    F_RNDDIR = 1u << 11,  /* rint, floor, ceil, round, trunc */
-    F_RNDODD = 1u << 12   /* odd */
+    F_RNDNONE = 1u << 10, /* one bit per mode: bit 10 + the mode's ASC_RND value */
+    F_RNDRINT = 1u << 11,
+    F_RNDFLOOR = 1u << 12,
+    F_RNDCEIL = 1u << 13,
+    F_RNDROUND = 1u << 14,
+    F_RNDTRUNC = 1u << 15,
+    F_RNDODD = 1u << 16,
+    F_RNDDIR = F_RNDRINT | F_RNDFLOOR | F_RNDCEIL | F_RNDROUND | F_RNDTRUNC
 };
 
 #define ASC_OPCODE_SHIFT 24
@@ -230,12 +235,14 @@ const char *asc_rnd_name(unsigned rnd);
  * when op has no rounding field.  asc_insn_rnds writes the legal names, comma-separated. */
 bool asc_insn_rnd_ok(unsigned op, unsigned rnd);
 void asc_insn_rnds(unsigned op, char *buf, size_t size);
-/* vconv.x type pairs (asc_enums.def ASC_CVP): name, source and destination types, and whether
- * the pair takes rounding mode rnd; asc_cvp_rnds as asc_insn_rnds.  An instruction's own
+/* Type pairs of the pair-operand conversions vconv.x and cvt (asc_enums.def ASC_CVP): name,
+ * source and destination types, the instruction that takes it (asc_cvp_op), and whether the pair
+ * takes rounding mode rnd; asc_cvp_rnds as asc_insn_rnds.  An instruction's own
  * rounding check, by its pair when it has one: asc_rnd_ok. */
 const char *asc_cvp_name(unsigned cvp);
 unsigned asc_cvp_src(unsigned cvp);
 unsigned asc_cvp_dst(unsigned cvp);
+unsigned asc_cvp_op(unsigned cvp);
 bool asc_cvp_rnd_ok(unsigned cvp, unsigned rnd);
 void asc_cvp_rnds(unsigned cvp, char *buf, size_t size);
 int asc_cvp_lookup(const char *name, size_t len);

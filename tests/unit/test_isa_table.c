@@ -114,6 +114,8 @@ START_TEST(encode_decode_identity)
             in.op = (uint16_t)op;
             for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)asc_insn_info[op].fmt); k++)
                 asc_insn_set(&in, (AscFieldKind)f->fields[k].kind, field_value(&f->fields[k], &s));
+            while (asc_insn_has_field((unsigned)op, ASC_FK_CVP) && asc_cvp_op(in.cvp) != (unsigned)op)
+                in.cvp = (uint8_t)((in.cvp + 1) % ASC_CVP_COUNT);
             while (!asc_rnd_ok(&in)) in.rnd = (uint8_t)((in.rnd + 1) % ASC_RND_COUNT);
             uint32_t w, w2;
             ck_assert_msg(asc_encode(&in, &w), "%s: encode failed", asc_insn_info[op].mnemonic);
@@ -134,7 +136,9 @@ START_TEST(encode_decode_identity)
 END_TEST
 
 /* Every instruction with a rounding field takes some mode (its F_RND* flags), and the decoder
- * refuses the others: vconv.f16.f32 (exact) takes none only, cvt.f32.s32 no none and no odd. */
+ * refuses the others: vconv.f16.f32 (exact) takes none only; cvt's pair f32.s32 takes rint, floor,
+ * ceil and round (ScalarCast, kernel_scalar.h CastF322S32Impl), f32.f16 odd only; a pair of
+ * another instruction is refused. */
 START_TEST(rounding_modes_per_instruction)
 {
     for (int op = 1; op < ASC_OP_COUNT; op++) {
@@ -150,7 +154,16 @@ START_TEST(rounding_modes_per_instruction)
     ck_assert_str_eq(why, "rounding mode is not one this instruction takes (docs/isa.md)");
     in.rnd = ASC_RND_NONE;
     ck_assert(asc_encode(&in, &w) && asc_decode(w, &out, &why));
-    ck_assert(!asc_insn_rnd_ok(ASC_OP_CVT_F32_S32, ASC_RND_NONE) && !asc_insn_rnd_ok(ASC_OP_CVT_F32_S32, ASC_RND_ODD));
+    ck_assert(!asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_NONE) && !asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_TRUNC));
+    ck_assert(asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_ROUND) && !asc_cvp_rnd_ok(ASC_CVP_F32_F16, ASC_RND_RINT));
+    AscInsn c = {.op = ASC_OP_CVT, .rd = 1, .rs1 = 2, .cvp = ASC_CVP_S64_F32, .rnd = ASC_RND_RINT};
+    ck_assert(asc_encode(&c, &w));
+    ck_assert(!asc_decode(w, &out, &why));
+    ck_assert_str_eq(why, "type pair is not one this instruction takes (docs/isa.md)");
+    c.cvp = ASC_CVP_F32_F16;
+    ck_assert(asc_encode(&c, &w) && !asc_decode(w, &out, &why));
+    c.rnd = ASC_RND_ODD;
+    ck_assert(asc_encode(&c, &w) && asc_decode(w, &out, &why));
     ck_assert(asc_insn_rnd_ok(ASC_OP_VCONV_F32_F16, ASC_RND_ODD) && !asc_insn_rnd_ok(ASC_OP_VCONV_S32_F32, ASC_RND_ODD));
     char buf[64];
     asc_insn_rnds(ASC_OP_VCONV_S16_F16, buf, sizeof buf);
