@@ -26,3 +26,28 @@ def k_cast_mode(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int
         asc.cast(d, a, mode, n)
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
     asc.data_copy(zg, d, nd)
+
+
+@asc.jit
+def k_cast_strided(x: asc.GlobalAddress, z: asc.GlobalAddress, ns: asc.ConstExpr[int], nd: asc.ConstExpr[int],
+                   mode: asc.ConstExpr[int], m0: asc.ConstExpr[int], m1: asc.ConstExpr[int],
+                   rt: asc.ConstExpr[int], dblk: asc.ConstExpr[int], sblk: asc.ConstExpr[int],
+                   drep: asc.ConstExpr[int], srep: asc.ConstExpr[int], sbf: asc.ConstExpr[bool]):
+    """the mask / repeat_times / UnaryRepeatParams form of asc.cast: z's UB image (loaded from z) gets
+    the converted lanes the mask selects, at the strided addresses (sbf: x holds bfloat16 bits)"""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, ns)
+    d = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, nd)
+    asc.data_copy(a, xg, ns)
+    asc.data_copy(d, zg, nd)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    p = asc.UnaryRepeatParams(dblk, sblk, drep, srep)
+    if sbf:
+        asc.cast(d, a.reinterpret_cast(asc.bfloat16), mode, [m0, m1], rt, p)
+    else:
+        asc.cast(d, a, mode, [m0, m1], rt, p)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, d, nd)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import asc
-from kernels_cast_modes import k_cast_mode
+from kernels_cast_modes import k_cast_mode, k_cast_strided
 from pyasc.compiler import isa
 
 NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD = (asc.RoundMode.CAST_NONE, asc.RoundMode.CAST_RINT,
@@ -288,3 +288,41 @@ def test_cast_mode_rejected(s, d, mode):
 def test_round_mode_must_be_a_round_mode():
     with pytest.raises(asc.CompileError, match="round_mode must be an asc.RoundMode"):
         _run("f32", "f16", 9, 1)
+
+
+STRIDED = [("f32", "s64", FLOOR), ("s64", "f32", ROUND), ("s32", "s16", NONE), ("s16", "f32", NONE),
+           ("bf16", "s32", TRUNC), ("f32", "f16", ODD), ("f16", "s8", CEIL)]
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("s,d,mode", STRIDED, ids=[f"{s}-{d}-{m.name}" for s, d, m in STRIDED])
+@pytest.mark.parametrize("rt,dblk,sblk,drep,srep", [(3, 1, 2, 9, 17), (2, 2, 1, 17, 10), (1, 1, 1, 8, 8)])
+def test_cast_mask_repeat_form(s, d, mode, rt, dblk, sblk, drep, srep):
+    """lanes per repeat = 256 / the wider size; lane i of repeat r at base + r*rep*32 + (i / per
+    block)*blk*32 + (i % per block)*size for each operand (docs/isa.md); masked-off lanes and
+    every byte no lane addresses keep their old value"""
+    ss, ds = np.dtype(NP[s]).itemsize, np.dtype(NP[d]).itemsize
+    lanes = 256 // max(ss, ds)
+    rng = np.random.default_rng(rt * 7 + dblk)
+    m = [int(v) for v in rng.integers(0, 2 ** 63, 2)]
+    m[0] |= 1                                   # lane 0 always on
+    if lanes <= 64:
+        m[1] = 0
+
+    def span(size, blk, rep):
+        per = 32 // size
+        return ((rt - 1) * rep * 32 + ((lanes - 1) // per) * blk * 32 + 32) // size
+
+    ns, nd = _pad(span(ss, sblk, srep), NP[s]), _pad(span(ds, dblk, drep), NP[d])
+    x = _inputs(s, d, ns)
+    z = np.full(nd, SENTINEL.get(d, 7), NP[d])
+    want = z.copy()
+    k_cast_strided[1](x, z, ns, nd, int(mode), m[0], m[1], rt, dblk, sblk, drep, srep, s == "bf16")
+    src_i, dst_i = [], []
+    for r in range(rt):
+        for i in range(lanes):
+            if (m[i // 64] >> (i % 64)) & 1:
+                src_i.append((r * srep * 32 + (i // (32 // ss)) * sblk * 32) // ss + i % (32 // ss))
+                dst_i.append((r * drep * 32 + (i // (32 // ds)) * dblk * 32) // ds + i % (32 // ds))
+    want[dst_i] = model(x[src_i], s, d, mode)
+    assert _same(z, want), f"{s}->{d} {mode.name}: {np.flatnonzero(z != want)[:8]}"
