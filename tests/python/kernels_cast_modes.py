@@ -51,3 +51,24 @@ def k_cast_strided(x: asc.GlobalAddress, z: asc.GlobalAddress, ns: asc.ConstExpr
         asc.cast(d, a, mode, [m0, m1], rt, p)
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
     asc.data_copy(zg, d, nd)
+
+
+@asc.jit
+def k_cast_deq_b8(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], nx: asc.ConstExpr[int],
+                  scale: asc.ConstExpr[float], offset: asc.ConstExpr[int], sign: asc.ConstExpr[bool],
+                  half: asc.ConstExpr[bool]):
+    """z (int8 / uint8, loaded first) = cast_deq of n int16 elements of x after
+    set_deq_scale(scale, offset, sign), is_vec_deq=False"""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(asc.int16, asc.TPosition.VECIN, 0, nx)
+    d = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, 2 * nx)
+    asc.data_copy(a, xg, nx)
+    asc.data_copy(d, zg, 2 * nx)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.set_deq_scale(scale, offset, sign)
+    asc.cast_deq(d, a, n, is_vec_deq=False, half_block=half)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, d, 2 * nx)

@@ -472,11 +472,12 @@ def cast(dst, src, round_mode, *rest, _b, **kwargs):
     mnem = f"vconv.{pair}"
     if isa.has(mnem):
         legal, extra = isa.rnds(mnem), {}
-    elif isa.cvps().get(pair, {}).get("op") == "vconv.x":     # pairs without a row: vconv.x's pair operand
+    elif isa.cvps().get(pair, {}).get("op") == "vconv.x" and pair == "{src}.{dst}".format(**isa.cvps()[pair]):
         mnem, legal, extra = "vconv.x", isa.cvps()[pair]["rnds"], {"cvp": pair}
     else:
         have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv") if v != "x")
-        have += "".join(f", {k.replace('.', '->')}" for k, v in isa.cvps().items() if v["op"] == "vconv.x")
+        have += "".join(f", {k.replace('.', '->')}" for k, v in isa.cvps().items()
+                        if v["op"] == "vconv.x" and k == f"{v['src']}.{v['dst']}")     # not CastDequant's
         raise b.error(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
                    f"(vconv has {have})")
     extra["rnd"] = _cast_rnd(b, "cast", f"from {src.dtype.name} to {dst.dtype.name}", round_mode, legal)
