@@ -233,16 +233,49 @@ static bool parse_field(Job *j, Lex *lx, const AscField *fd, const AscInsnInfo *
         if (!parse_name(j, lx, "pipe", asc_pipe_lookup, pipe_list, &v)) return false;
         asc_insn_set(&o->in, k, v);
         break;
+    case ASC_FK_CVP:
+    {
+        Tok pt = lx->t;
+        unsigned op = (unsigned)(ii - asc_insn_info);
+        all[0] = '\0';
+        for (unsigned c = 0, used = 0; c < ASC_CVP_COUNT; c++) /* this instruction's pairs */
+            if (asc_cvp_op(c) == op && used < sizeof all)
+                used += (unsigned)snprintf(all + used, sizeof all - used, "%s%s", used ? ", " : "", asc_cvp_name(c));
+        if (!parse_name(j, lx, "type pair", asc_cvp_lookup, all, &v)) return false;
+        if (asc_cvp_op((unsigned)v) != op) {
+            char msg[260], buf[64];
+            snprintf(msg, sizeof msg, "%s takes %s", ii->mnemonic, all);
+            job_err(j, ASC_DIAG_BAD_OPERAND, tok_loc(j, &pt), "type pair", tok_str(&pt, buf, sizeof buf), msg);
+            return false;
+        }
+        asc_insn_set(&o->in, k, v);
+        break;
+    }
     case ASC_FK_COND:
         list_names(all, sizeof all, asc_cond_name, ASC_COND_COUNT);
         if (!parse_name(j, lx, "condition", asc_cond_lookup, all, &v)) return false;
         asc_insn_set(&o->in, k, v);
         break;
-    case ASC_FK_RND:
+    case ASC_FK_RND: {
+        Tok rt = lx->t;
+        unsigned op = (unsigned)(ii - asc_insn_info);
         list_names(all, sizeof all, asc_rnd_name, ASC_RND_COUNT);
         if (!parse_name(j, lx, "rounding mode", asc_rnd_lookup, all, &v)) return false;
+        AscInsn t = o->in;
+        t.rnd = (uint8_t)v;
+        if (!asc_rnd_ok(&t)) {
+            char msg[400], what[64];
+            bool pair = asc_insn_has_field(op, ASC_FK_CVP);
+            if (pair) asc_cvp_rnds(t.cvp, all, sizeof all);
+            else asc_insn_rnds(op, all, sizeof all);
+            snprintf(what, sizeof what, "%s%s%s", ii->mnemonic, pair ? " " : "", pair ? asc_cvp_name(t.cvp) : "");
+            snprintf(msg, sizeof msg, "%s takes %s (Ascend C Cast on dav_c220; docs/isa.md)", what, all);
+            job_err(j, ASC_DIAG_BAD_OPERAND, tok_loc(j, &rt), "rounding mode", asc_rnd_name((unsigned)v), msg);
+            return false;
+        }
         asc_insn_set(&o->in, k, v);
         break;
+    }
     case ASC_FK_OFF: {
         if (!parse_expr(lx, &x)) return false;
         if (x.fwd && j->pass == 1) break;

@@ -14,6 +14,13 @@
 
 static void json_str(FILE *f, const char *s) { asc_json_put(f, s, true); }
 
+/* a rounding field whose modes are the row's own (vconv.x's are its pair's) */
+static bool has_rnd(const AscInsnInfo *ii)
+{
+    unsigned op = (unsigned)(ii - asc_insn_info);
+    return asc_insn_has_field(op, ASC_FK_RND) && !asc_insn_has_field(op, ASC_FK_CVP);
+}
+
 static const char *core_kinds(uint32_t flags)
 {
     if ((flags & K_BOTH) == K_BOTH) return "aiv, aic";
@@ -68,6 +75,12 @@ static void write_md(FILE *f)
     for (unsigned c = 0; c < ASC_COND_COUNT; c++) fprintf(f, "%s`%s` = %u", c ? ", " : "", asc_cond_name(c), c);
     fprintf(f, "\n- vconv rounding: ");
     for (unsigned r = 0; r < ASC_RND_COUNT; r++) fprintf(f, "%s`%s` = %u", r ? ", " : "", asc_rnd_name(r), r);
+    fprintf(f, "\n- type pairs of vconv.x and cvt (source.destination = value: instruction; rounding modes): ");
+    for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
+        char r[64];
+        asc_cvp_rnds(c, r, sizeof r);
+        fprintf(f, "%s`%s` = %u (%s; %s)", c ? ", " : "", asc_cvp_name(c), c, asc_insn_info[asc_cvp_op(c)].mnemonic, r);
+    }
     fprintf(f, "\n- element types: ");
     for (unsigned d = 1; d < ASC_DT_COUNT; d++)
         fprintf(f, "%s`%s` (%u B)", d > 1 ? ", " : "", asc_dtype_name(d), asc_dtype_size(d));
@@ -101,9 +114,15 @@ static void write_md(FILE *f)
         char pipe[16];
         pipe_text(ii, pipe, sizeof pipe);
         const char *syn = asc_fmt_info[ii->fmt].syntax;
-        fprintf(f, "| `%s` | 0x%02X | `%s%s%s` | %s | %s | %s | %s | %s |\n", ii->mnemonic, ii->opcode, ii->mnemonic,
+        char rnds[96] = "";
+        if (has_rnd(ii)) {
+            char r[64];
+            asc_insn_rnds((unsigned)op, r, sizeof r);
+            snprintf(rnds, sizeof rnds, "; rnd: %s", r);
+        }
+        fprintf(f, "| `%s` | 0x%02X | `%s%s%s` | %s | %s | %s | %s | %s%s |\n", ii->mnemonic, ii->opcode, ii->mnemonic,
                 syn[0] ? " " : "", syn, pipe, asc_lat_key(ii->lat)[0] ? asc_lat_key(ii->lat) : "-",
-                core_kinds(ii->flags), ii->cfg ? asc_cfg_layout_name(ii->cfg) : "-", ii->semantics);
+                core_kinds(ii->flags), ii->cfg ? asc_cfg_layout_name(ii->cfg) : "-", ii->semantics, rnds);
     }
     fprintf(f, "\n%d instructions.\n", ASC_OP_COUNT - 1);
 }
@@ -122,6 +141,24 @@ static void write_json(FILE *f)
     asc_json_name_map(f, asc_cond_name, 0, ASC_COND_COUNT, NULL);
     fprintf(f, "},\n  \"rnds\": {");
     asc_json_name_map(f, asc_rnd_name, 0, ASC_RND_COUNT, NULL);
+    fprintf(f, "},\n  \"cvps\": {");
+    for (unsigned c = 0; c < ASC_CVP_COUNT; c++) {
+        fprintf(f, "%s", c ? ", " : "");
+        json_str(f, asc_cvp_name(c));
+        fprintf(f, ": {\"value\": %u, \"op\": ", c);
+        json_str(f, asc_insn_info[asc_cvp_op(c)].mnemonic);
+        fprintf(f, ", \"src\": ");
+        json_str(f, asc_dtype_name(asc_cvp_src(c)));
+        fprintf(f, ", \"dst\": ");
+        json_str(f, asc_dtype_name(asc_cvp_dst(c)));
+        fprintf(f, ", \"rnds\": [");
+        for (unsigned r = 0, n = 0; r < ASC_RND_COUNT; r++)
+            if (asc_cvp_rnd_ok(c, r)) {
+                fprintf(f, "%s", n++ ? ", " : "");
+                json_str(f, asc_rnd_name(r));
+            }
+        fprintf(f, "]}");
+    }
     fprintf(f, "},\n  \"config_layouts\": {\n");
     for (int l = 1; l < ASC_CFG_COUNT; l++) {
         fprintf(f, "    ");
@@ -180,6 +217,15 @@ static void write_json(FILE *f)
         fprintf(f, ", \"aiv\": %s, \"aic\": %s, \"semantics\": ", (ii->flags & K_AIV) ? "true" : "false",
                 (ii->flags & K_AIC) ? "true" : "false");
         json_str(f, ii->semantics);
+        if (has_rnd(ii)) {
+            fprintf(f, ", \"rnds\": [");
+            for (unsigned r = 0, n = 0; r < ASC_RND_COUNT; r++)
+                if (asc_insn_rnd_ok((unsigned)op, r)) {
+                    fprintf(f, "%s", n++ ? ", " : "");
+                    json_str(f, asc_rnd_name(r));
+                }
+            fprintf(f, "]");
+        }
         fprintf(f, "}%s\n", op + 1 < ASC_OP_COUNT ? "," : "");
     }
     fprintf(f, "  ]\n}\n");

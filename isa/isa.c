@@ -94,6 +94,16 @@ static const char *const rnds[ASC_RND_COUNT] = {
 #include "asc_enums.def"
 #undef ASC_RND
 };
+static const struct {
+    const char *name;
+    uint8_t src, dst;
+    uint16_t op;
+    uint32_t rnd;
+} cvps[ASC_CVP_COUNT] = {
+#define ASC_CVP(id, name, val, op, src, dst, rnd) [val] = {name, ASC_DT_##src, ASC_DT_##dst, ASC_OP_##op, rnd},
+#include "asc_enums.def"
+#undef ASC_CVP
+};
 static const char *const lat_keys[ASC_LAT_COUNT] = {
 #define ASC_LAT(id, key, what) [ASC_LAT_##id] = key,
 #include "asc_enums.def"
@@ -115,6 +125,10 @@ const char *asc_spr_name(unsigned spr) { return spr < ASC_SPR_COUNT ? sprs[spr].
 bool asc_spr_writable(unsigned spr) { return spr < ASC_SPR_COUNT && sprs[spr].writable; }
 const char *asc_cond_name(unsigned c) { return c < ASC_COND_COUNT ? conds[c] : NULL; }
 const char *asc_rnd_name(unsigned r) { return r < ASC_RND_COUNT ? rnds[r] : NULL; }
+const char *asc_cvp_name(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].name : NULL; }
+unsigned asc_cvp_src(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].src : ASC_DT_NONE; }
+unsigned asc_cvp_dst(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].dst : ASC_DT_NONE; }
+unsigned asc_cvp_op(unsigned c) { return c < ASC_CVP_COUNT ? cvps[c].op : ASC_OP_INVALID; }
 const char *asc_lat_key(unsigned lat) { return lat < ASC_LAT_COUNT ? lat_keys[lat] : NULL; }
 const char *asc_cfg_layout_name(unsigned l) { return l < ASC_CFG_COUNT ? cfg_layout_names[l] : NULL; }
 
@@ -153,11 +167,62 @@ int asc_cond_lookup(const char *s, size_t len)
         if (name_eq(conds[i], s, len)) return i;
     return -1;
 }
+int asc_cvp_lookup(const char *s, size_t len)
+{
+    for (int i = 0; i < ASC_CVP_COUNT; i++)
+        if (name_eq(cvps[i].name, s, len)) return i;
+    return -1;
+}
 int asc_rnd_lookup(const char *s, size_t len)
 {
     for (int i = 0; i < ASC_RND_COUNT; i++)
         if (name_eq(rnds[i], s, len)) return i;
     return -1;
+}
+
+bool asc_insn_has_field(unsigned op, unsigned kind)
+{
+    if (op >= ASC_OP_COUNT) return false;
+    const AscFmtInfo *f = &asc_fmt_info[asc_insn_info[op].fmt];
+    for (unsigned i = 0; i < asc_fmt_nfields((AscFmt)asc_insn_info[op].fmt); i++)
+        if (f->fields[i].kind == kind) return true;
+    return false;
+}
+
+static bool flags_take(uint32_t fl, unsigned rnd)
+{
+    _Static_assert(ASC_RND_NONE == 0 && ASC_RND_ODD == 6 && F_RNDODD == F_RNDNONE << 6, "F_RND* follow ASC_RND");
+    return rnd < ASC_RND_COUNT && ((fl >> rnd) & F_RNDNONE) != 0;
+}
+
+static void list_rnds(uint32_t fl, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size) buf[0] = '\0';
+    for (unsigned r = 0; r < ASC_RND_COUNT && used < size; r++)
+        if (flags_take(fl, r)) used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", rnds[r]);
+}
+
+bool asc_insn_rnd_ok(unsigned op, unsigned rnd)
+{
+    if (op >= ASC_OP_COUNT || rnd >= ASC_RND_COUNT) return false;
+    if (!asc_insn_has_field(op, ASC_FK_RND) || asc_insn_has_field(op, ASC_FK_CVP)) return true;
+    return flags_take(asc_insn_info[op].flags, rnd);
+}
+
+void asc_insn_rnds(unsigned op, char *buf, size_t size)
+{
+    list_rnds(op < ASC_OP_COUNT ? asc_insn_info[op].flags : 0, buf, size);
+}
+
+bool asc_cvp_rnd_ok(unsigned cvp, unsigned rnd) { return cvp < ASC_CVP_COUNT && flags_take(cvps[cvp].rnd, rnd); }
+
+void asc_cvp_rnds(unsigned cvp, char *buf, size_t size) { list_rnds(cvp < ASC_CVP_COUNT ? cvps[cvp].rnd : 0, buf, size); }
+
+bool asc_rnd_ok(const AscInsn *in)
+{
+    if (asc_insn_has_field(in->op, ASC_FK_CVP)) return asc_cvp_rnd_ok(in->cvp, in->rnd);
+    return asc_insn_rnd_ok(in->op, in->rnd);
 }
 
 /* ---- fields -------------------------------------------------------------- */
@@ -179,6 +244,7 @@ int64_t asc_insn_get(const AscInsn *in, AscFieldKind k)
     case ASC_FK_PIPE: return in->pipe;
     case ASC_FK_EVENT: return in->event;
     case ASC_FK_COND: return in->cond;
+    case ASC_FK_CVP: return in->cvp;
     case ASC_FK_RND: return in->rnd;
     case ASC_FK_MODE: return in->mode;
     case ASC_FK_XID: return in->xid;
@@ -204,6 +270,7 @@ void asc_insn_set(AscInsn *in, AscFieldKind k, int64_t v)
     case ASC_FK_PIPE: in->pipe = (uint8_t)v; break;
     case ASC_FK_EVENT: in->event = (uint8_t)v; break;
     case ASC_FK_COND: in->cond = (uint8_t)v; break;
+    case ASC_FK_CVP: in->cvp = (uint8_t)v; break;
     case ASC_FK_RND: in->rnd = (uint8_t)v; break;
     case ASC_FK_MODE: in->mode = (uint8_t)v; break;
     case ASC_FK_XID: in->xid = (uint8_t)v; break;
@@ -307,6 +374,12 @@ bool asc_decode(uint32_t word, AscInsn *out, const char **why)
             bad = "condition field names no condition";
         else if (k == ASC_FK_RND && !asc_rnd_name((unsigned)v))
             bad = "rounding field names no rounding mode";
+        else if (k == ASC_FK_CVP && !asc_cvp_name((unsigned)v))
+            bad = "pair field names no conversion type pair";
+        else if (k == ASC_FK_CVP && asc_cvp_op((unsigned)v) != (unsigned)op)
+            bad = "type pair is not one this instruction takes (docs/isa.md)";
+        else if (k == ASC_FK_RND && !asc_rnd_ok(&in))
+            bad = "rounding mode is not one this instruction takes (docs/isa.md)";
         else if (k == ASC_FK_MODE && v > 2)
             bad = "cross-core mode must be 0, 1 or 2";
         if (bad) {
@@ -345,6 +418,7 @@ static int print_field(const AscInsn *in, AscFieldKind k, char *buf, size_t size
     case ASC_FK_PDST:
     case ASC_FK_PIPE: return snprintf(buf, size, "%s", asc_pipe_name((unsigned)v));
     case ASC_FK_COND: return snprintf(buf, size, "%s", asc_cond_name((unsigned)v));
+    case ASC_FK_CVP: return snprintf(buf, size, "%s", asc_cvp_name((unsigned)v));
     case ASC_FK_RND: return snprintf(buf, size, "%s", asc_rnd_name((unsigned)v));
     case ASC_FK_EVENT:
     case ASC_FK_MODE:

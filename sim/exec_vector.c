@@ -54,7 +54,13 @@ typedef struct VOperand {
     uint32_t size;     /* element bytes */
     uint64_t blk_bytes, rep_bytes; /* LANES: blk*32, rep*32; ELEM: rep*size; GROUP: rep*group*size */
     uint32_t group;    /* GROUP: elements per repeat */
+    uint8_t half;      /* LANES of 1-byte lanes 16 per block, in bytes 0..15 (1) or 16..31 (2) of each
+                          block: the b8 results of vconv.x s16.b8l / s16.b8h; 0 otherwise */
 } VOperand;
+
+/* lanes of a LANES operand per 32 B block, and the byte of the block its lane 0 is at */
+static inline uint32_t op_epb(const VOperand *o) { return o->half ? 16 : 32 / o->size; }
+static inline uint32_t op_boff(const VOperand *o) { return o->half == 2 ? 16 : 0; }
 
 typedef struct VPlan {
     AscDtype dt, dto;  /* element type, and destination type of vconv */
@@ -70,6 +76,7 @@ typedef union VBuf {
     uint16_t u16[128];
     uint32_t u32[64];
     float f32[64];
+    uint64_t u64[32];
 } VBuf;
 
 static bool lane_on(const uint64_t m[2], uint32_t i) { return (m[i >> 6] >> (i & 63)) & 1; }
@@ -111,6 +118,8 @@ static inline int64_t load_i(const VBuf *b, AscDtype dt, uint32_t i)
     case ASC_DT_S16: return (int16_t)b->u16[i];
     case ASC_DT_U16: return b->u16[i];
     case ASC_DT_S32: return (int32_t)b->u32[i];
+    case ASC_DT_S64:
+    case ASC_DT_U64: return (int64_t)b->u64[i];
     default: return b->u32[i];
     }
 }
@@ -120,6 +129,7 @@ static inline void store_i(VBuf *b, AscDtype dt, uint32_t i, int64_t v)
     switch (asc_dtype_size(dt)) {
     case 1: b->u8[i] = (uint8_t)v; break;
     case 2: b->u16[i] = (uint16_t)v; break;
+    case 8: b->u64[i] = (uint64_t)v; break;
     default: b->u32[i] = (uint32_t)v; break;
     }
 }
@@ -149,7 +159,7 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
 {
     /* lane i at (i/epb)*blk + (i%epb)*size: per block, its first and last
      * active lane give the block's lowest and highest offset */
-    uint32_t epb = 32 / o->size, nblk = lanes / epb;
+    uint32_t epb = op_epb(o), nblk = lanes / epb;
     uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
     bool any = false;
     for (uint32_t k = 0; k < nblk; k++) {
@@ -157,7 +167,8 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
         uint64_t bits = (m[f >> 6] >> (f & 63)) & bmask;
         if (!bits) continue;
         uint64_t first = (uint64_t)__builtin_ctzll(bits), last = 63 - (uint64_t)__builtin_clzll(bits);
-        uint64_t l = k * o->blk_bytes + first * o->size, h = k * o->blk_bytes + (last + 1) * o->size;
+        uint64_t l = k * o->blk_bytes + op_boff(o) + first * o->size;
+        uint64_t h = k * o->blk_bytes + op_boff(o) + (last + 1) * o->size;
         if (!any || l < *lo) *lo = l;
         if (!any || h > *hi) *hi = h;
         any = true;
@@ -216,15 +227,15 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
 static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const uint64_t m[2], uint32_t lanes,
                          VBuf *b)
 {
-    uint32_t epb = 32 / o->size, nblk = lanes / epb;
+    uint32_t epb = op_epb(o), nblk = lanes / epb;
     uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
     for (uint32_t k = 0; k < nblk; k++) {
         uint32_t first = k * epb;
         uint64_t bits = (m[first >> 6] >> (first & 63)) & bmask;
         if (!bits) continue;
-        const uint8_t *src = ub + o->base + r * o->rep_bytes + k * o->blk_bytes;
+        const uint8_t *src = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(b->u8 + first * o->size, src, 32);
+            memcpy(b->u8 + first * o->size, src, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -236,15 +247,15 @@ static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const
 static void scatter_lanes(uint8_t *ub, const VOperand *o, uint32_t r, const uint64_t m[2], uint32_t lanes,
                           const VBuf *b)
 {
-    uint32_t epb = 32 / o->size, nblk = lanes / epb;
+    uint32_t epb = op_epb(o), nblk = lanes / epb;
     uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
     for (uint32_t k = 0; k < nblk; k++) {
         uint32_t first = k * epb;
         uint64_t bits = (m[first >> 6] >> (first & 63)) & bmask;
         if (!bits) continue;
-        uint8_t *dst = ub + o->base + r * o->rep_bytes + k * o->blk_bytes;
+        uint8_t *dst = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(dst, b->u8 + first * o->size, 32);
+            memcpy(dst, b->u8 + first * o->size, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -274,7 +285,7 @@ static void bank_operand(AscBankRepeat *br, const VPlan *p, const VOperand *o, u
 {
     switch ((VKind)o->kind) {
     case VK_LANES: {
-        uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
+        uint32_t epb = op_epb(o), nblk = p->lanes / epb;
         uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
         for (uint32_t k = 0; k < nblk; k++) {
             uint32_t first = k * epb;
@@ -377,6 +388,7 @@ typedef struct VRepeat {
     unsigned cond;         /* vcmp's condition */
     AscRnd rnd;            /* vconv's rounding */
     bool exp_fma;          /* vexp.f32 may take exp_lanes_fma (ctx->exp_fma) */
+    bool deq;              /* vconv.x s16.b8l/h: dst = sat(rint(src * scale + offset)), si = DEQSCALE */
 } VRepeat;
 
 typedef void VSemFn(const VRepeat *v);
@@ -797,29 +809,60 @@ static void vsem_VBRCB(const VRepeat *v)
     for (uint32_t i = 0; i < v->lanes; i++) memcpy(v->d->u8 + i * v->size, v->a->u8 + (i / epb) * v->size, v->size);
 }
 
-/* vconv: src type dt, dst type dto, rounded by rnd */
+/* s64 -> double rounded to odd (53 bits: exact up to 2^53, else the dropped bits folded into the
+ * last one), so one more rounding to f32 (24 bits) under any mode is the correct rounding of v */
+static double s64_to_f64_odd(int64_t v)
+{
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (m < (1ull << 53)) return (double)v;
+    int shift = 64 - __builtin_clzll(m) - 53;
+    uint64_t kept = m >> shift;
+    if (m & ((1ull << shift) - 1)) kept |= 1;
+    double d = ldexp((double)kept, shift);
+    return v < 0 ? -d : d;
+}
+
+/* vconv: src type dt, dst type dto, rounded by rnd; float -> integer and integer -> narrower
+ * integer saturate (Ascend C precision_conversion.md: "overflow saturates by default"), NaN -> 0 */
 static void vsem_VCONV(const VRepeat *v)
 {
     AscDtype st = v->dt, dt = v->dto;
     AscRnd rnd = v->rnd;
     const VBuf *a = v->a;
     VBuf *d = v->d;
+    if (v->deq) { /* CastDequant s16 -> b8 (DEQSCALE: f32 scale bits 31:0, offset bits 45:37, sign mode 46) */
+        uint32_t sb = (uint32_t)v->si;
+        float scale;
+        memcpy(&scale, &sb, 4);
+        int32_t off = (int32_t)(((uint64_t)v->si >> 37) & 0x1ff);
+        if (off & 0x100) off -= 0x200;
+        for (uint32_t i = 0; i < v->lanes; i++) {
+            volatile float t = (float)load_i(a, ASC_DT_S16, i) * scale; /* the f32 product, then the sum */
+            t = t + (float)off;
+            d->u8[i] = (uint8_t)(dt == ASC_DT_S8 ? asc_float_to_int_sat(t, ASC_RND_RINT, INT8_MIN, INT8_MAX)
+                                                 : asc_float_to_int_sat(t, ASC_RND_RINT, 0, UINT8_MAX));
+        }
+        return;
+    }
     for (uint32_t i = 0; i < v->lanes; i++) {
-        double x = asc_dtype_is_float(st) ? (double)load_f(a, st, i) : (double)load_i(a, st, i);
+        double x = asc_dtype_is_float(st) ? (double)load_f(a, st, i)
+                   : st == ASC_DT_S64     ? s64_to_f64_odd(load_i(a, st, i))
+                                          : (double)load_i(a, st, i);
         switch (dt) {
         case ASC_DT_F32: {
             float r;
             if (st == ASC_DT_F32)
                 r = (float)asc_round_integral(x, rnd);
-            else if (st == ASC_DT_S32)
+            else if (st == ASC_DT_S32 || st == ASC_DT_S64)
                 r = asc_f64_to_f32_rnd(x, rnd);
             else
-                r = (float)x; /* f16/bf16 -> f32 exact */
+                r = (float)x; /* f16/bf16/s16 -> f32 exact */
             memcpy(&d->u32[i], &r, 4);
             break;
         }
         case ASC_DT_F16: d->u16[i] = asc_f32_to_f16_rnd((float)x, rnd); break; /* (float)x exact here */
         case ASC_DT_BF16: d->u16[i] = asc_f32_to_bf16_rnd((float)x, rnd); break;
+        case ASC_DT_S64: d->u64[i] = (uint64_t)asc_float_to_int_sat(x, rnd, INT64_MIN, INT64_MAX); break;
         case ASC_DT_S32: d->u32[i] = (uint32_t)asc_float_to_int_sat(x, rnd, INT32_MIN, INT32_MAX); break;
         case ASC_DT_S16: d->u16[i] = (uint16_t)asc_float_to_int_sat(x, rnd, INT16_MIN, INT16_MAX); break;
         case ASC_DT_S8: d->u8[i] = (uint8_t)asc_float_to_int_sat(x, rnd, INT8_MIN, INT8_MAX); break;
@@ -952,6 +995,7 @@ typedef struct VJob {
     int64_t si;
     unsigned cond;
     AscRnd rnd;
+    bool deq;           /* vconv.x s16.b8l/h (VRepeat.deq) */
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
     bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
@@ -962,7 +1006,7 @@ typedef struct VJob {
 static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] == want[0] && m[1] == want[1]; }
 
 /* The lanes of one repeat fill 256 B at one address: one copy. */
-static bool contiguous(const VOperand *o) { return o->kind == VK_LANES && o->blk_bytes == 32; }
+static bool contiguous(const VOperand *o) { return o->kind == VK_LANES && o->blk_bytes == 32 && !o->half; }
 
 /* Gathers, computes and stores every repeat (the invariants at the top:
  * sources of a repeat are read before its destination is written). */
@@ -973,7 +1017,7 @@ static void vec_data(uint8_t *ub, const VJob *j)
     const VOperand *dst = &p->op[OP_DST];
     VBuf a, b, c, d;
     VRepeat v = {.dt = p->dt, .dto = p->dto, .lanes = p->lanes, .size = j->size, .a = &a, .b = &b, .c = &c, .d = &d,
-                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma};
+                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma, .deq = j->deq};
     uint64_t all[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     /* sources that are LANES operands with every lane active need no zeroing
      * (every byte of their buffer is gathered) */
@@ -1135,7 +1179,7 @@ static void vec_account(AscExecCtx *ctx, const VPlan *p, bool flops, AscExecStat
                 uniform = false;
                 break;
             }
-            uint32_t epb = 32 / o->size, nblk = p->lanes / epb;
+            uint32_t epb = op_epb(o), nblk = p->lanes / epb;
             uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
             for (uint32_t b = 0; b < nblk; b++) {
                 uint32_t f = b * epb;
@@ -1276,6 +1320,13 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
 {
     const VFamInfo *fi = &vfam_info[fam];
     VShape shape = (VShape)fi->shape;
+    bool deq = false;
+    if (fam == VF_VCONV && asc_insn_has_field(q->in.op, ASC_FK_CVP)) { /* vconv.x: the types of its pair */
+        dt0 = (AscDtype)asc_cvp_src(q->in.cvp);
+        dt1 = (AscDtype)asc_cvp_dst(q->in.cvp);
+        deq = q->in.cvp == ASC_CVP_S16_B8L || q->in.cvp == ASC_CVP_S16_B8H;
+        if (deq && !((q->deqscale >> 46) & 1)) dt1 = ASC_DT_U8; /* sign mode 0: uint8 results */
+    }
     if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
                               asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");
@@ -1333,6 +1384,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     case VS_CONV:
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
+        if (deq) dst->half = q->in.cvp == ASC_CVP_S16_B8H ? 2 : 1;
         set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
         if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
@@ -1429,6 +1481,10 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     j.cond = q->in.cond;
     j.rnd = (AscRnd)q->in.rnd;
     if (fam == VF_VEXP) j.exp_fma = exp_fma_usable(ctx);
+    if (deq) {
+        j.deq = true;
+        j.si = (int64_t)q->deqscale;
+    }
     if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
         j.cmpreg = true;

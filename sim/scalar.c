@@ -114,14 +114,19 @@ static inline bool alu(AscExecCtx *ctx, const AscInsn *in)
     case ASC_OP_POPC: r = (uint64_t)__builtin_popcountll(a); break;
     case ASC_OP_CLS: r = (uint64_t)__builtin_clrsbll(sa); break;
     case ASC_OP_SFF1: r = a ? (uint64_t)__builtin_ctzll(a) : UINT64_MAX; break;
-    case ASC_OP_CVT_F32_S32: { /* ScalarCast<float, int32_t, mode> (conv_f322s32r/f/c/a) */
+    case ASC_OP_CVT: { /* ScalarCast<float, int32_t / half, mode> (kernel_scalar.h: conv_f322s32r/f/c/a, conv_f322f16o) */
         uint32_t bits = (uint32_t)a;
         float f;
         memcpy(&f, &bits, 4);
-        AscRnd rnd = (AscRnd)in->rnd;
-        if (rnd == ASC_RND_NONE || rnd == ASC_RND_ODD)
-            return xfail(ctx, ASC_FAULT_ILLEGAL, "cvt.f32.s32 needs a rounding mode rint, floor, ceil, round or trunc");
-        r = (uint64_t)asc_float_to_int_sat((double)f, rnd, INT32_MIN, INT32_MAX);
+        AscRnd rnd = (AscRnd)in->rnd; /* a mode the pair takes: the decoder checked it */
+        if (in->cvp == ASC_CVP_F32_F16) { /* the f16 value, widened exactly back to f32 bits */
+            float h = asc_f16_to_f32(asc_f32_to_f16_rnd(f, rnd));
+            uint32_t hb;
+            memcpy(&hb, &h, 4);
+            r = hb;
+        } else {
+            r = (uint64_t)asc_float_to_int_sat((double)f, rnd, INT32_MIN, INT32_MAX);
+        }
         break;
     }
     case ASC_OP_ADDI: r = a + imm; break;

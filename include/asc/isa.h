@@ -91,6 +91,13 @@ typedef enum AscRnd {
     ASC_RND_COUNT
 } AscRnd;
 
+typedef enum AscCvp {
+#define ASC_CVP(id, name, val, op, src, dst, rnd) ASC_CVP_##id = val,
+#include "asc_enums.def"
+#undef ASC_CVP
+    ASC_CVP_COUNT
+} AscCvp;
+
 typedef enum AscLat {
 #define ASC_LAT(id, key, what) ASC_LAT_##id,
 #include "asc_enums.def"
@@ -129,7 +136,18 @@ enum {
     F_SYNC = 1u << 6,
     F_DMA = 1u << 7,
     F_VEC = 1u << 8,   /* vector instruction: mask, repeat, strides */
-    F_SPRW = 1u << 9
+    F_SPRW = 1u << 9,
+    /* Rounding modes a format-R3R instruction takes (Ascend C Cast on dav_c220: the RoundMode
+     * cases of cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h;
+     * a mode outside them is rejected by the assembler and the decoder) */
+    F_RNDNONE = 1u << 10, /* one bit per mode: bit 10 + the mode's ASC_RND value */
+    F_RNDRINT = 1u << 11,
+    F_RNDFLOOR = 1u << 12,
+    F_RNDCEIL = 1u << 13,
+    F_RNDROUND = 1u << 14,
+    F_RNDTRUNC = 1u << 15,
+    F_RNDODD = 1u << 16,
+    F_RNDDIR = F_RNDRINT | F_RNDFLOOR | F_RNDCEIL | F_RNDROUND | F_RNDTRUNC
 };
 
 #define ASC_OPCODE_SHIFT 24
@@ -190,7 +208,7 @@ typedef struct AscCfgField {
 typedef struct AscInsn {
     uint16_t op; /* AscOp */
     uint8_t rd, rs1, rs2, rs3;
-    uint8_t spr, psrc, pdst, pipe, event, cond, rnd, mode, xid;
+    uint8_t spr, psrc, pdst, pipe, event, cond, rnd, mode, xid, cvp;
     uint8_t hw;      /* chunk shift in bits: 0, 16, 32, 48 */
     int32_t imm;     /* IMM (signed) or UIMM */
     int32_t off;     /* branch offset in bytes */
@@ -213,6 +231,23 @@ const char *asc_spr_name(unsigned spr);
 bool asc_spr_writable(unsigned spr);
 const char *asc_cond_name(unsigned cond);
 const char *asc_rnd_name(unsigned rnd);
+/* Whether instruction `op` takes rounding mode `rnd` (its F_RND* flags); true for every mode
+ * when op has no rounding field.  asc_insn_rnds writes the legal names, comma-separated. */
+bool asc_insn_rnd_ok(unsigned op, unsigned rnd);
+void asc_insn_rnds(unsigned op, char *buf, size_t size);
+/* Type pairs of the pair-operand conversions vconv.x and cvt (asc_enums.def ASC_CVP): name,
+ * source and destination types, the instruction that takes it (asc_cvp_op), and whether the pair
+ * takes rounding mode rnd; asc_cvp_rnds as asc_insn_rnds.  An instruction's own
+ * rounding check, by its pair when it has one: asc_rnd_ok. */
+const char *asc_cvp_name(unsigned cvp);
+unsigned asc_cvp_src(unsigned cvp);
+unsigned asc_cvp_dst(unsigned cvp);
+unsigned asc_cvp_op(unsigned cvp);
+bool asc_cvp_rnd_ok(unsigned cvp, unsigned rnd);
+void asc_cvp_rnds(unsigned cvp, char *buf, size_t size);
+int asc_cvp_lookup(const char *name, size_t len);
+bool asc_insn_has_field(unsigned op, unsigned kind);
+bool asc_rnd_ok(const AscInsn *in);
 const char *asc_lat_key(unsigned lat);
 const char *asc_cfg_layout_name(unsigned layout);
 

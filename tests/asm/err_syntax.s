@@ -18,6 +18,11 @@
         bar q                           ; error: BAD_OPERAND
         vcmp.f16 x1, x2, x3, x4, less   ; error: BAD_OPERAND
         vconv.f32.f16 x1, x2, x3, up    ; error: BAD_OPERAND
+        vconv.f16.f32 x1, x2, x3, rint  ; error: BAD_OPERAND
+        cvt x1, x2, x3, f32.s32, trunc  ; error: BAD_OPERAND
+        cvt x1, x2, x3, s64.f32, rint   ; error: BAD_OPERAND
+        vconv.x x1, x2, x3, s32.s16, rint ; error: BAD_OPERAND
+        vconv.x x1, x2, x3, f16.f16, none ; error: BAD_OPERAND
         ld.d x1, 8 x2                   ; error: EXPECTED
         addi x1, x2, (1 + 2             ; error: EXPECTED
         addi x1, x2,                    ; error: EXPECTED

@@ -9,6 +9,7 @@
         vcmp.f32 x1, x2, x3, x4, ge     ; R4C   ; = 0xaf088648
         vconv.f32.f16 x1, x2, x3, rint  ; R3R   ; = 0xc1088640
         vconv.f16.f32 x1, x2, at, none          ; = 0xc008be00
+        vconv.x x1, x2, x3, s64.f32, floor ; R3RP ; = 0xfe088686
         addi x1, x2, -8192              ; RI    ; = 0x2008a000
         addi x1, x2, 8191                       ; = 0x20089fff
         slti x1, x2, -1                         ; = 0x2808bfff

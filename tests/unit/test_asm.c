@@ -158,6 +158,7 @@ static const int64_t *field_values(AscFieldKind k, const AscField *fd, int *n)
     case ASC_FK_EVENT: for (int i = 0; i < 8; i++) buf[c++] = i; break;
     case ASC_FK_COND: for (int i = 0; i < ASC_COND_COUNT; i++) buf[c++] = i; break;
     case ASC_FK_RND: for (int i = 0; i < ASC_RND_COUNT; i++) buf[c++] = i; break;
+    case ASC_FK_CVP: for (int i = 0; i < ASC_CVP_COUNT; i++) buf[c++] = i; break;
     case ASC_FK_MODE: buf[c++] = 0, buf[c++] = 1, buf[c++] = 2; break;
     case ASC_FK_XID: buf[c++] = 0, buf[c++] = 5, buf[c++] = 10; break;
     default: break;
@@ -217,6 +218,8 @@ START_TEST(every_instruction_print_parse_roundtrip)
                     if (ii->fmt == ASC_FMT_FLAG) in.pdst = (uint8_t)other;
                     if (nf) asc_insn_set(&in, (AscFieldKind)fi->fields[vary].kind, vals[vi]);
                     if (!target_accepts(&cfg, core, &in)) continue;
+                    if (asc_insn_has_field((unsigned)op, ASC_FK_CVP) && asc_cvp_op(in.cvp) != (unsigned)op) continue;
+                    if (!asc_rnd_ok(&in)) continue;
                     uint32_t w, w2;
                     ck_assert_msg(asc_encode(&in, &w), "%s does not encode", ii->mnemonic);
                     AscInsn back;

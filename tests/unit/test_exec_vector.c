@@ -318,6 +318,7 @@ static bool is_vector(AscOp op)
     return (ii->flags & F_VEC) && strcmp(ii->fam, "VTRANSPOSE") != 0 && strcmp(ii->fam, "VGATHER") != 0 &&
            strcmp(ii->fam, "VGATHERB") != 0 && strcmp(ii->fam, "CMPMASK") != 0 && /* CMPMASK: cmpmask_reg below */
            strcmp(ii->fam, "VDEQ") != 0 && /* VDEQ: tests/python/test_regmodes.py against numpy */
+           op != ASC_OP_VCONV_X && /* vconv.x (its types are its pair operand): tests/python/test_cast_modes.py */
            strcmp(ii->fam, "VADDDEQ") != 0 && /* vadddeqrelu: tests/python/test_add_deq_relu.py against numpy */
            strcmp(ii->fam, "VBITSORT") != 0 && strcmp(ii->fam, "VMRGSORT4") != 0 && /* and the sorts (test_exec_vsort.c) */
            strcmp(ii->fam, "VREDUCEV2") != 0 && /* vreducev2: tests/python/test_gather_mask.py */

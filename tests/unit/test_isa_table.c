@@ -91,6 +91,7 @@ static int64_t field_value(const AscField *fd, uint64_t *s)
     }
     case ASC_FK_COND: return (int64_t)(rng(s) % ASC_COND_COUNT);
     case ASC_FK_RND: return (int64_t)(rng(s) % ASC_RND_COUNT);
+    case ASC_FK_CVP: return (int64_t)(rng(s) % ASC_CVP_COUNT);
     case ASC_FK_MODE: return (int64_t)(rng(s) % 3);
     default: break;
     }
@@ -113,6 +114,9 @@ START_TEST(encode_decode_identity)
             in.op = (uint16_t)op;
             for (unsigned k = 0; k < asc_fmt_nfields((AscFmt)asc_insn_info[op].fmt); k++)
                 asc_insn_set(&in, (AscFieldKind)f->fields[k].kind, field_value(&f->fields[k], &s));
+            while (asc_insn_has_field((unsigned)op, ASC_FK_CVP) && asc_cvp_op(in.cvp) != (unsigned)op)
+                in.cvp = (uint8_t)((in.cvp + 1) % ASC_CVP_COUNT);
+            while (!asc_rnd_ok(&in)) in.rnd = (uint8_t)((in.rnd + 1) % ASC_RND_COUNT);
             uint32_t w, w2;
             ck_assert_msg(asc_encode(&in, &w), "%s: encode failed", asc_insn_info[op].mnemonic);
             const char *why = NULL;
@@ -128,6 +132,42 @@ START_TEST(encode_decode_identity)
             ck_assert_msg(strncmp(buf, asc_insn_info[op].mnemonic, strlen(asc_insn_info[op].mnemonic)) == 0, "%s", buf);
         }
     }
+}
+END_TEST
+
+/* Every instruction with a rounding field takes some mode (its F_RND* flags), and the decoder
+ * refuses the others: vconv.f16.f32 (exact) takes none only; cvt's pair f32.s32 takes rint, floor,
+ * ceil and round (ScalarCast, kernel_scalar.h CastF322S32Impl), f32.f16 odd only; a pair of
+ * another instruction is refused. */
+START_TEST(rounding_modes_per_instruction)
+{
+    for (int op = 1; op < ASC_OP_COUNT; op++) {
+        bool any = false;
+        for (unsigned r = 0; r < ASC_RND_COUNT; r++) any |= asc_insn_rnd_ok((unsigned)op, r);
+        ck_assert_msg(any, "%s takes no rounding mode", asc_insn_info[op].mnemonic);
+    }
+    AscInsn in = {.op = ASC_OP_VCONV_F16_F32, .rd = 1, .rs1 = 2, .rs2 = 3, .rnd = ASC_RND_RINT}, out;
+    uint32_t w;
+    const char *why = NULL;
+    ck_assert(asc_encode(&in, &w));
+    ck_assert(!asc_decode(w, &out, &why));
+    ck_assert_str_eq(why, "rounding mode is not one this instruction takes (docs/isa.md)");
+    in.rnd = ASC_RND_NONE;
+    ck_assert(asc_encode(&in, &w) && asc_decode(w, &out, &why));
+    ck_assert(!asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_NONE) && !asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_TRUNC));
+    ck_assert(asc_cvp_rnd_ok(ASC_CVP_F32_S32, ASC_RND_ROUND) && !asc_cvp_rnd_ok(ASC_CVP_F32_F16, ASC_RND_RINT));
+    AscInsn c = {.op = ASC_OP_CVT, .rd = 1, .rs1 = 2, .cvp = ASC_CVP_S64_F32, .rnd = ASC_RND_RINT};
+    ck_assert(asc_encode(&c, &w));
+    ck_assert(!asc_decode(w, &out, &why));
+    ck_assert_str_eq(why, "type pair is not one this instruction takes (docs/isa.md)");
+    c.cvp = ASC_CVP_F32_F16;
+    ck_assert(asc_encode(&c, &w) && !asc_decode(w, &out, &why));
+    c.rnd = ASC_RND_ODD;
+    ck_assert(asc_encode(&c, &w) && asc_decode(w, &out, &why));
+    ck_assert(asc_insn_rnd_ok(ASC_OP_VCONV_F32_F16, ASC_RND_ODD) && !asc_insn_rnd_ok(ASC_OP_VCONV_S32_F32, ASC_RND_ODD));
+    char buf[64];
+    asc_insn_rnds(ASC_OP_VCONV_S16_F16, buf, sizeof buf);
+    ck_assert_str_eq(buf, "none, rint, floor, ceil, round, trunc");
 }
 END_TEST
 
@@ -289,6 +329,7 @@ int main(void)
     tcase_add_test(tc, every_bit_accounted_for);
     tcase_add_test(tc, encode_decode_identity);
     tcase_add_test(tc, reserved_bits_rejected);
+    tcase_add_test(tc, rounding_modes_per_instruction);
     tcase_add_test(tc, encode_rejects_out_of_range);
     tcase_add_test(tc, print_canonical_forms);
     tcase_add_test(tc, config_register_layouts);

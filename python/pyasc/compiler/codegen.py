@@ -110,7 +110,8 @@ class _Lin:
                    "slt", "sge", "seq", "sne"):
             self.emit(n, [op.result] + op.args, loc)
         elif n == "sbit":       # scalar bit counts / cvt (language/ops.py scalar_*)
-            self.emit(op.attrs["mnem"], [op.result] + op.args + ([op.attrs["rnd"]] if "rnd" in op.attrs else []), loc)
+            tail = [op.attrs[k] for k in ("cvp", "rnd") if k in op.attrs]      # cvt: type pair, rounding
+            self.emit(op.attrs["mnem"], [op.result] + op.args + tail, loc)
         elif n == "mfspr":
             self.emit("mfspr", [op.result, op.attrs["spr"]], loc)
         elif n == "mtspr":
@@ -141,6 +142,8 @@ class _Lin:
                 tail.append(("cfg", op.attrs["layout"], op.attrs["cfg"]))
             if "cond" in op.attrs:
                 tail.append(op.attrs["cond"])
+            if "cvp" in op.attrs:          # vconv.x's type pair, before its rounding mode
+                tail.append(op.attrs["cvp"])
             if "rnd" in op.attrs:
                 tail.append(op.attrs["rnd"])
             self.emit(mn, ops + tail, loc)

@@ -33,6 +33,17 @@ def variants(base: str) -> list[str]:
     return [m.split(".", 1)[1] for m in mnemonics() if m.split(".", 1)[0] == base and "." in m]
 
 
+def rnds(mnem: str) -> list[str]:
+    """Rounding modes an instruction with a rounding field takes (its F_RND* flags in asc_isa.def,
+    Ascend C Cast's RoundMode cases on dav_c220); [] when it has no rounding field."""
+    return list(mnemonics()[mnem].get("rnds", []))
+
+
+def cvps() -> dict:
+    """vconv.x's type pairs: "src.dst" -> {"value", "src", "dst", "rnds"} (ASC_CVP of asc_enums.def)."""
+    return table().get("cvps", {})
+
+
 def pipe_of(mnem: str) -> str:
     return mnemonics()[mnem]["pipe"]
 

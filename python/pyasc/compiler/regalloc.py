@@ -28,7 +28,7 @@ _FP = abi.ALLOCATABLE[-1]     # the frame pointer: the last allocatable register
 _SLOTS = SPILL_FRAME_BYTES // 8
 _DEFS = {"li", "mov", "mfspr", "add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr", "sra",
          "min", "max", "slt", "sge", "seq", "sne", "addi", "andi", "ori", "xori", "shli", "shri", "srai",
-         "muli", "slti", "clz", "popc", "cls", "sff1", "cvt.f32.s32"}
+         "muli", "slti", "clz", "popc", "cls", "sff1", "cvt"}
 
 
 def defines(op: str) -> bool:

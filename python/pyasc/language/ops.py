@@ -446,18 +446,42 @@ reduce_max = _reduce("reduce_max", "vcmax")
 reduce_min = _reduce("reduce_min", "vcmin")
 
 
+_CAST_SRC = "cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h"
+
+
+def _cast_rnd(b, name, pair, round_mode, legal, where=None):
+    """The ISA name of round_mode, which must be one the instruction takes on dav_c220 (legal: its
+    isa.json "rnds", from the F_RND* flags of asc_isa.def; Ascend C CastIntrinsicsImpl asserts on the
+    other RoundMode cases and converts nothing)."""
+    rnd = RND_ISA.get(round_mode) if isinstance(round_mode, int) and not isinstance(round_mode, bool) else None
+    if rnd is None:
+        raise b.error(f"asc.{name}: round_mode must be an asc.RoundMode, got {round_mode!r}")
+    if rnd not in legal:
+        names = {v: k.name for k, v in RND_ISA.items()}
+        raise b.error(f"asc.{name} {pair} does not take {names[rnd]} on dav_c220: it takes "
+                      f"{', '.join(names[r] for r in legal)} ({where or 'Ascend C Cast, ' + _CAST_SRC})")
+    return rnd
+
+
 @intrinsic
 def cast(dst, src, round_mode, *rest, _b, **kwargs):
     b = _b
     _need_local(b, "cast", dst)
     _need_local(b, "cast", src, "source")
-    mnem = f"vconv.{src.dtype.isa}.{dst.dtype.isa}"
-    if not isa.has(mnem):
-        have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv"))
+    pair = f"{src.dtype.isa}.{dst.dtype.isa}"
+    mnem = f"vconv.{pair}"
+    if isa.has(mnem):
+        legal, extra = isa.rnds(mnem), {}
+    elif isa.cvps().get(pair, {}).get("op") == "vconv.x" and pair == "{src}.{dst}".format(**isa.cvps()[pair]):
+        mnem, legal, extra = "vconv.x", isa.cvps()[pair]["rnds"], {"cvp": pair}
+    else:
+        have = ", ".join(v.replace(".", "->") for v in isa.variants("vconv") if v != "x")
+        have += "".join(f", {k.replace('.', '->')}" for k, v in isa.cvps().items()
+                        if v["op"] == "vconv.x" and k == f"{v['src']}.{v['dst']}")     # not CastDequant's
         raise b.error(f"asc.cast from {src.dtype.name} to {dst.dtype.name} is not supported by the asc ISA "
                    f"(vconv has {have})")
+    extra["rnd"] = _cast_rnd(b, "cast", f"from {src.dtype.name} to {dst.dtype.name}", round_mode, legal)
     count, mask, rt, p = _split_form(b, "cast", rest, kwargs, UnaryRepeatParams)
-    extra = {"rnd": RND_ISA[round_mode]}
     big = dst.dtype if dst.dtype.sizeof() >= src.dtype.sizeof() else src.dtype
     if count is not None:
         lanes = 256 // big.sizeof()
@@ -1151,22 +1175,27 @@ def scalar_get_sff_value(value_in, count_value, *, _b):
 
 @intrinsic
 def scalar_cast(value_in, dtype, round_mode, *, _b):
-    """ScalarCast<float, int32_t, mode>: f32 -> s32 on the scalar unit (conv_f322s32r/f/c/a), saturating.
-    The f32 -> f16 form (conv_f322f16o) is not modelled: the scalar registers hold no f16 values here."""
+    """ScalarCast<float, int32_t / half, mode> on the scalar unit: the cvt row's type pairs f32.s32
+    (conv_f322s32r/f/c/a: CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND; saturating, NaN -> 0) and
+    f32.f16 (conv_f322f16o: CAST_ODD only; cannmirror/asc-devkit impl/basic_api/kernel_scalar.h
+    CastF322S32Impl / CastF322F16Impl).  Real pyasc's targets: asc.half / asc.float16 / asc.int32.
+    The f16 result is the f16 value held as a float32 scalar (the scalar registers hold no f16
+    values here): exact, so storing it into float16 memory or using it as a float16 operand is."""
     b = _b
-    if dtype is not dt.int32:
-        raise b.error(f"asc.scalar_cast to {getattr(dtype, 'name', dtype)} is not supported: only float -> int32 "
-                      "is modelled (the f32 -> f16 scalar conversion has no f16 scalar register here)")
-    rnd = RND_ISA.get(round_mode)
-    if rnd not in ("rint", "floor", "ceil", "round", "trunc"):
-        raise b.error("asc.scalar_cast: round_mode must be CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC")
+    pairs = {dt.int32: "f32.s32", dt.float16: "f32.f16"}
+    if dtype not in pairs:
+        raise b.error(f"asc.scalar_cast to {getattr(dtype, 'name', dtype)} is not supported: ScalarCast converts "
+                      "float to int32 or half (cannmirror/asc-devkit impl/basic_api/kernel_scalar.h)")
     if isinstance(value_in, RVal) and value_in.ty != "f32":
         raise b.error("asc.scalar_cast: the value must be a float")
     if not isinstance(value_in, (int, float, RVal)) or isinstance(value_in, bool):
         raise b.error(f"asc.scalar_cast: the value must be a float, got {tensor_type_name(value_in)}")
+    pair = pairs[dtype]
+    rnd = _cast_rnd(b, "scalar_cast", f"from float32 to {dtype.name}", round_mode, isa.cvps()[pair]["rnds"],
+                    where="ScalarCast, cannmirror/asc-devkit impl/basic_api/kernel_scalar.h")
     src = b.reg(float(value_in) if not isinstance(value_in, RVal) else value_in)
-    r = b.new_value()
-    b.emit(ir.Op("sbit", r, [src, src], {"mnem": "cvt.f32.s32", "rnd": rnd}))
+    r = b.new_value("f32" if dtype is dt.float16 else "i64")
+    b.emit(ir.Op("sbit", r, [src, src], {"mnem": "cvt", "cvp": pair, "rnd": rnd}))
     return RVal(b, r)
 
 

@@ -138,7 +138,7 @@ def make_deq(ops):
         """Real pyasc set_deq_scale(scale) (Ascend C SetDeqScale(half): the f16 bits of scale in
         DEQSCALE bits 15:0, read by cast_deq / s32 -> f16) or set_deq_scale(scale, offset,
         sign_mode) (MakeDeqScaleConfig: f32 scale bits 31:0, offset & 0x1ff in 45:37, sign mode
-        bit 46; only the s16 -> b8 CastDequant reads that form, which asc does not model)."""
+        bit 46; the s16 -> b8 CastDequant, cast_deq with is_vec_deq=False, reads that form)."""
         b = _b
         names = ("scale", "offset", "sign_mode")
         vals = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
@@ -166,18 +166,33 @@ def make_deq(ops):
         """Real pyasc cast_deq(dst, src, count | mask, repeat_times, repeat_params, ...): int32 ->
         float16 is dst = Cast(src * scale), scale the half of set_deq_scale(scale), rint
         (vconv_deq.s32.f16; Ascend C CastDeqImpl issues vconv_deq for 4-byte sources and ignores
-        is_vec_deq / half_block there).  int16 -> int8 / uint8 is not modelled."""
+        is_vec_deq / half_block there).  int16 -> int8 / uint8 with is_vec_deq=False is
+        dst = saturate(rint(src * scale + offset)) with set_deq_scale(scale, offset, sign_mode)'s
+        parameters (CastDeqIntrinsicsImpl: vconv_deqs162b8h / l = vconv.x s16.b8h / s16.b8l): the
+        16 results of each 32-byte source block fill the upper (half_block=True) or lower 16 bytes
+        of the matching destination block, whose other half keeps its bytes."""
         b = _b
-        kwargs.pop("is_vec_deq", None)
-        kwargs.pop("half_block", None)
+        rest = list(rest)
+        flags = []
+        while rest and isinstance(rest[-1], bool):   # positional is_set_mask / is_vec_deq / half_block
+            flags.insert(0, rest.pop())
+        names = ("is_vec_deq", "half_block") if len(rest) <= 1 else ("is_set_mask", "is_vec_deq", "half_block")
+        opts = {"is_vec_deq": True, "half_block": True}          # real pyasc's defaults
+        opts.update({k: v for k, v in zip(names, flags) if k in opts})
+        for k in list(opts):
+            if k in kwargs:
+                opts[k] = kwargs.pop(k)
         ops._need_local(b, "cast_deq", dst)
         ops._need_local(b, "cast_deq", src, "source")
+        if (src.dtype, dst.dtype) in ((dt.int16, dt.int8), (dt.int16, dt.uint8)):
+            if opts["is_vec_deq"]:
+                raise b.error("asc.cast_deq from int16 with is_vec_deq=True: vector dequantisation (16 scales in a "
+                              "128-byte UB table, set_deq_scale(vdeq, vdeq_info)) is not modelled; pass "
+                              "is_vec_deq=False to use set_deq_scale(scale, offset, sign_mode)")
+            return _cast_deq_b8(b, dst, src, rest, kwargs, bool(opts["half_block"]))
         if (src.dtype, dst.dtype) != (dt.int32, dt.float16):
-            raise b.error(f"asc.cast_deq from {src.dtype.name} to {dst.dtype.name}: only int32 -> float16 is modelled "
-                          f"(the int16 -> int8/uint8 dequantisation with offset and sign mode is not)")
-        rest = list(rest)
-        while rest and isinstance(rest[-1], bool):   # positional is_set_mask / is_vec_deq / half_block
-            rest.pop()
+            raise b.error(f"asc.cast_deq from {src.dtype.name} to {dst.dtype.name} is not supported: Ascend C "
+                          f"CastDequant converts int32 -> float16 and int16 -> int8 / uint8")
         count, mask, rt, p = ops._split_form(b, "cast_deq", rest, kwargs, UnaryRepeatParams)
         mnem = "vconv_deq.s32.f16"
         if count is not None:
@@ -187,5 +202,18 @@ def make_deq(ops):
         ops._emit_vec(b, "cast_deq", mnem, dst, [src], mask=mask, repeat_times=rt,
                       blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
                       dst_dtype=dt.int32)
+
+    def _cast_deq_b8(b, dst, src, rest, kwargs, half):
+        count, mask, rt, p = ops._split_form(b, "cast_deq", rest, kwargs, UnaryRepeatParams)
+        extra = {"cvp": "s16.b8h" if half else "s16.b8l", "rnd": "none"}
+        if count is not None:            # 128 lanes a repeat: 8 source blocks, 8 half destination blocks
+            dst_bytes = -(-count // 16) * 32 if is_static(count) else None
+            op = ops._emit_vec(b, "cast_deq", "vconv.x", dst, [src], count=count, extra=extra, rep=(8, 8, 8),
+                               dst_bytes=dst_bytes)
+            op.reads[0].nbytes = count * 2 if is_static(count) else None
+            return op
+        ops._emit_vec(b, "cast_deq", "vconv.x", dst, [src], mask=mask, repeat_times=rt, extra=extra,
+                      blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
+                      dst_dtype=dt.int16)
 
     return set_deq_scale, cast_deq
