@@ -5,7 +5,10 @@
     softmax) did not launch the group and read y's device memory before y was computed (zeros),
     and using it as an operand of a fused operator of the same size made it an input of the same
     kernel, read from GM before the kernel stored y: host/fusion.py materialize() now walks the
-    view's bases, and record() launches the group before such a view is read."""
+    view's bases, and record() launches the group before such a view is read.
+  * pyasc.distributed.all_reduce (in place) gave each tensor the result's allocation, so when the
+    tensor was a view of a larger one, the larger one and every other view of that memory kept
+    the old values: host/distributed.py now writes the sum into the tensor's own memory."""
 import numpy as np
 import pytest
 
@@ -63,3 +66,29 @@ def test_fuse_view_of_pending_on_a_queued_stream():
             v = y[3:]
         got = v.numpy()
     np.testing.assert_array_equal(got, (x + 1)[3:])
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+@pytest.mark.parametrize("world,n", [(2, 1), (3, 10), (4, 1001)])
+def test_all_reduce_in_place_updates_base_and_views(dt, world, n):
+    """pyasc.distributed.all_reduce is in place: a tensor that is a view of a larger one, the larger
+    one and every other view of that memory must see the sum (it used to take the result's
+    allocation, leaving the base and the other views with the old values)."""
+    pyasc.distributed.destroy_process_group() if pyasc.distributed.is_initialized() else None
+    pg = pyasc.distributed.init_process_group(backend="hccl", world_size=world, target="ascend910b")
+    try:
+        xs = [((np.arange(n) % 17 + 1) * (k + 1)).astype(dt) for k in range(world)]
+        big = [pg.from_numpy(x, k) for k, x in enumerate(xs)]
+        lo, hi = (1, n - 1) if n > 2 else (0, n)
+        parts = [b[lo:hi] for b in big]
+        views = [b[lo:] for b in big]
+        pyasc.distributed.all_reduce(parts)
+        want = np.sum(np.stack(xs), axis=0, dtype=dt)
+        for k in range(world):
+            np.testing.assert_array_equal(parts[k].numpy(), want[lo:hi])
+            full = xs[k].copy()
+            full[lo:hi] = want[lo:hi]
+            np.testing.assert_array_equal(big[k].numpy(), full)
+            np.testing.assert_array_equal(views[k].numpy(), full[lo:])
+    finally:
+        pyasc.distributed.destroy_process_group()

@@ -223,9 +223,11 @@ class ProcessGroup:
         else:
             chunks, pieces, ready = self._reduce_scatter(tensors, results, start)
             ends = self._all_gather_ring(results, chunks, pieces, ready, lambda r: r)
-        for t, r in zip(tensors, results):       # in place: the tensor takes the result's memory
-            t._alloc, t._offset = r._alloc, r._offset
-            t._base = r
+        for t, r in zip(tensors, results):
+            # in place, into the tensor's own memory: a tensor that is a view of a larger one (and
+            # every other view of that memory) sees the sum.  (Taking the result's allocation
+            # instead left the base tensor and earlier views with the old values, silently.)
+            t._flat()[...] = r._flat()
         return self._finish("all_reduce", t0.nbytes, start, ends, tensors)
 
     def reduce_scatter(self, tensors, op="sum"):
