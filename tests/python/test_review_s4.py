@@ -8,7 +8,10 @@
     view's bases, and record() launches the group before such a view is read.
   * pyasc.distributed.all_reduce (in place) gave each tensor the result's allocation, so when the
     tensor was a view of a larger one, the larger one and every other view of that memory kept
-    the old values: host/distributed.py now writes the sum into the tensor's own memory."""
+    the old values: host/distributed.py now writes the sum into the tensor's own memory.
+  * an operator queued on a created stream (not yet synchronised) that reads a tensor, followed by
+    an in-place all_reduce / broadcast of it, read the collective's result when it finally ran:
+    the in-place collectives now run the queued stream work first."""
 import numpy as np
 import pytest
 
@@ -90,5 +93,27 @@ def test_all_reduce_in_place_updates_base_and_views(dt, world, n):
             full[lo:hi] = want[lo:hi]
             np.testing.assert_array_equal(big[k].numpy(), full)
             np.testing.assert_array_equal(views[k].numpy(), full[lo:])
+    finally:
+        pyasc.distributed.destroy_process_group()
+
+
+@pytest.mark.parametrize("op", ["all_reduce", "broadcast"])
+def test_in_place_collective_after_a_queued_reader(op):
+    """An operator queued on a created stream that reads a tensor, then an in-place collective on
+    that tensor: the queued operator must see the tensor's value at the time it was called (it
+    used to run at the next synchronisation and read the collective's result)."""
+    pyasc.distributed.destroy_process_group() if pyasc.distributed.is_initialized() else None
+    pg = pyasc.distributed.init_process_group(backend="hccl", world_size=2, target="ascend910b")
+    try:
+        xs = [(np.arange(9) + 1 + 10 * k).astype(np.float32) for k in range(2)]
+        ts = [pg.from_numpy(x, k) for k, x in enumerate(xs)]
+        s = pyasc.stream.create_stream()
+        with s:
+            zs = [t * 2.0 for t in ts]
+        getattr(pyasc.distributed, op)(ts)
+        for z, x in zip(zs, xs):
+            np.testing.assert_array_equal(z.numpy(), x * 2)
+        want = xs[0] + xs[1] if op == "all_reduce" else xs[0]
+        np.testing.assert_array_equal(ts[1].numpy(), want)
     finally:
         pyasc.distributed.destroy_process_group()

@@ -214,6 +214,9 @@ class ProcessGroup:
         if op != "sum":
             raise AscendError(f"pyasc.distributed.all_reduce: op {op!r} has no kernel (sum only)")
         self._check("all_reduce", tensors)
+        # in place: work still queued on a stream may read these tensors' memory (z = t * 2 on a
+        # created stream, not yet synchronised); it runs first, else it would read the new values
+        streams.synchronize()
         t0 = tensors[0]
         start = self._start(tensors)
         results = [AscendTensor.empty(t0.shape, t0.dtype, device=d) for d in self.devices]
@@ -274,6 +277,9 @@ class ProcessGroup:
     def broadcast(self, tensors, src=0):
         """Every rank's tensor becomes rank src's (in place): a pipelined chain around the ring."""
         self._check("broadcast", tensors)
+        # in place: work still queued on a stream may read these tensors' memory (z = t * 2 on a
+        # created stream, not yet synchronised); it runs first, else it would read the new values
+        streams.synchronize()
         self.device(src)
         n = self.world_size
         start = self._start(tensors)
