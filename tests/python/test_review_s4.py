@@ -11,7 +11,8 @@
     the old values: host/distributed.py now writes the sum into the tensor's own memory.
   * an operator queued on a created stream (not yet synchronised) that reads a tensor, followed by
     an in-place all_reduce / broadcast of it, read the collective's result when it finally ran:
-    the in-place collectives now run the queued stream work first."""
+    the in-place collectives now run the queued stream work first; the same for a pyasc.fuse()
+    group still pending when the collective is called inside the scope."""
 import numpy as np
 import pytest
 
@@ -115,5 +116,24 @@ def test_in_place_collective_after_a_queued_reader(op):
             np.testing.assert_array_equal(z.numpy(), x * 2)
         want = xs[0] + xs[1] if op == "all_reduce" else xs[0]
         np.testing.assert_array_equal(ts[1].numpy(), want)
+    finally:
+        pyasc.distributed.destroy_process_group()
+
+
+@pytest.mark.parametrize("op", ["all_reduce", "broadcast"])
+def test_in_place_collective_inside_a_fusion_scope(op):
+    """z = t * 2 pending in a pyasc.fuse() group, then an in-place collective on t inside the
+    scope: z must be computed from t's value at the call (the group used to run at the end of the
+    scope and read the collective's result)."""
+    pyasc.distributed.destroy_process_group() if pyasc.distributed.is_initialized() else None
+    pg = pyasc.distributed.init_process_group(backend="hccl", world_size=2, target="ascend910b")
+    try:
+        xs = [(np.arange(9) + 1 + 10 * k).astype(np.float32) for k in range(2)]
+        ts = [pg.from_numpy(x, k) for k, x in enumerate(xs)]
+        with pyasc.fuse():
+            zs = [t * 2.0 for t in ts]
+            getattr(pyasc.distributed, op)(ts)
+        for z, x in zip(zs, xs):
+            np.testing.assert_array_equal(z.numpy(), x * 2)
     finally:
         pyasc.distributed.destroy_process_group()

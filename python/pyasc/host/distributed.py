@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from . import kernels, memory, ops, profiler, streams
+from . import fusion, kernels, memory, ops, profiler, streams
 from .errors import AscendError, ShapeError
 from .tensor import AscendTensor
 
@@ -214,8 +214,9 @@ class ProcessGroup:
         if op != "sum":
             raise AscendError(f"pyasc.distributed.all_reduce: op {op!r} has no kernel (sum only)")
         self._check("all_reduce", tensors)
-        # in place: work still queued on a stream may read these tensors' memory (z = t * 2 on a
-        # created stream, not yet synchronised); it runs first, else it would read the new values
+        # in place: work still queued on a stream or pending in a pyasc.fuse() group may read these
+        # tensors' memory (z = t * 2, not yet run); it runs first, else it would read the new values
+        fusion.flush_all()
         streams.synchronize()
         t0 = tensors[0]
         start = self._start(tensors)
@@ -277,8 +278,9 @@ class ProcessGroup:
     def broadcast(self, tensors, src=0):
         """Every rank's tensor becomes rank src's (in place): a pipelined chain around the ring."""
         self._check("broadcast", tensors)
-        # in place: work still queued on a stream may read these tensors' memory (z = t * 2 on a
-        # created stream, not yet synchronised); it runs first, else it would read the new values
+        # in place: work still queued on a stream or pending in a pyasc.fuse() group may read these
+        # tensors' memory (z = t * 2, not yet run); it runs first, else it would read the new values
+        fusion.flush_all()
         streams.synchronize()
         self.device(src)
         n = self.world_size
