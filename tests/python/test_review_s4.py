@@ -12,7 +12,12 @@
   * an operator queued on a created stream (not yet synchronised) that reads a tensor, followed by
     an in-place all_reduce / broadcast of it, read the collective's result when it finally ran:
     the in-place collectives now run the queued stream work first; the same for a pyasc.fuse()
-    group still pending when the collective is called inside the scope."""
+    group still pending when the collective is called inside the scope.
+  * an integer vector op's (adds/muls/maxs/mins/duplicate/compare_scalar/select scalar) compile-time
+    scalar that is fractional or fits no element of the width was truncated / wrapped silently
+    (int16 adds of 70000 added 4464; int32 of 2**33 added 0): now a compile error at the call
+    (language/ops.py _scalar_for; Ascend C takes the scalar as `const T&`).  The in-range tests
+    guard the boundary (a 16-bit bit pattern such as 0xFFFF stays allowed)."""
 import numpy as np
 import pytest
 
@@ -137,3 +142,52 @@ def test_in_place_collective_inside_a_fusion_scope(op):
             np.testing.assert_array_equal(z.numpy(), x * 2)
     finally:
         pyasc.distributed.destroy_process_group()
+
+
+import asc  # noqa: E402
+from pyasc.compiler.errors import CompileError  # noqa: E402
+
+
+@asc.jit
+def _k_int_scalar(x: asc.GlobalAddress, z: asc.GlobalAddress, s: asc.ConstExpr[object], op: asc.ConstExpr[str]):
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    c = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 4096, 256)
+    asc.data_copy(a, xg, 256)
+    asc.set_flag(asc.HardEvent.MTE2_V, 0)
+    asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+    if op == "adds":
+        asc.adds(c, a, s, 256)
+    elif op == "maxs":
+        asc.maxs(c, a, s, 256)
+    else:
+        asc.duplicate(c, s, 256)
+    asc.set_flag(asc.HardEvent.V_MTE3, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+    asc.data_copy(zg, c, 256)
+
+
+@pytest.mark.parametrize("op", ["adds", "maxs", "dup"])
+@pytest.mark.parametrize("dt,s", [(np.int16, 70000), (np.int16, -40000), (np.int32, 2 ** 33), (np.int16, 2.5),
+                                  (np.int32, -3.7)])
+def test_int_vector_scalar_that_does_not_fit_is_an_error(op, dt, s):
+    """An integer vector op's compile-time scalar that is fractional or fits no element of the
+    width was truncated / wrapped silently (int16 adds of 70000 added 4464); now an error at the
+    call."""
+    x = np.arange(256).astype(dt)
+    z = np.zeros(256, dt)
+    with pytest.raises(CompileError, match="scalar"):
+        _k_int_scalar[1](x, z, s, op)
+
+
+@pytest.mark.parametrize("dt,s", [(np.int16, -32768), (np.int16, 0xFFFF), (np.int32, 2 ** 31 - 1), (np.int32, 5.0)])
+def test_int_vector_scalar_in_range_is_exact(dt, s):
+    x = (np.arange(256) - 128).astype(dt)
+    z = np.zeros(256, dt)
+    _k_int_scalar[1](x, z, s, "dup")
+    np.testing.assert_array_equal(z, np.full(256, np.array(int(s)).astype(np.int64).astype(dt)))
+    _k_int_scalar[1](x, z, s, "maxs")
+    np.testing.assert_array_equal(z, np.maximum(x, np.array(int(s)).astype(dt)))
