@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from . import kernels, memory, ops, profiler, streams
+from . import fusion, kernels, memory, ops, profiler, streams
 from .errors import AscendError, ShapeError
 from .tensor import AscendTensor
 
@@ -216,6 +216,10 @@ class ProcessGroup:
         if op != "sum":
             raise AscendError(f"pyasc.distributed.all_reduce: op {op!r} has no kernel (sum only)")
         self._check("all_reduce", tensors)
+        # in place: work still queued on a stream or pending in a pyasc.fuse() group may read these
+        # tensors' memory (z = t * 2, not yet run); it runs first, else it would read the new values
+        fusion.flush_all()
+        streams.synchronize()
         t0 = tensors[0]
         start = self._start(tensors)
         results = [AscendTensor.empty(t0.shape, t0.dtype, device=d) for d in self.devices]
@@ -225,9 +229,11 @@ class ProcessGroup:
         else:
             chunks, pieces, ready = self._reduce_scatter(tensors, results, start)
             ends = self._all_gather_ring(results, chunks, pieces, ready, lambda r: r)
-        for t, r in zip(tensors, results):       # in place: the tensor takes the result's memory
-            t._alloc, t._offset = r._alloc, r._offset
-            t._base = r
+        for t, r in zip(tensors, results):
+            # in place, into the tensor's own memory: a tensor that is a view of a larger one (and
+            # every other view of that memory) sees the sum.  (Taking the result's allocation
+            # instead left the base tensor and earlier views with the old values, silently.)
+            t._flat()[...] = r._flat()
         return self._finish("all_reduce", t0.nbytes, start, ends, tensors)
 
     def reduce_scatter(self, tensors, op="sum"):
@@ -274,6 +280,10 @@ class ProcessGroup:
     def broadcast(self, tensors, src=0):
         """Every rank's tensor becomes rank src's (in place): a pipelined chain around the ring."""
         self._check("broadcast", tensors)
+        # in place: work still queued on a stream or pending in a pyasc.fuse() group may read these
+        # tensors' memory (z = t * 2, not yet run); it runs first, else it would read the new values
+        fusion.flush_all()
+        streams.synchronize()
         self.device(src)
         n = self.world_size
         start = self._start(tensors)

@@ -145,10 +145,21 @@ def pending(t):
 
 
 def materialize(t):
-    """Called before tensor t is read or used by a non-fused operator: launch its group."""
-    f = getattr(t, "_fuse_owner", None)
-    if f is not None and pending(t):
-        flush(f)
+    """Called before tensor t is read or used by a non-fused operator: launch its group.  t may
+    be a view (t[...], reshape) of a pending result: the view holds no node of its own, so the
+    chain of bases is walked, and a view made while its base was pending (so that copied no
+    producer, _ready None) takes the base's producer once it has one."""
+    chain = []
+    while t is not None:
+        chain.append(t)
+        t = getattr(t, "_base", None)
+    for x in chain:
+        f = getattr(x, "_fuse_owner", None)
+        if f is not None and pending(x):
+            flush(f)
+    for i in range(len(chain) - 2, -1, -1):
+        if getattr(chain[i], "_ready", None) is None:
+            chain[i]._ready = getattr(chain[i + 1], "_ready", None)
 
 
 def flush_all():
@@ -163,6 +174,12 @@ def record(op, a, b=None, scalar=None, out_factory=None):
     f = current()
     operands = [x for x in (a, b) if x is not None]
     t0 = operands[0]
+    for x in operands:
+        # a view of a pending result (y.reshape(...), y[1:]) is no node of the group: the group
+        # must run before the view is read as an input (else the kernel reads y's GM before y is
+        # stored: silently stale values)
+        if not (pending(x) and getattr(x, "_fuse_owner", None) is f):
+            materialize(x)
     g = f.group
     new_inputs = sum(1 for x in operands if not (pending(x) and getattr(x, "_fuse_owner", None) is f
                                                  and x._fuse_node in (g.nodes if g else [])))

@@ -281,7 +281,19 @@ def _scalar_op(name, base, reads_dst=False):
 
 def _scalar_for(b, dtype, s):
     if is_static(s):
-        return float(s) if dtype.is_float else int(s)
+        if dtype.is_float:
+            return float(s)
+        # an integer vector op's scalar is a T (Ascend C Adds/Muls/Duplicate... take `const T&`):
+        # a fractional value or one that fits no T of this width (signed or unsigned bit pattern)
+        # was truncated / wrapped silently (int16 adds of 70000 added 4464)
+        if isinstance(s, float) and not s.is_integer():
+            raise b.error(f"the scalar {s!r} of an {dtype.name} vector op is not an integer "
+                          f"(it would be truncated to {int(s)})")
+        v, bits = int(s), dtype.sizeof() * 8
+        if not -(1 << (bits - 1)) <= v < (1 << bits):
+            raise b.error(f"the scalar {v} does not fit the {dtype.name} vector op's {bits}-bit element "
+                          f"(it would wrap to {v & ((1 << bits) - 1)} as bits)")
+        return v
     if isinstance(s, RVal):
         if dtype.is_float and s.ty != "f32":
             raise b.error("a run-time integer cannot be the scalar of a floating-point vector op "
