@@ -1,6 +1,8 @@
 """DataCopy with counts that are not 32-byte multiples and DataCopyPad, against numpy models of
 what Ascend C does on the card (cannmirror/asc-devkit: DataCopy rounds count*sizeof down to 32 B,
 kernel_operator_data_copy_intf_impl.h; DataCopyPad, dav_c220/kernel_operator_data_copy_impl.h)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,11 @@ def test_tque_xyx_tails(n, dt):
 def test_data_copy_count_rounds_down(kernel, n, dt):
     x = (np.arange(n) % 100 + 1).astype(dt)
     z = np.zeros(n, dt)
-    r = kernel[1](x, z, n)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = kernel[1](x, z, n)
+    # the run's truncation notes are Python RuntimeWarnings too, not only LaunchResult.warnings
+    assert [str(w.message) for w in caught if w.category is RuntimeWarning] == r.warnings
     moved = n * x.itemsize // 32 * 32 // x.itemsize     # Ascend C: blockLen = count*size / 32
     ref = np.zeros(n, dt)
     ref[:moved] = x[:moved]

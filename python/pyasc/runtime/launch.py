@@ -139,8 +139,12 @@ _NOTE_TEXT = {   # AscNoteKind enumerator (include/asc/isa.h, via abi.json) -> w
 _NOTE_NAME = {v: k for k, v in abi.ENUMS["AscNoteKind"].items()}   # value -> enumerator name
 
 
-def _notes_of(lib, sim, img):
-    """The run's notes (sim asc_sim_note_get) as 'file:line:col: warning: ...' lines."""
+_NOTE_LOSSY = ("TRUNC", "RDOWN", "CMPMASK", "CMPCOUNT")   # the card drops data or lanes: a RuntimeWarning too
+
+
+def _notes_of(lib, sim, img, lossy=None):
+    """The run's notes (sim asc_sim_note_get) as 'file:line:col: warning: ...' lines; those of a
+    kind that loses data are also appended to `lossy` (a PAD note is data_copy_pad doing its job)."""
     out = []
     buf = (C.c_uint64 * 6)()
     i = 0
@@ -151,6 +155,8 @@ def _notes_of(lib, sim, img):
         text = _NOTE_TEXT.get(_NOTE_NAME.get(kind, ""), "note {kind}: {a} {b}").format(a=a, b=b, kind=kind)
         times = f", {count} times" if count > 1 else ""
         out.append(f"{where}warning: {text} (first on core {core}{times})")
+        if lossy is not None and _NOTE_NAME.get(kind) in _NOTE_LOSSY:
+            lossy.append(out[-1])
         i += 1
     return out
 
@@ -541,7 +547,11 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if ex:
             L.explain_analyse(lib, ex, sim)
         report = L.take_string(lib.asc_report_text(sim, ex))
-        notes = list(c.warnings or []) + _notes_of(lib, sim, img)
+        lossy = []
+        run_notes = _notes_of(lib, sim, img, lossy)
+        for w in lossy:   # what the card drops silently: said, not only kept in the result
+            warnings.warn(w, RuntimeWarning, stacklevel=3)
+        notes = list(c.warnings or []) + run_notes
         if notes:
             report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
         rjson = L.take_string(lib.asc_report_json(sim, ex))
