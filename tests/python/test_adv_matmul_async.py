@@ -4,6 +4,7 @@ get_tensor_c(ub, sync=False) / async_get_tensor_c and wait_get_tensor_c, iterate
 wait_iterate_all=True) with wait_iterate_all; the AIV does vector work between issue and wait.
 Checked against numpy with tails on 1 and 4 AI cores, race-free under check_races=True, and a read
 of C before the wait is a race the checker reports."""
+import json
 import os
 import sys
 
@@ -163,6 +164,28 @@ def test_async_iterate_get_tensor_c(m, n, k, cores, base, form):
     assert np.abs(c - ref).max() < 1e-3, tiling
     used = 2 * cores if tiling.used_core_num >= 2 * cores else tiling.used_core_num
     assert np.allclose(y[:64 * used], 2 * x[:64 * used])
+
+
+@pytest.mark.libasc
+def test_async_iterate_overlaps_vector_work(tmp_path):
+    """The AIVs' vector work after iterate(sync=False) runs while the AIC still computes: each AIV
+    posts its request (set_cross_core), then its vmuls runs and ends before the AIC's last fixpipe
+    starts (from the trace)."""
+    tr = str(tmp_path / "t.json")
+    a, b, c, x, y, tiling, _ = _run_iter(200, 136, 100, 1, (64, 64), form=0, trace=tr)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + 1.0)).max() < 1e-3
+    ev = [e for e in json.load(open(tr))["traceEvents"] if e.get("ph") == "X"]
+    names = {e["pid"]: e["args"]["name"] for e in json.load(open(tr))["traceEvents"]
+             if e.get("name") == "process_name"}
+    cube = [p for p, n in names.items() if "cubecore" in n]
+    vec = [p for p, n in names.items() if "veccore" in n]
+    assert len(cube) == 1 and len(vec) == 2
+    last_fix = max(e["ts"] for e in ev if e["pid"] == cube[0] and e["name"].startswith("fix_l0c_to_out"))
+    for p in vec:
+        muls = [e for e in ev if e["pid"] == p and e["name"].startswith("vmuls")]
+        post = min(e["ts"] for e in ev if e["pid"] == p and e["name"].startswith("set_cross_core"))
+        assert muls and post < min(e["ts"] for e in muls)       # issued first, then the vector work,
+        assert max(e["ts"] + e.get("dur", 0) for e in muls) < last_fix     # while the AIC computes
 
 
 @pytest.mark.libasc
