@@ -181,10 +181,13 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_n_batch": "IterateNBatch writes its batches to the set_workspace buffer for get_batch_tensor_c "
-                       "(the isNBatch / asynchronous path), which is not implemented; loop over iterate_batch",
-    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer (the isNBatch / "
-                          "asynchronous path), which is not implemented; iterate_batch writes C directly",
+    "iterate_n_batch": "IterateNBatch (isNBatch) has the AIC serve batched Matmuls of a mix kernel's AIV into "
+                       "the set_workspace buffer for get_batch_tensor_c, and batched Matmul from the AIV "
+                       "(iterate_batch through the KFC server) is not implemented; loop over iterate_batch where "
+                       "the AIC computes",
+    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer, and iterate_n_batch "
+                          "(batched Matmul from a mix kernel's AIV) is not implemented; iterate_batch writes C "
+                          "directly",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
 _INPUTS = ("float16", "bfloat16", "int8")
