@@ -198,7 +198,7 @@ def test_async_read_before_wait_get_tensor_c_is_a_race():
 @asc.jit
 def k_async_all(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, d: asc.GlobalAddress,
                 x: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress,
-                wait: asc.ConstExpr[bool]):
+                mode: asc.ConstExpr[int]):
     """iterate_all(sync=False, wait_iterate_all=True), vector work on x meanwhile, wait_iterate_all,
     then the AIV reads its C block back and writes D = C + x[0] (or reads C without the wait)."""
     idx = asc.get_block_idx()
@@ -233,29 +233,35 @@ def k_async_all(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress
         mm.set_tensor_a(ag)
         mm.set_tensor_b(bg)
         mm.set_tail(tail_m, tail_n)
-        mm.iterate_all(tensor=cg, en_atomic=0, sync=False, en_sequential_write=False, wait_iterate_all=True)
-        v = vb.get(asc.float32)
-        asc.data_copy(v, xg, 8)
-        asc.set_flag(asc.HardEvent.MTE2_S, 1)
-        asc.wait_flag(asc.HardEvent.MTE2_S, 1)
-        s = v.get_value(0)
-        if wait:
-            mm.wait_iterate_all()
-        w = (tail_n * 4 + 31) // 32 * 8
-        asc.data_copy_pad(v, cg, asc.DataCopyExtParams(tail_m, tail_n * 4, (tiling.n - tail_n) * 4, 0, 0),
-                          asc.DataCopyPadExtParams(False, 0, 0, 0.0))
-        asc.set_flag(asc.HardEvent.MTE2_V, 1)
-        asc.wait_flag(asc.HardEvent.MTE2_V, 1)
-        asc.adds(v, v, s, tail_m * w)
-        asc.set_flag(asc.HardEvent.V_MTE3, 1)
-        asc.wait_flag(asc.HardEvent.V_MTE3, 1)
-        asc.data_copy_pad(dg, v, asc.DataCopyExtParams(tail_m, tail_n * 4, 0, (tiling.n - tail_n) * 4, 0))
-        if not wait:
-            mm.wait_iterate_all()
+        if mode == 2:
+            # two asynchronous calls and no wait: the second message takes the first's response
+            # before it overwrites the slot, the quit at the end takes the second's
+            mm.iterate_all(cg, sync=False)
+            mm.iterate_all(dg, sync=False)
+        else:
+            mm.iterate_all(tensor=cg, en_atomic=0, sync=False, en_sequential_write=False, wait_iterate_all=True)
+            v = vb.get(asc.float32)
+            asc.data_copy(v, xg, 8)
+            asc.set_flag(asc.HardEvent.MTE2_S, 1)
+            asc.wait_flag(asc.HardEvent.MTE2_S, 1)
+            s = v.get_value(0)
+            if mode == 0:
+                mm.wait_iterate_all()
+            w = (tail_n * 4 + 31) // 32 * 8
+            asc.data_copy_pad(v, cg, asc.DataCopyExtParams(tail_m, tail_n * 4, (tiling.n - tail_n) * 4, 0, 0),
+                              asc.DataCopyPadExtParams(False, 0, 0, 0.0))
+            asc.set_flag(asc.HardEvent.MTE2_V, 1)
+            asc.wait_flag(asc.HardEvent.MTE2_V, 1)
+            asc.adds(v, v, s, tail_m * w)
+            asc.set_flag(asc.HardEvent.V_MTE3, 1)
+            asc.wait_flag(asc.HardEvent.V_MTE3, 1)
+            asc.data_copy_pad(dg, v, asc.DataCopyExtParams(tail_m, tail_n * 4, 0, (tiling.n - tail_n) * 4, 0))
+            if mode == 1:
+                mm.wait_iterate_all()
         mm.end()
 
 
-def _run_all(m, n, k, cores, wait=True, **kw):
+def _run_all(m, n, k, cores, mode=0, **kw):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(m + 3 * n + k)
     a = (rng.random((m, k)) - 0.5).astype(np.float16)
@@ -264,7 +270,7 @@ def _run_all(m, n, k, cores, wait=True, **kw):
     d = np.zeros((m, n), np.float32)
     x = np.repeat(rng.random(2 * cores).astype(np.float32), 8)
     tiling = mam.tiling_for(m, n, k, 2 * cores, base=(32, 32))
-    k_async_all[cores](a, b, c, d, x, tiling, np.zeros(1 << 20, np.uint8), wait, **kw)
+    k_async_all[cores](a, b, c, d, x, tiling, np.zeros(1 << 20, np.uint8), mode, **kw)
     return a, b, c, d, x, tiling
 
 
@@ -287,7 +293,15 @@ def test_async_iterate_all_wait(m, n, k, cores):
 @pytest.mark.libasc
 def test_async_iterate_all_read_before_wait_is_a_race():
     with pytest.raises(Exception, match="(?i)race"):
-        _run_all(37, 45, 29, 1, wait=False, sanitize="racecheck")
+        _run_all(37, 45, 29, 1, mode=1, sanitize="racecheck")
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores", [(150, 70, 33, 4), (37, 45, 29, 1)])
+def test_async_iterate_all_no_wait(m, n, k, cores):
+    a, b, c, d, x, tiling = _run_all(m, n, k, cores, mode=2, sanitize="racecheck")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(c - ref).max() < 1e-3 and np.abs(d - ref).max() < 1e-3, tiling
 
 
 @asc.jit
