@@ -23,8 +23,9 @@ Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; 
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
-B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse,
-batch layouts and the asynchronous interfaces are rejected.  K must be known at compile time.
+B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse
+and iterate_n_batch are rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*)
+work from a mix kernel's AIV (matmul_kfc.py).  K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -180,14 +181,13 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_n_batch": "IterateNBatch writes its batches to the set_workspace buffer for get_batch_tensor_c "
-                       "(the isNBatch / asynchronous path), which is not implemented; loop over iterate_batch",
-    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer (the isNBatch / "
-                          "asynchronous path), which is not implemented; iterate_batch writes C directly",
-    "async_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
-    "wait_get_tensor_c": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
-    "wait_iterate_all": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
-    "set_workspace": "the asynchronous Matmul interfaces (the AIV -> AIC message queue) are not implemented",
+    "iterate_n_batch": "IterateNBatch (isNBatch) has the AIC serve batched Matmuls of a mix kernel's AIV into "
+                       "the set_workspace buffer for get_batch_tensor_c, and batched Matmul from the AIV "
+                       "(iterate_batch through the KFC server) is not implemented; loop over iterate_batch where "
+                       "the AIC computes",
+    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer, and iterate_n_batch "
+                          "(batched Matmul from a mix kernel's AIV) is not implemented; iterate_batch writes C "
+                          "directly",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
 _INPUTS = ("float16", "bfloat16", "int8")
@@ -216,6 +216,19 @@ def _max0(b, x):
     return max(0, x) if is_static(x) else b.binop("max", x, 0)
 
 
+def _no_async(m, what):
+    raise CompileError(f"asc.adv.Matmul.{what}: the asynchronous interfaces serve a mix kernel's AIV (the AIC "
+                       f"computes while the AIV goes on); where the AIC computes in place (a cube-only kernel or "
+                       f"inside if asc.ascend_is_aic():) the Matmul is synchronous", m.b.loc if m.b else None)
+
+
+def _static_bool(b, v, fn, what):
+    if not is_static(v):
+        raise CompileError(f"asc.adv.Matmul.{fn}: {what} must be a compile-time bool (it picks Ascend C's "
+                           f"template <bool sync>)", b.loc if b else None)
+    return bool(v)
+
+
 def _up(x, a):
     return -(-x // a) * a
 
@@ -240,6 +253,9 @@ class Matmul:
         self.bias_gm = None
         self.quant = None
         self._count = None
+        self.cache = self.cache_bytes = None     # set_workspace: where iterate(sync=False) leaves C's tiles
+        self._async_iter = False                 # an iterate(sync=False) was compiled (get_tensor_c(sync=False))
+        self._wait_all = False                   # an iterate_all(sync=False, wait_iterate_all=True) was compiled
         self.role = _kfc.role(self) if _b is not None else "direct"
         if self.role == "client":
             _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
@@ -344,9 +360,16 @@ class Matmul:
                                f"got {type(gm).__name__}", self.b.loc)
 
     # ---- compute --------------------------------------------------------------------------
-    def iterate_all(self, c_gm, en_atomic=0, en_sequential_write=False, wait_iterate_all=False,
+    def iterate_all(self, tensor, en_atomic=0, sync=True, en_sequential_write=False, wait_iterate_all=False,
                     fake_msg=False):
         b = self.b
+        c_gm = tensor
+        sync = _static_bool(b, sync, "iterate_all", "sync")
+        if wait_iterate_all and sync:
+            raise CompileError("asc.adv.Matmul.iterate_all: wait_iterate_all=True only with sync=False (real "
+                               "pyasc: 'Param wait_iterate_all can be True only when sync is False')", b.loc)
+        if not sync and self.role == "direct":
+            _no_async(self, "iterate_all(sync=False)")
         if not isinstance(c_gm, GlobalTensor):
             raise CompileError("asc.adv.Matmul.iterate_all writes C to a GlobalTensor (the C position VECIN/"
                                "VECCALC of a mix kernel's AIV is not implemented)", b.loc)
@@ -356,7 +379,14 @@ class Matmul:
             return
         if self.role == "client":
             self._client_ready()
-            _kfc.send(self, _kfc.F_ALL, c_addr=c_gm.addr)
+            if sync:
+                _kfc.send(self, _kfc.F_ALL, c_addr=c_gm.addr)
+            else:
+                # IterateAll<false> (matmul_client.h): post and go on; with waitIterateAll the
+                # server notifies at the end (matmul_server_impl_c220.h Iterate) and
+                # wait_iterate_all takes it.  C in GM is the AIC's until then.
+                _kfc.send(self, _kfc.F_ALL, c_addr=c_gm.addr, wait=False, async_=True)
+                self._wait_all = self._wait_all or bool(wait_iterate_all)
             return
         self._prepare()
         for ti in self._tiles():
@@ -863,20 +893,99 @@ class Matmul:
             _when(b, r, rows, lambda r=r: _ops.data_copy.__wrapped__(
                 dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
 
-    def iterate(self, en_partial_sum=False, *a, **k):
+    def set_workspace(self, addr, size=None):
+        """SetWorkspace (matmul_client.h): the GM buffer iterate(sync=False) leaves C's tiles in;
+        a GlobalTensor, or a GM address with `size` elements."""
+        b = self.b
+        if self.role == "server":
+            return
+        if self.role != "client":
+            _no_async(self, "set_workspace")
+        if isinstance(addr, GlobalTensor):
+            g = addr
+            es = addr.dtype.sizeof()
+            n = addr.size if size is None else size
+        elif hasattr(addr, "base"):
+            g = GlobalTensor(dt.uint8, _b=b)
+            g.addr, g.size, g.gm = addr.base, None, getattr(addr, "name", None) or None
+            es, n = 1, size
+            if n is not None and hasattr(addr, "dtype") and addr.dtype is not None:
+                es = addr.dtype.sizeof()
+        else:
+            raise CompileError(f"asc.adv.Matmul.set_workspace takes a GlobalTensor or a GM address (with size); got "
+                               f"{type(addr).__name__}", b.loc)
+        self.cache = g
+        self.cache_bytes = n * es if n is not None and is_static(n) else None
+
+    def wait_iterate_all(self):
+        """WaitIterateAll: take the response of iterate_all(sync=False, wait_iterate_all=True)."""
+        b = self.b
+        if self.role == "server":
+            return
+        if self.role != "client":
+            _no_async(self, "wait_iterate_all")
+        if not self._wait_all:
+            raise CompileError("asc.adv.Matmul.wait_iterate_all: no iterate_all(..., sync=False, "
+                               "wait_iterate_all=True) comes before it; the AIC notifies the end of an "
+                               "asynchronous iterate_all only with wait_iterate_all=True (Ascend C's "
+                               "WaitIterateAll would wait forever)", b.loc)
+        _kfc.drain(self)
+
+    def async_get_tensor_c(self, c):
+        """AsyncGetTensorC: get_tensor_c(c, sync=False)."""
+        return self.get_tensor_c(c, sync=False)
+
+    def wait_get_tensor_c(self):
+        """WaitGetTensorC: the MTE2 -> V wait after get_tensor_c(ub, sync=False)."""
+        if self.role == "server":
+            return
+        if self.role != "client":
+            _no_async(self, "wait_get_tensor_c")
+        _kfc.wait_get_tensor_c(self)
+
+    def iterate(self, en_partial_sum=False, sync=True, local_c_matrix=None, *a, **k):
+        sync = _static_bool(self.b, sync, "iterate", "sync")
         if self.role == "server":
             return _Iterate(self)
         if self.role == "client":
+            if not sync and self.cache is None:
+                raise CompileError("asc.adv.Matmul.iterate(sync=False) needs mm.set_workspace(...) before it: the "
+                                   "AIC writes the tiles there for get_tensor_c(sync=False) (Ascend C asserts "
+                                   "cacheWorkspaceAddr)", self.b.loc)
             self._client_ready()
+            if not sync:
+                # Iterate<false>: the message goes now (as the first Iterate call of the
+                # `while (mm.Iterate<false>())` loop posts it), so a bare mm.iterate(sync=False)
+                # followed by a loop of get_tensor_c(sync=False) works as well as the with-loop
+                _kfc.iterate_async(self)
+                self._async_iter = True
             return _Iterate(self)
+        if not sync:
+            _no_async(self, "iterate(sync=False)")
         if not en_partial_sum:
             self._prepare()
             return _Iterate(self)
         raise CompileError("asc.adv.Matmul.iterate: en_partial_sum=True (accumulating into L0C across iterate "
                            "calls) is not lowered; iterate with en_partial_sum=False", self.b.loc)
 
-    def get_tensor_c(self, dst=None, en_atomic=0, en_sequential_write=False, *a, **k):
+    def get_tensor_c(self, tensor=None, en_atomic=0, en_sequential_write=False, sync=True, *a, **k):
+        dst = tensor
+        sync = _static_bool(self.b, sync, "get_tensor_c", "sync")
         if self.role == "server":
+            return
+        if not sync:
+            if self.role != "client":
+                _no_async(self, "get_tensor_c(sync=False)")
+            if not isinstance(dst, LocalTensor):
+                raise CompileError("asc.adv.Matmul.get_tensor_c(sync=False) is implemented into a UB LocalTensor "
+                                   "on a mix kernel's AIV, after iterate(sync=False) (Ascend C's c220 client "
+                                   "asserts a synchronous iterate for GetTensorC into GM)", self.b.loc)
+            if not self._async_iter:
+                raise CompileError("asc.adv.Matmul.get_tensor_c(sync=False) comes after mm.iterate(sync=False) "
+                                   "(with set_workspace before it)", self.b.loc)
+            if en_atomic:
+                raise CompileError("asc.adv.Matmul.get_tensor_c: en_atomic is not lowered", self.b.loc)
+            _kfc.get_tensor_c_async(self, dst)
             return
         if self.role == "client" and isinstance(dst, LocalTensor):
             if self._count is None:

@@ -39,6 +39,12 @@ table is not modelled): C = A x B + bias in f32, the same sums as the cube's; fo
 GM the AIC adds it (matmul.py _bias_init, C = bias + A x B rounded once) from the address in word 8,
 on a path the server compiles when the tiling has is_bias (host enable_bias(True)): a run-time
 branch on that word picks the tiles with or without the bias.
+Asynchronous calls (sync=False; matmul_client.h IterateAll<false>, Iterate<false>, GetTensorC<false>):
+the AIV posts and goes on, a run-time register (kfc_pending) remembers that the round's response is
+still to come, and drain() takes it: in wait_iterate_all, in the first get_tensor_c(sync=False), and
+before any later message (the AIV's message slot is free only once the AIC has answered).  ITERATE
+(function 4) computes every tile into the set_workspace buffer at word 3, tile k at byte
+k * base_m * base_n * 4 (the order c220's StartIterate writes them, offset += base size).
 """
 from __future__ import annotations
 
@@ -51,7 +57,7 @@ from ..language.enums import HardEvent, PipeID, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyParams
 
-F_QUIT, F_ALL, F_TILE = 1, 2, 3
+F_QUIT, F_ALL, F_TILE, F_ITER = 1, 2, 3, 4
 MSG_WORDS = 16
 TILE_AREA = 64 * MSG_WORDS * 8   # bytes of messages before the C tiles (64 AIVs)
 REQ = 0                   # AIVs -> AIC: mode 2 join of every AIV of the AI core (the AIC's counter 0)
@@ -115,8 +121,25 @@ def _addr(g):
 
 
 # ---- the AIV side ---------------------------------------------------------------------------
-def send(m, func, c_addr=0, tile=0, wait=True):
+def drain(m):
+    """A call issued with sync=False has its response still to come: take it (run-time, since the
+    call may sit in a loop or a branch).  Before the next message (the slot is free once the AIC
+    has answered the round), in wait_iterate_all and before the first async get_tensor_c."""
     b = m.b
+    pend = m.kfc_pend
+
+    def take():
+        _WAIT_CC(RESP, _b=b)
+        b.mov_into(pend, 0)
+    _if(b, ("ne", pend, b.reg(0)), take)
+
+
+def send(m, func, c_addr=0, tile=0, wait=True, async_=False):
+    """Post a message of function `func`.  wait: a synchronous call (take the round's response
+    now); async_: sync=False (the response is taken later by drain); neither: the quit path,
+    which takes its responses itself."""
+    b = m.b
+    drain(m)
     idx = _ops.get_block_idx.__wrapped__(_b=b)
     ws = _ws(m)
     base = idx * MSG_WORDS
@@ -131,9 +154,16 @@ def send(m, func, c_addr=0, tile=0, wait=True):
     _SET_CC(REQ, 2, PipeID.PIPE_MTE2, _b=b)
     if wait:
         _WAIT_CC(RESP, _b=b)
+    elif async_:
+        b.mov_into(m.kfc_pend, 1)
 
 
 def client_register(m):
+    m.kfc_pend = m.b.new_value(hint="kfc_pending.")   # 1: a sync=False call's response is still to come
+    m.b.mov_into(m.kfc_pend, 0)
+    m.kfc_k = m.b.new_value(hint="kfc_async_tile.")   # the next tile get_tensor_c(sync=False) fetches
+    m.b.mov_into(m.kfc_k, 0)
+
     def quit_(b):
         # after QUIT the AIV still takes part in every round (a QUIT message, one response) until
         # the AIC marks word 7 of its message: no response piles up on its counter
@@ -185,12 +215,7 @@ def get_tensor_c(m, dst, tile):
     b = m.b
     t = m.tiling
     bm, bn = int(t.base_m), int(t.base_n)
-    if dst.dtype.name != "float32":
-        raise CompileError(f"asc.adv.Matmul.get_tensor_c: C is float32 here (mmad f16/bf16 -> f32), the "
-                           f"destination is {dst.dtype.name}", b.loc)
-    if dst.size is not None and is_static(dst.size) and dst.size < bm * bn:
-        raise CompileError(f"asc.adv.Matmul.get_tensor_c: the destination holds {dst.size} elements, a "
-                           f"{bm} x {bn} tile needs {bm * bn}", b.loc)
+    _check_dst(m, dst, "get_tensor_c")
     send(m, F_TILE, tile=tile)
     ws = _ws(m)
     idx = _ops.get_block_idx.__wrapped__(_b=b)
@@ -226,6 +251,68 @@ def get_tensor_c(m, dst, tile):
                                      BinaryRepeatParams(1, 1, 1, rs, rs, 0), _b=b)
         setf(HardEvent.V_MTE2, 0, _b=b)     # the next copy into bias waits for these adds
         waitf(HardEvent.V_MTE2, 0, _b=b)
+
+
+def iterate_async(m):
+    """Iterate<false> (c220 MatmulClient::Iterate, MatmulService::StartIterate): one ITERATE
+    message; the AIC computes every tile of the single-core output into the set_workspace buffer,
+    tile k (the iterate order's k-th) at byte k * base_m * base_n * 4, rows base_n apart, while the
+    AIV goes on.  c220 notifies after each of the first 14 tiles; the round protocol here answers
+    once, after the last tile (module text), so the first get_tensor_c(sync=False) waits for all."""
+    b = m.b
+    if m.bias_gm is not None:
+        raise CompileError("asc.adv.Matmul.iterate(sync=False) with set_bias in a mix kernel is not implemented "
+                           "(the bias is added by the AIV in get_tensor_c's synchronous path); use iterate() "
+                           "or iterate_all(sync=False) into GM", b.loc)
+    t = m.tiling
+    bm, bn = max(1, int(t.base_m)), max(1, int(t.base_n))
+    need = -(-int(t.single_core_m) // bm) * -(-int(t.single_core_n) // bn) * bm * bn * 4
+    if m.cache_bytes is not None and is_static(m.cache_bytes) and m.cache_bytes < need:
+        raise CompileError(f"asc.adv.Matmul.set_workspace: the buffer holds {m.cache_bytes} B; iterate(sync=False) "
+                           f"writes every base_m x base_n float32 tile of the single-core output there, {need} B",
+                           b.loc)
+    send(m, F_ITER, c_addr=m.cache.addr, wait=False, async_=True)
+    b.mov_into(m.kfc_k, 0)
+
+
+def get_tensor_c_async(m, dst):
+    """GetTensorC<false>(LocalTensor) / AsyncGetTensorC after iterate(sync=False): the first fetch
+    takes the AIC's response (all tiles are in the workspace then), each copies the next tile
+    GM -> UB on MTE2 without waiting for it: wait_get_tensor_c (MTE2 -> V) comes before the vector
+    reads dst (a read before it is a race the checker reports)."""
+    b = m.b
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    _check_dst(m, dst, "get_tensor_c(sync=False)")
+    drain(m)
+    k = RVal(b, m.kfc_k)
+    slot = GlobalTensor(dt.float32, _b=b)
+    slot.addr, slot.gm = m.cache.addr + k * (bm * bn * 4), getattr(m.cache, "gm", None)
+    setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+    setf(HardEvent.MTE3_MTE2, 0, _b=b)      # dst's earlier reads (its copy out) are done
+    waitf(HardEvent.MTE3_MTE2, 0, _b=b)
+    setf(HardEvent.V_MTE2, 0, _b=b)
+    waitf(HardEvent.V_MTE2, 0, _b=b)
+    _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, bm * bn * 4 // 32, 0, 0), _b=b)
+    b.mov_into(m.kfc_k, b.binop("add", k, 1))
+
+
+def wait_get_tensor_c(m):
+    """WaitGetTensorC (matmul_client.h): SetFlag/WaitFlag MTE2 -> V."""
+    _ops.set_flag.__wrapped__(HardEvent.MTE2_V, 0, _b=m.b)
+    _ops.wait_flag.__wrapped__(HardEvent.MTE2_V, 0, _b=m.b)
+
+
+def _check_dst(m, dst, what):
+    b = m.b
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+    if dst.dtype.name != "float32":
+        raise CompileError(f"asc.adv.Matmul.{what}: C is float32 here (mmad f16/bf16 -> f32), the "
+                           f"destination is {dst.dtype.name}", b.loc)
+    if dst.size is not None and is_static(dst.size) and dst.size < bm * bn:
+        raise CompileError(f"asc.adv.Matmul.{what}: the destination holds {dst.size} elements, a "
+                           f"{bm} x {bn} tile needs {bm * bn}", b.loc)
 
 
 # ---- the AIC side ---------------------------------------------------------------------------
@@ -299,7 +386,24 @@ def serve(m):
             c.addr = ws.addr + TILE_AREA + idx * (bm * bn * 4)
             m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
 
+        def iter_():     # every tile, tile k at word 3 + k * base_m * base_n * 4 (iterate_async)
+            load_ab()
+            tm, tn = m.tails
+            cw = ws.get_value(base + 3)
+            nt_m = _ceil_div(b, tm, bm)
+            nt_n = _ceil_div(b, tn, bn)
+
+            def one_tile(k):
+                mi, ni = _tile_mn(t, k, tm, tn)
+                m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
+                n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
+                c = GlobalTensor(dt.float32, _b=b)
+                c.addr = cw + k * (bm * bn * 4)
+                m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
+            _for(b, b.binop("mul", nt_m, nt_n), one_tile)
+
         _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
+        _if(b, ("eq", b.reg(f), b.reg(F_ITER)), iter_)
         _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
         _if(b, ("eq", b.reg(f), b.reg(F_TILE)), tile_)
 
@@ -331,6 +435,21 @@ def _drop_vector_queue_flags(block):
             _drop_vector_queue_flags(sub)
         keep.append(op)
     block.ops[:] = keep
+
+
+def _ceil_div(b, x, d):
+    return (x + d - 1) // d if is_static(x) else b.binop("div", b.binop("add", x, d - 1), d)
+
+
+def _for(b, hi, body):
+    """for k in range(hi): body(k), a run-time loop (language/block_sync.py _for)."""
+    var = b.new_value(hint="kfc_k.")
+    loop = ir.For(name="for", var=var, lo=ir.Const(0), hi=b.reg(hi), step=1, loc=b.loc)
+    b.push(loop.body)
+    b.nonneg.add(var.id)
+    body(RVal(b, var))
+    b.pop()
+    b.emit(loop)
 
 
 def _max0(b, x):
