@@ -224,6 +224,38 @@ static void print_device_log(const AscSim *sim, const AscImage *img, FILE *f)
     if (dropped) fprintf(f, "asc-sim: %llu device print record(s) did not fit in the print log\n", (unsigned long long)dropped);
 }
 
+/* The run's notes (asc_sim_note_get: what the card does silently), one warning line each on
+ * stderr; pyasc words the same kinds for its launches (runtime/launch.py _NOTE_TEXT). */
+static void print_notes(const AscSim *sim, const AscImage *img)
+{
+    uint64_t n[6];
+    for (uint32_t i = 0; asc_sim_note_get(sim, i, n); i++) {
+        char where[300];
+        const AscLineEntry *e = asc_image_line_at(img, (uint32_t)n[1]);
+        if (e && e->file < img->nfiles)
+            snprintf(where, sizeof where, "%s:%u", img->files[e->file], e->line);
+        else
+            snprintf(where, sizeof where, "pc 0x%04x", (unsigned)n[1]);
+        unsigned long long a = n[4], b = n[5];
+        char times[40] = "";
+        if (n[3] > 1) snprintf(times, sizeof times, ", %llu times", (unsigned long long)n[3]);
+        fprintf(stderr, "asc-sim: warning: %s (first on core %u%s): ", where, (unsigned)n[0], times);
+        switch (n[2]) {
+        case ASC_NOTE_TRUNC: fprintf(stderr, "a DataCopy burst of %llu bytes moved %llu (rounded down to 32 B)\n", a, b); break;
+        case ASC_NOTE_PAD: fprintf(stderr, "a DataCopyPad burst of %llu bytes took %llu bytes of UB\n", a, b); break;
+        case ASC_NOTE_CMPMASK: fprintf(stderr, "a whole-repeat compare ignored a mask of %llu lanes: compared all %llu\n", a, b); break;
+        case ASC_NOTE_CMPCOUNT: fprintf(stderr, "a whole-repeat compare in counter mode compared %llu of %llu elements\n", b, a); break;
+        case ASC_NOTE_RDOWN: fprintf(stderr, "a DataCopy count moved %llu bytes, its last 1..31 dropped\n", b); break;
+        case ASC_NOTE_GMREAD:
+            fprintf(stderr, "GM read of %llu bytes at 0x%llx runs outside the argument it starts in (or lies in none): "
+                    "the card reads whatever is there (an input shorter than the kernel's count? --sanitize=memcheck "
+                    "names the argument)\n", a, b);
+            break;
+        default: fprintf(stderr, "note %llu (%llu, %llu)\n", (unsigned long long)n[2], a, b);
+        }
+    }
+}
+
 static int cmd_run(Opts *o, AscDiags *d, bool explain)
 {
     if (!o->bin) {
@@ -271,6 +303,7 @@ static int cmd_run(Opts *o, AscDiags *d, bool explain)
     if (!asc_sim_bind_args(sim, o->args, o->nargs, d)) goto out;
     AscSimStatus st = asc_sim_run(sim, o->max_cycles);
     print_device_log(sim, &img, o->json ? stderr : stdout);
+    print_notes(sim, &img);
     if (st != ASC_SIM_DONE) {
         static char msg[1 << 14]; /* a deadlock names every blocked unit */
         asc_sim_status_format(sim, st, o->max_cycles, msg, sizeof msg);

@@ -14,8 +14,9 @@
  * instruction on the whole footprint the exec function checks against the GM size (a DMA's
  * span from its first burst to the end of its last), before any byte moves.  Out-of-allocation
  * WRITES are checked in every run that placed an allocation (they can never be right) and are
- * a fault there; with memcheck on, reads are checked too and every error is listed instead
- * (the run goes on).  No check costs a cycle.
+ * a fault there; out-of-allocation READS are a run note (ASC_NOTE_GMREAD: the launch's
+ * warnings, asc-sim's stderr), since they give wrong numbers silently; with memcheck on, both
+ * are checked and every error is listed instead (the run goes on).  No check costs a cycle.
  *
  * initcheck.  A 32 B granule of a local buffer, or of a GM allocation, is initialised once
  * any byte of it was written in this run (the host's asc_sim_gm_write of an input counts; an
@@ -257,11 +258,15 @@ bool asc_san_gm(void *ud, bool write, uint64_t lo, uint64_t hi)
     AscCore *c = ud;
     AscSim *sim = c->sim;
     bool full = sim->san & ASC_SAN_MEMCHECK;
-    if (hi <= lo || (!full && (!write || !sim->nuser_allocs))) return true;
+    if (hi <= lo || (!full && !sim->nuser_allocs)) return true;
     char why[400];
     int which;
     if (!mem_violation(sim, write, lo, hi, NULL, 0, &which)) return true;
     const char *rw = write ? "write" : "read";
+    if (!full && !write) { /* a read past an argument is a wrong input, never an error of the card: a note */
+        asc_sim_add_note(sim, c->index, c->xpc, ASC_NOTE_GMREAD, hi - lo, lo);
+        return true;
+    }
     if (!full) {
         mem_violation(sim, write, lo, hi, why, sizeof why, &which);
         return asc_exec_fault(&c->ctx, "memcheck: GM %s of %llu B [0x%llx, 0x%llx): %s", rw,

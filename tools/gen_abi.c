@@ -241,8 +241,9 @@ static void write_json(FILE *f)
     ENUM(f, "AscSimStatus", ",", E(ASC_SIM_, DONE), E(ASC_SIM_, LIMIT), E(ASC_SIM_, FAULT));
     ENUM(f, "AscRaceKind", ",", E(ASC_RACE_, RAW), E(ASC_RACE_, WAR), E(ASC_RACE_, WAW));
     ENUM(f, "AscNoteKind", ",", E(ASC_NOTE_, NONE), E(ASC_NOTE_, TRUNC), E(ASC_NOTE_, PAD), E(ASC_NOTE_, CMPMASK),
-         E(ASC_NOTE_, CMPCOUNT), E(ASC_NOTE_, RDOWN));
-    _Static_assert(ASC_NOTE_COUNT == 6, "a new AscNoteKind needs its entry above (and a text in pyasc's launch.py)");
+         E(ASC_NOTE_, CMPCOUNT), E(ASC_NOTE_, RDOWN), E(ASC_NOTE_, GMREAD));
+    _Static_assert(ASC_NOTE_COUNT == 7, "a new AscNoteKind needs its entry above (and a text in pyasc's launch.py "
+                                        "and asc-sim's print_notes)");
     ENUM(f, "AscStall", "", E(ASC_STALL_, NONE), E(ASC_STALL_, FLAG), E(ASC_STALL_, BARRIER),
          E(ASC_STALL_, QUEUE_FULL), E(ASC_STALL_, XCORE), E(ASC_STALL_, SYNC_ALL), E(ASC_STALL_, DRAIN));
     fprintf(f, "  },\n");

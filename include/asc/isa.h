@@ -121,6 +121,8 @@ typedef enum AscNoteKind {
     ASC_NOTE_CMPMASK = 3,  /* a whole-repeat vcmp/vcmps ignored a mask of a active lanes: compared all b */
     ASC_NOTE_CMPCOUNT = 4, /* a whole-repeat vcmp/vcmps in counter mode compared b of a elements */
     ASC_NOTE_RDOWN = 5,    /* a DataCopy count (DMA config bit 12, rdown) moved b bytes, its last 1..31 dropped */
+    ASC_NOTE_GMREAD = 6,   /* a GM read of a bytes at b ran outside the allocation it starts in, or lies in none
+                            * (memcheck off: the card reads whatever is there; --sanitize=memcheck names it) */
     ASC_NOTE_COUNT
 } AscNoteKind;
 

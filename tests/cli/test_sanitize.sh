@@ -77,6 +77,8 @@ expect b "invalid GM read of 8192 B [0x40000000, 0x40002000) by MTE2 \`mov_out_t
 expect b "it starts in argument 'x' (200 B at 0x40000000, 256 B allocated) and runs 7936 B past its end (8 times)"
 absent b zb.npy
 check b_default 0 "$sim" run vadd_single.bin --arg x=x100.npy --arg y=y.npy --arg z=@zb.npy:32768:f16 --arg n=32768
+# ... and says so without --sanitize: the read past x is a warning at its line (it was silent)
+expect b_default "asc-sim: warning: $src/kernels/asm/vadd_single.s:44 (first on core 0, 8 times): GM read of 8192 bytes at 0x40000000 runs outside the argument it starts in"
 # (c) z=@z.npy:16:f16 while the kernel writes 64 KB: a fault by default
 check c 1 "$sim" run vadd_single.bin --arg x=x.npy --arg y=y.npy --arg z=@zc.npy:16:f16 --arg n=32768
 expect c "(/"

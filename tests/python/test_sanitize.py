@@ -72,6 +72,22 @@ def test_memcheck_reports_reads_with_argument_and_line():
     assert f"test_sanitize.py:{_line_of('READ')}" in text, text
 
 
+def test_short_input_read_warns_by_default():
+    """Without sanitize, a read past an input (x holds 10 of the kernel's 256 elements) gave numbers
+    from beyond x with no word; it is a RuntimeWarning and a LaunchResult warning at the READ line."""
+    x, z = np.ones(N, np.float32), np.zeros(N, np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = k_copy[1](x[:10], z, N)
+    msgs = [str(w.message) for w in caught if w.category is RuntimeWarning]
+    assert len(msgs) == 1 and msgs == r.warnings, msgs
+    assert f"test_sanitize.py:{_line_of('READ')}:" in msgs[0] and "GM read of 1024 bytes" in msgs[0], msgs[0]
+    assert "outside the argument it starts in" in msgs[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert k_copy[1](x, z, N).warnings == []     # in bounds: no note
+
+
 def test_in_bounds_is_clean_under_every_check():
     x, z = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
     with warnings.catch_warnings():

@@ -135,11 +135,14 @@ _NOTE_TEXT = {   # AscNoteKind enumerator (include/asc/isa.h, via abi.json) -> w
              "DataCopy rounds it down to 32 bytes and drops the last 1..31 bytes without an error on the card",
     "CMPCOUNT": "compare compared {b} of {a} elements: Ascend C Compare / CompareScalar with a count runs "
                 "count * sizeof / 256 whole repeats on dav_c220; the tail's bits are left as they were",
+    "GMREAD": "GM read of {a} bytes at {b:#x} runs outside the argument it starts in (or lies in none): the card "
+              "reads whatever is there; an argument shorter than the kernel's count? (sanitize='memcheck' names "
+              "the argument and the byte range)",
 }
 _NOTE_NAME = {v: k for k, v in abi.ENUMS["AscNoteKind"].items()}   # value -> enumerator name
 
 
-_NOTE_LOSSY = ("TRUNC", "RDOWN", "CMPMASK", "CMPCOUNT")   # the card drops data or lanes: a RuntimeWarning too
+_NOTE_LOSSY = ("TRUNC", "RDOWN", "CMPMASK", "CMPCOUNT", "GMREAD")   # the card drops data or lanes: a RuntimeWarning too
 
 
 def _notes_of(lib, sim, img, lossy=None):
