@@ -1477,6 +1477,27 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         p.full[1] = q->mask1 & lane_mask[1];
         memcpy(p.last, p.full, sizeof p.last);
     }
+    if (shape == VS_SEL && !((cfg >> 49) & 1)) {
+        /* Select modes 1 and 2 overwrite CMPMASK: Ascend C on dav_c220 (cannmirror/asc-devkit
+         * impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h VselIntrinsicsImplPre, VselImpl)
+         * duplicates a value over a 32 B temporary and set_cmpmask's it before the vsel: mode 1
+         * (config bit 50, sels) the scalar src1 of type T, mode 2 the sel mask's UB address as a
+         * uint32 (here SPR cmpmask).  The register holds that pattern after the instruction (a
+         * later vsel by the register, or get_cmpmask, sees it), repeats or not. */
+        VBuf one;
+        uint32_t w = 4;
+        if ((cfg >> 50) & 1) {
+            w = size;
+            if (asc_dtype_is_float(p.dt))
+                store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+            else
+                store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+        } else {
+            uint32_t a32 = (uint32_t)q->cmpmask;
+            memcpy(one.u8, &a32, 4);
+        }
+        for (uint32_t k = 0; k < 16; k += w) memcpy(ctx->cmpmask_reg + k, one.u8, w);
+    }
     if (p.repeats == 0) return true;
 
     for (int k = 0; k < OP_COUNT; k++)
