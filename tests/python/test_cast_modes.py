@@ -428,3 +428,12 @@ def test_cast_deq_vec_mask_form(half):
     x, z, nx = _vdeq_run(n, np.uint8, half, "mask")
     want = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, half, nx, 7, np.uint8)
     assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("n", (37, 1001))
+def test_cast_deq_vec_table_in_tbuf(n):
+    """the table in a TBuf (an address placed at link time): DEQSCALE gets that address / 32"""
+    x, z, nx = _vdeq_run(n, np.int8, True, "tbuf")
+    want = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, True, nx, 7, np.int8)
+    assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]
