@@ -837,7 +837,9 @@ static void vsem_VCONV(const VRepeat *v)
              * table word i % 16 with its own sign mode; else the register's one word */
             uint64_t w = v->vdeq ? v->vdeq[i % 16] : (uint64_t)v->si;
             bool sgn = v->vdeq ? (w >> 46) & 1 : dt == ASC_DT_S8;
-            uint32_t sb = (uint32_t)w;
+            /* SetDeqScale.md: the hardware takes the f32 scale as a 1-8-10 float (bits 12:0
+             * dropped), as the fixpipe's M1 (exec_cube.c fixq_param) */
+            uint32_t sb = (uint32_t)w & 0xffffe000u;
             float scale;
             memcpy(&scale, &sb, 4);
             int32_t off = (int32_t)((w >> 37) & 0x1ff);
