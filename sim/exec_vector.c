@@ -389,6 +389,7 @@ typedef struct VRepeat {
     AscRnd rnd;            /* vconv's rounding */
     bool exp_fma;          /* vexp.f32 may take exp_lanes_fma (ctx->exp_fma) */
     bool deq;              /* vconv.x s16.b8l/h: dst = sat(rint(src * scale + offset)), si = DEQSCALE */
+    const uint64_t *vdeq;  /* vconv.x s16.vb8l/h: the 16 DEQSCALE-layout words of the UB table; NULL otherwise */
 } VRepeat;
 
 typedef void VSemFn(const VRepeat *v);
@@ -831,16 +832,22 @@ static void vsem_VCONV(const VRepeat *v)
     const VBuf *a = v->a;
     VBuf *d = v->d;
     if (v->deq) { /* CastDequant s16 -> b8 (DEQSCALE: f32 scale bits 31:0, offset bits 45:37, sign mode 46) */
-        uint32_t sb = (uint32_t)v->si;
-        float scale;
-        memcpy(&scale, &sb, 4);
-        int32_t off = (int32_t)(((uint64_t)v->si >> 37) & 0x1ff);
-        if (off & 0x100) off -= 0x200;
         for (uint32_t i = 0; i < v->lanes; i++) {
+            /* vector dequantisation: lane i is element i % 16 of its 32 B source block, which uses
+             * table word i % 16 with its own sign mode; else the register's one word */
+            uint64_t w = v->vdeq ? v->vdeq[i % 16] : (uint64_t)v->si;
+            bool sgn = v->vdeq ? (w >> 46) & 1 : dt == ASC_DT_S8;
+            /* SetDeqScale.md: the hardware takes the f32 scale as a 1-8-10 float (bits 12:0
+             * dropped), as the fixpipe's M1 (exec_cube.c fixq_param) */
+            uint32_t sb = (uint32_t)w & 0xffffe000u;
+            float scale;
+            memcpy(&scale, &sb, 4);
+            int32_t off = (int32_t)((w >> 37) & 0x1ff);
+            if (off & 0x100) off -= 0x200;
             volatile float t = (float)load_i(a, ASC_DT_S16, i) * scale; /* the f32 product, then the sum */
             t = t + (float)off;
-            d->u8[i] = (uint8_t)(dt == ASC_DT_S8 ? asc_float_to_int_sat(t, ASC_RND_RINT, INT8_MIN, INT8_MAX)
-                                                 : asc_float_to_int_sat(t, ASC_RND_RINT, 0, UINT8_MAX));
+            d->u8[i] = (uint8_t)(sgn ? asc_float_to_int_sat(t, ASC_RND_RINT, INT8_MIN, INT8_MAX)
+                                     : asc_float_to_int_sat(t, ASC_RND_RINT, 0, UINT8_MAX));
         }
         return;
     }
@@ -995,7 +1002,9 @@ typedef struct VJob {
     int64_t si;
     unsigned cond;
     AscRnd rnd;
-    bool deq;           /* vconv.x s16.b8l/h (VRepeat.deq) */
+    bool deq;           /* vconv.x s16.b8l/h and s16.vb8l/h (VRepeat.deq) */
+    bool vdeq;          /* vconv.x s16.vb8l/h: tab holds the DEQSCALE table read from UB */
+    uint64_t tab[16];
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
     bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
@@ -1017,7 +1026,8 @@ static void vec_data(uint8_t *ub, const VJob *j)
     const VOperand *dst = &p->op[OP_DST];
     VBuf a, b, c, d;
     VRepeat v = {.dt = p->dt, .dto = p->dto, .lanes = p->lanes, .size = j->size, .a = &a, .b = &b, .c = &c, .d = &d,
-                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma, .deq = j->deq};
+                 .sf = j->sf, .si = j->si, .cond = j->cond, .rnd = j->rnd, .exp_fma = j->exp_fma, .deq = j->deq,
+                 .vdeq = j->vdeq ? j->tab : NULL};
     uint64_t all[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     /* sources that are LANES operands with every lane active need no zeroing
      * (every byte of their buffer is gathered) */
@@ -1320,12 +1330,13 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
 {
     const VFamInfo *fi = &vfam_info[fam];
     VShape shape = (VShape)fi->shape;
-    bool deq = false;
+    bool deq = false, vdeq = false;
     if (fam == VF_VCONV && asc_insn_has_field(q->in.op, ASC_FK_CVP)) { /* vconv.x: the types of its pair */
         dt0 = (AscDtype)asc_cvp_src(q->in.cvp);
         dt1 = (AscDtype)asc_cvp_dst(q->in.cvp);
-        deq = q->in.cvp == ASC_CVP_S16_B8L || q->in.cvp == ASC_CVP_S16_B8H;
-        if (deq && !((q->deqscale >> 46) & 1)) dt1 = ASC_DT_U8; /* sign mode 0: uint8 results */
+        vdeq = q->in.cvp == ASC_CVP_S16_VB8L || q->in.cvp == ASC_CVP_S16_VB8H;
+        deq = vdeq || q->in.cvp == ASC_CVP_S16_B8L || q->in.cvp == ASC_CVP_S16_B8H;
+        if (deq && !vdeq && !((q->deqscale >> 46) & 1)) dt1 = ASC_DT_U8; /* sign mode 0: uint8 results */
     }
     if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
@@ -1384,7 +1395,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     case VS_CONV:
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
-        if (deq) dst->half = q->in.cvp == ASC_CVP_S16_B8H ? 2 : 1;
+        if (deq) dst->half = q->in.cvp == ASC_CVP_S16_B8H || q->in.cvp == ASC_CVP_S16_VB8H ? 2 : 1;
         set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
         if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
@@ -1468,6 +1479,27 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         p.full[1] = q->mask1 & lane_mask[1];
         memcpy(p.last, p.full, sizeof p.last);
     }
+    if (shape == VS_SEL && !((cfg >> 49) & 1)) {
+        /* Select modes 1 and 2 overwrite CMPMASK: Ascend C on dav_c220 (cannmirror/asc-devkit
+         * impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h VselIntrinsicsImplPre, VselImpl)
+         * duplicates a value over a 32 B temporary and set_cmpmask's it before the vsel: mode 1
+         * (config bit 50, sels) the scalar src1 of type T, mode 2 the sel mask's UB address as a
+         * uint32 (here SPR cmpmask).  The register holds that pattern after the instruction (a
+         * later vsel by the register, or get_cmpmask, sees it), repeats or not. */
+        VBuf one;
+        uint32_t w = 4;
+        if ((cfg >> 50) & 1) {
+            w = size;
+            if (asc_dtype_is_float(p.dt))
+                store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+            else
+                store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+        } else {
+            uint32_t a32 = (uint32_t)q->cmpmask;
+            memcpy(one.u8, &a32, 4);
+        }
+        for (uint32_t k = 0; k < 16; k += w) memcpy(ctx->cmpmask_reg + k, one.u8, w);
+    }
     if (p.repeats == 0) return true;
 
     for (int k = 0; k < OP_COUNT; k++)
@@ -1484,6 +1516,19 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     if (deq) {
         j.deq = true;
         j.si = (int64_t)q->deqscale;
+    }
+    if (vdeq) {
+        /* Ascend C SetDeqScaleImpl(vdeq, vdeqInfo) on dav_c220 (cannmirror/asc-devkit
+         * impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h): set_deqscale(GetPhyAddr() >> 5),
+         * DEQSCALE bits 13:0 (SetDeqScale.md: vdeqAddr) the table's UB address in 32 B units; the
+         * vector unit reads the 128 B table when it starts the instruction, as it reads its sources */
+        uint64_t ta = (q->deqscale & 0x3fff) << 5;
+        if (!asc_exec_check_local(ctx, ASC_BUF_UB, "DEQSCALE table (SPR deqscale bits 13:0, 32 B units)", false, ta,
+                                  ta + 128, false))
+            return false;
+        if (ctx->on_access) ctx->on_access(ctx->access_ud, ASC_BUF_UB, ta, ta + 128, false);
+        memcpy(j.tab, ctx->mem[ASC_BUF_UB].data + ta, sizeof j.tab);
+        j.vdeq = true;
     }
     if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {

@@ -110,7 +110,7 @@ typedef struct AscExecJob {
     uint8_t *out;
     uint32_t u[12];
     bool flag;
-    _Alignas(8) unsigned char blob[352]; /* the exec function's own job state (exec_vector.c) */
+    _Alignas(8) unsigned char blob[480]; /* the exec function's own job state (exec_vector.c) */
 } AscExecJob;
 
 /* The core's data state an exec function may touch. */

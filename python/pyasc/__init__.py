@@ -28,7 +28,8 @@ _LIGHT.update({n: ".language.tensor" for n in ("ConstExpr", "GlobalAddress", "Gl
 _LIGHT.update({n: ".language.types" for n in ("BinaryRepeatParams", "BrcbRepeatParams", "CopyRepeatParams",
                                               "DataCopyParams", "DataCopyExtParams", "DataCopyPadExtParams",
                                               "DataCopyPadParams", "Nd2NzParams", "FixpipeParamsV220",
-                                              "LoadData2DParams", "MmadParams", "UnaryRepeatParams")})
+                                              "LoadData2DParams", "MmadParams", "UnaryRepeatParams",
+                                              "VdeqInfo")})
 _LIGHT.update({n: ".compiler.errors" for n in ("CompileError", "KernelFault", "LaunchError")})
 _LIGHT.update({"jit": ".simt", "SimtKernel": ".simt", "JITFunction": ".runtime.jit",
                "LaunchResult": ".runtime.jit", "KernelRace": ".runtime.launch"})

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import asc
-from kernels_cast_modes import k_cast_deq_b8, k_cast_mode, k_cast_strided
+from kernels_cast_modes import k_cast_deq_b8, k_cast_mode, k_cast_strided, k_cast_vdeq_b8
 from pyasc.compiler import isa
 
 NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD = (asc.RoundMode.CAST_NONE, asc.RoundMode.CAST_RINT,
@@ -44,7 +44,7 @@ def test_isa_table_is_dav_c220s():
     have = {tuple(m.split(".")): tuple(sorted(by_name[r] for r in isa.rnds(f"vconv.{m}")))
             for m in isa.variants("vconv") if m != "x"}
     have.update({tuple(k.split(".")): tuple(sorted(by_name[r] for r in v["rnds"])) for k, v in isa.cvps().items()
-                 if v["op"] == "vconv.x" and k not in ("s16.b8l", "s16.b8h")})   # those two: CastDequant
+                 if v["op"] == "vconv.x" and k not in ("s16.b8l", "s16.b8h", "s16.vb8l", "s16.vb8h")})   # CastDequant
     assert set(have) == set(DAV_C220)          # no pair the card lacks, none of its pairs missing
     for pair, modes in DAV_C220.items():
         assert have.get(pair) == tuple(sorted(modes)), pair
@@ -347,9 +347,102 @@ def test_cast_deq_s16_b8(n, scale, offset, sign, half):
     z = np.full(2 * nx, 7, dt)
     k_cast_deq_b8[1](x, z, n, nx, scale, offset, sign, half)
     info = np.iinfo(dt)
-    t = (x[:n].astype(np.float32) * np.float32(scale)).astype(np.float32) + np.float32(offset)
+    t = (x[:n].astype(np.float32) * m1(scale)).astype(np.float32) + np.float32(offset)
     val = np.clip(np.rint(t.astype(np.float64)), info.min, info.max).astype(dt)
     want = np.full(2 * nx, 7, dt)
     i = np.arange(n)
     want[(i // 16) * 32 + (16 if half else 0) + i % 16] = val
+    assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]
+
+
+def m1(scale):
+    """the scale as the hardware takes it: the f32 as a 1-8-10 float, bits 12:0 dropped
+    (SetDeqScale.md, CastDequant s162b8 table row; as the fixpipe's M1)"""
+    return (np.asarray(scale, np.float32).view(np.uint32) & np.uint32(0xffffe000)).view(np.float32)
+
+
+# 16 parameter sets differing per position: scales (some not exact in f32, negative, large),
+# offsets over the 9-bit range, sign modes mixed (a uint8 tensor with int8 lanes and vice versa)
+VDEQ_SCALES = (1.0, 0.37, -0.75, 2.5, 0.5, 3.0, -1.25, 0.01, 1e-3, -2.0, 7.5, 0.125, 1.5, -0.3, 0.9, 4.0)
+VDEQ_OFFSETS = (0, -5, 100, 255, -256, 7, -1, 1, 30, -30, 0, 12, -100, 200, -200, 3)
+VDEQ_SIGNS = (True, False, True, False, False, True, True, False, True, False, True, True, False, False, True,
+              False)
+
+
+def vdeq_model(x, scales, offsets, signs, half, nx, fill, dt, exact=False):
+    """numpy model of the vector CastDequant (CastDequant.md: dst_i = Cast(src_i * scale_j +
+    offset_j), j the element's position in its 32 B block of 16 int16; each set's sign mode picks
+    int8 or uint8 saturation): results of source block k in the upper (half) or lower 16 bytes of
+    destination block k, the other half and every byte past n untouched"""
+    n = x.size
+    j = np.arange(n) % 16
+    sc = (np.array(scales, np.float32) if exact else m1(np.array(scales, np.float32)))[j]
+    off = np.array(offsets, np.float32)[j]
+    sg = np.array(signs, bool)[j]
+    t = (x.astype(np.float32) * sc).astype(np.float32) + off
+    r = np.rint(t.astype(np.float64))
+    val = np.where(sg, np.clip(r, -128, 127), np.clip(r, 0, 255)).astype(np.int64)
+    want = np.full(2 * nx, fill, dt)
+    i = np.arange(n)
+    want[(i // 16) * 32 + (16 if half else 0) + i % 16] = (val & 0xff).astype(np.uint8).view(dt)
+    return want
+
+
+def _vdeq_run(n, dt, half, form, scales=VDEQ_SCALES, offsets=VDEQ_OFFSETS, signs=VDEQ_SIGNS):
+    rng = np.random.default_rng(1000 + n)
+    nx = _pad(n, np.int16)
+    x = rng.integers(-32768, 32768, nx).astype(np.int16)
+    x[:12] = [0, 1, -1, 3, -3, 5, 127, -128, 255, 256, 32767, -32768][:min(12, nx)]
+    if nx >= 48:                         # small values: offsets and scales are not swamped by saturation
+        x[16:48] = rng.integers(-300, 300, 32)
+    z = np.full(2 * nx, 7, dt)
+    k_cast_vdeq_b8[1](x, z, n, nx, tuple(scales), tuple(offsets), tuple(signs), half, form)
+    return x, z, nx
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dt", [np.int8, np.uint8])
+@pytest.mark.parametrize("half", [True, False])
+def test_cast_deq_vec_s16_b8(n, dt, half):
+    """CastDequant s16 -> b8 with vector dequantisation, is_vec_deq=True (real pyasc's default;
+    Ascend C CastVDeqIntrinsicsImpl: vconv_vdeqs162b8h / l; SetDeqScaleImpl(vdeq, vdeqInfo) writes
+    the 16 MakeDeqScaleConfig words to UB and DEQSCALE = their address >> 5), against numpy; the
+    broken models (one set for every lane, the set of the element index not of its block position,
+    the tensor's dtype for saturation instead of each set's sign mode) must not match"""
+    x, z, nx = _vdeq_run(n, dt, half, "count")
+    want = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, half, nx, 7, dt)
+    assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]
+    if n < 16:
+        return
+    one = vdeq_model(x[:n], (VDEQ_SCALES[0],) * 16, (VDEQ_OFFSETS[0],) * 16, (VDEQ_SIGNS[0],) * 16, half, nx, 7, dt)
+    assert not np.array_equal(z, one)
+    rot = vdeq_model(x[:n], VDEQ_SCALES[1:] + VDEQ_SCALES[:1], VDEQ_OFFSETS[1:] + VDEQ_OFFSETS[:1],
+                     VDEQ_SIGNS[1:] + VDEQ_SIGNS[:1], half, nx, 7, dt)
+    assert not np.array_equal(z, rot)
+    same_sign = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, (dt == np.int8,) * 16, half, nx, 7, dt)
+    assert not np.array_equal(z, same_sign)
+    full = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, half, nx, 7, dt, exact=True)
+    if n > 100:                                       # the whole f32 scale is not what the card uses
+        assert not np.array_equal(z, full)
+    other_half = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, not half, nx, 7, dt)
+    assert not np.array_equal(z, other_half)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("half", [True, False])
+def test_cast_deq_vec_mask_form(half):
+    """the repeat form (mask 128, 2 repeats, strides 1/1/8/8) maps lane i to set i % 16 too"""
+    n = 256
+    x, z, nx = _vdeq_run(n, np.uint8, half, "mask")
+    want = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, half, nx, 7, np.uint8)
+    assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("n", (37, 1001))
+def test_cast_deq_vec_table_in_tbuf(n):
+    """the table in a TBuf (an address placed at link time): DEQSCALE gets that address / 32"""
+    x, z, nx = _vdeq_run(n, np.int8, True, "tbuf")
+    want = vdeq_model(x[:n], VDEQ_SCALES, VDEQ_OFFSETS, VDEQ_SIGNS, True, nx, 7, np.int8)
     assert np.array_equal(z, want), np.flatnonzero(z != want)[:8]

@@ -9,7 +9,7 @@ Bit i set picks src0, clear picks src1; lanes outside the mask (or past count) k
 import numpy as np
 import pytest
 
-from kernels_select import k_select
+from kernels_select import k_select, k_select_clobber
 
 
 def model(x, y, m, z, mode, lanes, spans, scalar):
@@ -50,3 +50,42 @@ def test_select_modes(dt, mode, form, n, repeats, mask):
     np.testing.assert_array_equal(z, want)
     if mode == 0 and len(spans) > 1:   # the per-repeat reading differs here: the test can tell
         assert not np.array_equal(want, model(x, y, m, np.full(total, 9, dt), 2, lanes, spans, scalar))
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("n,scalar,sel_at", [(1, -2.5, 0), (37, 0.1, 32), (1001, 3.0, 96)])
+def test_select_mode_1_2_overwrite_cmpmask(dt, mode, n, scalar, sel_at):
+    """Select modes 1 and 2 leave CMPMASK overwritten, as Ascend C does on dav_c220
+    (kernel_operator_vec_cmpsel_impl.h VselIntrinsicsImplPre / VselImpl: Duplicate a value over a
+    temporary, set_cmpmask(temp), vsel): mode 1 the scalar src1 (its T bits, repeated), mode 2 the
+    sel mask's UB address (uint32, repeated).  get_cmp_mask then returns that pattern and a select
+    by the register (mode 0 without sel_mask) selects by its bits, not by the set_cmp_mask before"""
+    sz = np.dtype(dt).itemsize
+    lanes = 256 // sz
+    nb = -(-n * sz // 256) * 256 + 256
+    total = nb // sz
+    tail = -(-n * sz // 256) * 256 // sz
+    rng = np.random.default_rng(n + 11 * mode)
+    x = rng.standard_normal(total).astype(dt)
+    y = rng.standard_normal(total).astype(dt)
+    z = np.full(total, 9, dt)
+    m = rng.integers(0, 256, 512).astype(np.uint8)
+    r = np.full(32, 0x5a, np.uint8)
+    k_select_clobber[1](x, y, m, z, r, n, mode, scalar, sel_at)
+    if mode == 1:
+        reg = np.tile(np.array([scalar], dt).view(np.uint8), 16 // sz)
+    else:
+        reg = np.tile(np.array([3 * nb + sel_at], np.uint32).view(np.uint8), 4)
+    np.testing.assert_array_equal(r[:16], reg)
+    np.testing.assert_array_equal(r[16:], np.full(16, 0x5a, np.uint8))
+    spans = [(k, min(lanes, n - k * lanes)) for k in range(-(-n // lanes))]
+    want = model(x, y, m, z, mode, lanes, spans, scalar)
+    bits = np.unpackbits(reg, bitorder="little").astype(bool)[:lanes]
+    want[tail:tail + lanes] = np.where(bits, x[tail:tail + lanes], y[tail:tail + lanes])
+    np.testing.assert_array_equal(z, want)
+    kept = np.unpackbits(m[:16], bitorder="little").astype(bool)[:lanes]   # the broken model: no overwrite
+    old = want.copy()
+    old[tail:tail + lanes] = np.where(kept, x[tail:tail + lanes], y[tail:tail + lanes])
+    assert not np.array_equal(z, old)

@@ -26,6 +26,7 @@ from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, 
 from .types import (BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, DataCopyParams,  # noqa: F401
                     DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, Nd2NzParams,
                     FixpipeParamsV220, LoadData2DParams, MmadParams, UnaryRepeatParams)
+from .types import VdeqInfo  # noqa: F401,E402  (set_deq_scale(vdeq, vdeq_info))
 
 float = float32  # noqa: A001
 

@@ -18,7 +18,7 @@ sim/exec_vector.c (CMPMASK, vconv_deq)."""
 from __future__ import annotations
 
 from ..compiler import ir
-from ..compiler.builder import is_static
+from ..compiler.builder import RVal, is_static
 from .enums import TPosition
 
 PAD_VAL_SET = 1 << 63   # bit 63 of pad_val: the register has been written
@@ -138,16 +138,20 @@ def make_deq(ops):
         """Real pyasc set_deq_scale(scale) (Ascend C SetDeqScale(half): the f16 bits of scale in
         DEQSCALE bits 15:0, read by cast_deq / s32 -> f16) or set_deq_scale(scale, offset,
         sign_mode) (MakeDeqScaleConfig: f32 scale bits 31:0, offset & 0x1ff in 45:37, sign mode
-        bit 46; the s16 -> b8 CastDequant, cast_deq with is_vec_deq=False, reads that form)."""
+        bit 46; the s16 -> b8 CastDequant, cast_deq with is_vec_deq=False, reads that form) or
+        set_deq_scale(vdeq, vdeq_info) (the table of 16 such words and its address; _set_vdeq)."""
         b = _b
+        from .tensor import LocalTensor
+        from .types import VdeqInfo
+        if (args and isinstance(args[0], LocalTensor)) or "vdeq" in kwargs:
+            vals = list(args) + [kwargs.pop(n) for n in ("vdeq", "vdeq_info")[len(args):] if n in kwargs]
+            if kwargs or len(vals) != 2:
+                raise b.error("asc.set_deq_scale takes (vdeq, vdeq_info) for vector dequantisation")
+            return _set_vdeq(b, *vals)
         names = ("scale", "offset", "sign_mode")
         vals = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
         if kwargs or not 1 <= len(vals) <= 3 or len(vals) == 2:
-            from .tensor import LocalTensor
-            if vals and isinstance(vals[0], LocalTensor):     # real pyasc SetDeqScale(vdeq, vdeq_info)
-                raise b.error("asc.set_deq_scale(vdeq, vdeq_info): vector dequantisation (a 128-byte UB table of "
-                              "16 scales, CastDequant with is_vec_deq) is not modelled")
-            raise b.error("asc.set_deq_scale takes (scale) or (scale, offset, sign_mode)")
+            raise b.error("asc.set_deq_scale takes (scale), (scale, offset, sign_mode) or (vdeq, vdeq_info)")
         for v in vals:
             if not is_static(v) or isinstance(v, str):
                 raise b.error("asc.set_deq_scale: the parameters must be compile-time numbers")
@@ -161,6 +165,40 @@ def make_deq(ops):
                     | int(bool(sign)) << 46)
         b.emit(ir.Op("mtspr", None, [b.operand(ops._s64(word))], {"spr": "deqscale"}))
 
+    def _set_vdeq(b, vdeq, info):
+        """Real pyasc set_deq_scale(vdeq, vdeq_info) = Ascend C SetDeqScaleImpl(vdeq, vdeqInfo) on
+        dav_c220 (cannmirror/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h):
+        vdeq.SetValue(i, MakeDeqScaleConfig(scale[i], offset[i], signMode[i])) for i < 16 (scalar
+        stores to UB, st.ub.d), then set_deqscale(vdeq.GetPhyAddr() >> 5): DEQSCALE holds the
+        table's UB address in 32 B units (SetDeqScale.md: vdeqAddr, bits 13:0)."""
+        from .tensor import LocalTensor
+        from .types import VdeqInfo
+        if not isinstance(vdeq, LocalTensor) or vdeq.buf != "UB" or vdeq.dtype != dt.uint64:
+            raise b.error("asc.set_deq_scale(vdeq, vdeq_info): vdeq must be a uint64 LocalTensor in UB "
+                          "(VECIN/VECOUT/VECCALC; Ascend C SetDeqScale<uint64_t>)")
+        if not isinstance(info, VdeqInfo):
+            raise b.error(f"asc.set_deq_scale(vdeq, vdeq_info): vdeq_info must be an asc.VdeqInfo, got "
+                          f"{type(info).__name__}")
+        if vdeq.size is not None and is_static(vdeq.size) and int(vdeq.size) < 16:
+            raise b.error(f"asc.set_deq_scale(vdeq, vdeq_info): vdeq holds {vdeq.size} uint64 elements; the table "
+                          f"is 16 (128 bytes, CastDequant.md)")
+        for i, (scale, offset, sign) in enumerate(zip(info.scale, info.offset, info.sign_mode)):
+            for v in (scale, offset, sign):
+                if not is_static(v) or isinstance(v, str):
+                    raise b.error(f"asc.set_deq_scale(vdeq, vdeq_info): parameter set {i} must be compile-time "
+                                  f"numbers")
+            if isinstance(offset, float) or not -256 <= int(offset) <= 255:
+                raise b.error(f"asc.set_deq_scale(vdeq, vdeq_info): offset {i} must be an integer in [-256, 255] "
+                              f"(9 bits), got {offset!r}")
+            word = (int(np.array([scale], np.float32).view(np.uint32)[0]) | (int(offset) & 0x1ff) << 37
+                    | int(bool(sign)) << 46)
+            vdeq.set_value(i, word)
+        if isinstance(vdeq.addr, int):
+            reg = vdeq.addr >> 5
+        else:
+            reg = b.binop("sra", RVal(b, b.reg(vdeq.addr)) if isinstance(vdeq.addr, ir.Sym) else vdeq.addr, 5)
+        b.emit(ir.Op("mtspr", None, [b.operand(reg)], {"spr": "deqscale"}))
+
     @ops.intrinsic
     def cast_deq(dst, src, *rest, _b, **kwargs):
         """Real pyasc cast_deq(dst, src, count | mask, repeat_times, repeat_params, ...): int32 ->
@@ -170,7 +208,10 @@ def make_deq(ops):
         dst = saturate(rint(src * scale + offset)) with set_deq_scale(scale, offset, sign_mode)'s
         parameters (CastDeqIntrinsicsImpl: vconv_deqs162b8h / l = vconv.x s16.b8h / s16.b8l): the
         16 results of each 32-byte source block fill the upper (half_block=True) or lower 16 bytes
-        of the matching destination block, whose other half keeps its bytes."""
+        of the matching destination block, whose other half keeps its bytes.  is_vec_deq=True (the
+        default; CastVDeqIntrinsicsImpl: vconv_vdeqs162b8h / l = vconv.x s16.vb8h / s16.vb8l) takes
+        the parameters from the 16-word UB table of set_deq_scale(vdeq, vdeq_info): the element at
+        position j of its 32-byte source block uses set j."""
         b = _b
         rest = list(rest)
         flags = []
@@ -185,11 +226,7 @@ def make_deq(ops):
         ops._need_local(b, "cast_deq", dst)
         ops._need_local(b, "cast_deq", src, "source")
         if (src.dtype, dst.dtype) in ((dt.int16, dt.int8), (dt.int16, dt.uint8)):
-            if opts["is_vec_deq"]:
-                raise b.error("asc.cast_deq from int16 with is_vec_deq=True: vector dequantisation (16 scales in a "
-                              "128-byte UB table, set_deq_scale(vdeq, vdeq_info)) is not modelled; pass "
-                              "is_vec_deq=False to use set_deq_scale(scale, offset, sign_mode)")
-            return _cast_deq_b8(b, dst, src, rest, kwargs, bool(opts["half_block"]))
+            return _cast_deq_b8(b, dst, src, rest, kwargs, bool(opts["half_block"]), bool(opts["is_vec_deq"]))
         if (src.dtype, dst.dtype) != (dt.int32, dt.float16):
             raise b.error(f"asc.cast_deq from {src.dtype.name} to {dst.dtype.name} is not supported: Ascend C "
                           f"CastDequant converts int32 -> float16 and int16 -> int8 / uint8")
@@ -203,9 +240,11 @@ def make_deq(ops):
                       blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride),
                       dst_dtype=dt.int32)
 
-    def _cast_deq_b8(b, dst, src, rest, kwargs, half):
+    def _cast_deq_b8(b, dst, src, rest, kwargs, half, vec):
         count, mask, rt, p = ops._split_form(b, "cast_deq", rest, kwargs, UnaryRepeatParams)
-        extra = {"cvp": "s16.b8h" if half else "s16.b8l", "rnd": "none"}
+        # is_vec_deq (CastVDeqIntrinsicsImpl: vconv_vdeqs162b8h / l): the 16 parameter sets of the
+        # UB table at DEQSCALE, element j of each 32 B source block using set j
+        extra = {"cvp": ("s16.vb8" if vec else "s16.b8") + ("h" if half else "l"), "rnd": "none"}
         if count is not None:            # 128 lanes a repeat: 8 source blocks, 8 half destination blocks
             dst_bytes = -(-count // 16) * 32 if is_static(count) else None
             op = ops._emit_vec(b, "cast_deq", "vconv.x", dst, [src], count=count, extra=extra, rep=(8, 8, 8),

@@ -47,6 +47,24 @@ class UnaryRepeatParams(_Params):
     _defaults = (1, 1, 8, 8)
 
 
+class VdeqInfo:
+    """Real pyasc asc.VdeqInfo(scale, offset, sign_mode) (asc.language.core.types; Ascend C VdeqInfo):
+    the 16 parameter sets of the vector CastDequant, three lists of 16 compile-time values (float
+    scales, 9-bit offsets in [-256, 255], bool sign modes).  asc.set_deq_scale(vdeq, info) checks
+    them and writes the 128 B table."""
+
+    def __init__(self, scale=None, offset=None, sign_mode=None):
+        if scale is None or offset is None or sign_mode is None:
+            raise TypeError("VdeqInfo requires scale, offset and sign_mode (three lists of 16)")
+        self.scale, self.offset, self.sign_mode = list(scale), list(offset), list(sign_mode)
+        if len(self.scale) != 16 or len(self.offset) != 16 or len(self.sign_mode) != 16:
+            raise TypeError(f"VdeqInfo takes lists of 16 (Ascend C VDEQ_TENSOR_SIZE), got "
+                            f"{len(self.scale)}, {len(self.offset)}, {len(self.sign_mode)}")
+
+    def __repr__(self):
+        return f"VdeqInfo(scale={self.scale!r}, offset={self.offset!r}, sign_mode={self.sign_mode!r})"
+
+
 class BrcbRepeatParams(_Params):
     _fields = ("dst_blk_stride", "dst_rep_stride")
     _defaults = (1, 8)

@@ -9,6 +9,9 @@ VselIntrinsicsImplPre, VselIntrinsicsImpl; docs/zh/api/SIMD-API/基础API/Memory
   is consumed from UB, 256/sizeof(T) bits per repeat, repeat after repeat (config bit 50, sels; SPR
   cmpmask holds the mask's address).
 - SELMODE.VSEL_TENSOR_TENSOR_MODE (2): two tensors, the mask consumed from UB per repeat as in 1.
+- Modes 1 and 2 leave the CMPMASK register overwritten (Ascend C set_cmpmask's a Duplicate of the
+  scalar, mode 1, or of the sel mask's UB address as uint32, mode 2, before the vsel): the
+  simulator's vsel does that (docs/semantics.md 2.5), so a later select by the register sees it.
 Both forms (count, and mask / repeat_times / BinaryRepeatParams) follow the same rule."""
 from __future__ import annotations
 
