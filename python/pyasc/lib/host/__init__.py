@@ -267,7 +267,114 @@ class MatmulApiTiling:
         """(m_dim, n_dim, single_m, single_n, single_k) for this class: one core."""
         return 1, 1, self.m, self.n, self.ka
 
+    def _scenario(self):
+        """Ascend C's GetMultiCoreScenario; "others" on one core (MatmulApiTiling)."""
+        return "others"
+
+    def _basic_block(self, sm, sn, sk):
+        """The base block as Ascend C chooses it (cannmirror/asc-devkit
+        impl/adv_api/tiling/matmul/matmul_tiling_algorithm.cpp): GetMultiCoreBasicBlock gives
+        base_m 128 (256 when L0C holds 256 KB), base_n 256, base_k 128 bytes of A (64 for f16),
+        256 x 128 when both A and B are transposed, set_fix_split overriding; in the SPLIT_SMALL_MN
+        scenario UpdateBaseBlock shrinks it to the single-core shape (base_m 128 or sm, base_n 256
+        -- 384 when base_k <= 32 and base_m <= 64 -- or sn, aligned to 16) and
+        CalcMultiCoreDimsSmallShape sets base_k = min(L0/2 / base_m, L0/2 / base_n) elements, aligned
+        down to C0 and at most K aligned to C0.  The L0 size is the profile's L0A/L0B here.  Our
+        deviation: base_m/base_n/base_k never exceed the single-core shape rounded up to the
+        fractal (Ascend C keeps 128 x 256 x 64 in SPLIT_MN and lets the tail iterations pad), and
+        one-core / OTHERS tilings (Ascend C: the GetL0Factors search) use the same block clamped
+        likewise.  Returns None when the block does not fit the profile's L0 double-buffered."""
+        l1, l0a, l0b, l0c = self._caps()
+        sa, sb = _SIZE[self.a[2]], _SIZE[self.b[2]]
+        k0 = max(16, 32 // sa)
+        fm, fn, fk = self.fix
+        bm = 256 if l0c >= 262144 else 128
+        bn = 256
+        bk = 128 // sa
+        if self.a[3] and self.b[3]:
+            bm, bn = 256, 128
+        if fm > 0:
+            bm = fm
+        if fn > 0:
+            bn = fn
+        scen = self._scenario()
+        if scen == "split_small_mn":
+            bk = min(bk, _up(self.ka, 32))
+            bm = 128 if sm >= 128 else _up(sm, 16)
+            max_n = 384 if (bk <= 32 and bm <= 64) else 256
+            bn = max_n if sn >= max_n else _up(sn, 16)
+            if fm > 0:
+                bm = fm
+            if fn > 0:
+                bn = fn
+            tmp = min(l0a, l0b) // 2 // sa
+            bk = min(tmp // bm, tmp // bn)
+            bk = min(bk // k0 * k0, _up(self.ka, k0))
+        if scen == "others" and fm <= 0:
+            # one core / OTHERS (Ascend C: GetL0Factors, a search over factors of the single-core
+            # shape up to what L0 holds): base_n as above, then base_m as large as L0A (double
+            # buffered) and L0C allow, the M blocks made equal so the last is not a thin tail
+            bn_ = min(bn, _up(sn, 16)) if fn <= 0 else bn
+            bk_ = min(bk, _up(sk, k0)) if fk <= 0 else fk
+            cap = min(l0c // (bn_ * 4), l0a // (bk_ * sa * (2 if self.db[0] else 1))) // 16 * 16
+            if cap >= 16:
+                m16 = _up(sm, 16)
+                bm = _up(_cdiv(m16, _cdiv(m16, cap)), 16)
+        bm = min(bm, _up(sm, 16)) if fm <= 0 else bm
+        bn = min(bn, _up(sn, 16)) if fn <= 0 else bn
+        bk = min(bk, _up(sk, k0)) if fk <= 0 else fk
+        dba = 2 if self.db[0] else 1
+        dbb = 2 if self.db[1] else 1
+        if bk <= 0 or bm * bk * sa * dba > l0a or bk * bn * sb * dbb > l0b or bm * bn * 4 > l0c:
+            return None
+        mx_m, mx_n, mx_k, mn_m, mn_n, mn_k = self.range
+        if any(v is not None and b > v for b, v in ((bm, mx_m), (bn, mx_n), (bk, mx_k))) or \
+                bm < mn_m or bn < mn_n or bk < mn_k:
+            return None
+        bias_b = bn * 4 if self.bias else 0
+        # CalcL1Tiling: depth = L1 / 2 / base tile, halved on the smaller side when both overflow
+        da = (l1 // 2 // bm // bk) // sa
+        db = ((l1 + 256) // 2 // bn // bk) // sb
+        ta, tb = bm * bk * sa, bk * bn * sb
+        if da * ta + db * tb > l1 - bias_b:
+            if bm <= bn:
+                da //= 2
+            else:
+                db //= 2
+        ska, skb = da // 2, db // 2
+        ska, skb = self._update_step_k(bk, sk, ska), self._update_step_k(bk, sk, skb)
+        if ska >= skb and skb != 0:
+            ska = ska // skb * skb
+        elif ska != 0:
+            skb = skb // ska * ska
+        kt = _cdiv(sk, bk)                               # never more K steps than the core has
+        ska, skb = max(1, min(ska, kt)), max(1, min(skb, kt))
+        if (ta * ska + tb * skb) * 2 + bias_b > l1:
+            return None
+        return bm, bn, bk, ska, skb, 2 * ska, 2 * skb, dba, dbb
+
+    def _update_step_k(self, bk, sk, step):
+        """Ascend C UpdateStepK: a step of K in L1 is made a multiple of 512 (or 256) bytes."""
+        if step * bk >= sk:
+            return step
+        sa = _SIZE[self.a[2]]
+        for lim in (512, 256):
+            if step * bk * sa > lim:
+                if (step * bk * sa) % lim != 0 and lim % (bk * sa) == 0:
+                    while (step * bk * sa) % lim != 0 and step > 1:
+                        step -= 1
+                break
+        return step
+
     def _base(self, sm, sn, sk):
+        r = self._basic_block(sm, sn, sk)
+        if r is not None:
+            return r
+        return self._base_search(sm, sn, sk)
+
+    def _base_search(self, sm, sn, sk):
+        """Fallback when the basic block does not fit (small profiles, set_split_range): the
+        fitting block with the least padded work, then the most compute per byte."""
         l1, l0a, l0b, l0c = self._caps()
         sa, sb = _SIZE[self.a[2]], _SIZE[self.b[2]]
         k0 = max(16, 32 // sa)                           # C0: 32 bytes of K per fractal row
@@ -304,7 +411,7 @@ class MatmulApiTiling:
         while step > 1 and (bm * bk * sa + bk * bn * sb) * step * 2 + bias_b > l1:
             step -= 1
         depth = 2 * step if (bm * bk * sa + bk * bn * sb) * step * 2 + bias_b <= l1 else step
-        return bm, bn, bk, step, depth, dba, dbb
+        return bm, bn, bk, step, step, depth, depth, dba, dbb
 
     def get_tiling(self, tiling: TCubeTiling) -> int:
         if self.org and min(self.m, self.n, self.ka) <= 0:     # no set_shape: the org shape (GetSingleM)
@@ -315,7 +422,7 @@ class MatmulApiTiling:
         base = self._base(sm, sn, sk)
         if base is None:
             return -1
-        bm, bn, bk, step, depth, dba, dbb = base
+        bm, bn, bk, ska, skb, depth_a, depth_b, dba, dbb = base
         sa, sb = _SIZE[self.a[2]], _SIZE[self.b[2]]
         org = self.org or (self.m, self.n, self.ka, self.kb)
         t = tiling
@@ -324,13 +431,13 @@ class MatmulApiTiling:
         t.single_core_m, t.single_core_n, t.single_core_k = sm, sn, sk
         t.base_m, t.base_n, t.base_k = bm, bn, bk
         t.step_m = t.step_n = 1
-        t.step_k_a = t.step_k_b = step
-        t.depth_a1 = t.depth_b1 = depth
+        t.step_k_a, t.step_k_b = ska, skb
+        t.depth_a1, t.depth_b1 = depth_a, depth_b
         t.is_bias = int(self.bias)
         t.iterate_order = 1 if self.traverse == MatrixTraverse.FIRSTN else 0
         t.db_l0a, t.db_l0b, t.db_l0c = dba, dbb, 1
         t.share_mode = 0
-        t.share_l1_size = (bm * bk * sa * depth + bk * bn * sb * depth) + (bn * 4 if self.bias else 0)
+        t.share_l1_size = (bm * bk * sa * depth_a + bk * bn * sb * depth_b) + (bn * 4 if self.bias else 0)
         t.share_l0c_size = bm * bn * 4
         t.share_ub_size = 0
         t.trans_length = 0
@@ -400,12 +507,7 @@ class MultiCoreMatmulTiling(MatmulApiTiling):
             return sm, sn
         sa, sb, scz = _SIZE[self.a[2]], _SIZE[self.b[2]], _SIZE.get(self.c[2], 4)
         # GetMultiCoreScenario: 910B-class (split) parts only; OTHERS once set_shape (singleM) is set
-        scen = "others"
-        if self.platform._t["split"] and not self.split_k and not self.shape_set:
-            if self.m >= 128 and self.m * self.n > 26214 * self.dim:
-                scen = "split_mn"
-            elif self.m * self.n < 26214 * self.dim:
-                scen = "split_small_mn"
+        scen = self._scenario()
         need = scen != "others" or self.a[1] == CubeFormat.NZ or self.b[1] == CubeFormat.NZ
         out_align = sn * sm * 2 * scz > sn * self.ka * sa + sm * self.ka * sb      # NeedOutputAlign
         c_nz = self.c[1] == CubeFormat.NZ
@@ -419,6 +521,15 @@ class MultiCoreMatmulTiling(MatmulApiTiling):
         sn = align((need and (not self.b[3] or out_align)) or c_nz, _up(self.n, 16), nd, 32 // sb)
         sm = align((need and self.a[3]) or c_nz, _up(self.m, 16), md, 32 // sa)
         return sm, sn
+
+    def _scenario(self):
+        # GetMultiCoreScenario: 910B-class (split) parts only; OTHERS once set_shape (singleM) is set
+        if self.dim > 1 and self.platform._t["split"] and not self.split_k and not self.shape_set:
+            if self.m >= 128 and self.m * self.n > 26214 * self.dim:
+                return "split_mn"
+            if self.m * self.n < 26214 * self.dim:
+                return "split_small_mn"
+        return "others"
 
     def set_shape(self, m, n, k):
         r = super().set_shape(m, n, k)
