@@ -177,7 +177,8 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
 register_matmul._asc_builder = True
 
 _UNSUP = {
-    "set_hf32": "the cube's HF32 mode is not modelled",
+    "set_hf32": ("HF32 rounds float32 cube inputs, and asc.adv.Matmul here takes float16, bfloat16 or int8 inputs "
+                 "only (float32 A/B are not implemented; asc.set_hf32_mode works on basic float32 mmad)"),
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
