@@ -107,3 +107,29 @@ def test_custom_profile_may_not_shadow_builtin(tmp_path):
     p = subprocess.run([sys.executable, "-c", KERNEL, "teach", "float32", "64", "4608"], env=env,
                        capture_output=True, text=True, timeout=300)
     assert p.returncode != 0 and "may not take the name of the built-in profile 'teach'" in p.stderr
+
+
+@pytest.mark.libasc
+def test_sweep_on_custom_profile(tmp_path, monkeypatch):
+    """asc-sweep with "target": a $ASC_CONFIG_DIR profile: every point runs on it (the sweep's
+    profile keys override it), and ub_bank_groups=32 beats ascend910b's 16 on vadd_bank_conflict."""
+    import csv
+    from pyasc.sweep import cli
+    d = _profile_dir(tmp_path, ub_bank_groups=32)
+    monkeypatch.setenv("ASC_CONFIG_DIR", str(d))
+    kernel = os.path.join(ROOT, "kernels", "asm", "vadd_bank_conflict.s")
+    rows = {}
+    for target in ("widebank", "ascend910b"):
+        spec = {"kernel": kernel, "target": target, "profile": {"ub_bank_layers": [3, 4]},
+                "args": {"x": {"seed": 1, "shape": ["n"]}, "y": {"seed": 2, "shape": ["n"]}, "z": "@n",
+                         "n": 8192}}
+        path = tmp_path / f"{target}.json"
+        path.write_text(json.dumps(spec))
+        out = str(tmp_path / f"{target}.csv")
+        assert cli.main([str(path), "-o", out, "-j", "1"]) == 0
+        with open(out, newline="") as f:
+            rows[target] = list(csv.DictReader(f))
+    for r in rows["widebank"]:
+        assert r["status"] == "ok" and r["target"] == "widebank", r
+    for w, b in zip(rows["widebank"], rows["ascend910b"]):
+        assert int(w["total_cycles"]) < int(b["total_cycles"]), (w["total_cycles"], b["total_cycles"])
