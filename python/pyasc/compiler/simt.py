@@ -828,6 +828,29 @@ def map_source(plan, arrays, types, tile, kname):
             decl_of[i] = int(d.group(1))
         used.update(int(t) for t in _TMP.findall(ln[d.end():] if d else ln))
     lines = [ln for i, ln in enumerate(lines) if decl_of.get(i, -1) < 0 or decl_of[i] in used]
+    # temporaries share UB buffers when their lives do not overlap (linear scan over the lines):
+    # a temporary's buffer is free after the last line that names it, for temporaries declared
+    # later; the vector pipe runs the lines in order, so the reuse is not a race
+    last = {}
+    for i, ln in enumerate(lines):
+        for t in _TMP.findall(ln):
+            last[int(t)] = i
+    import heapq
+    slot_of, free, nslots, ends = {}, [], 0, []
+    for i, ln in enumerate(lines):
+        while ends and ends[0][0] < i:
+            free.append(heapq.heappop(ends)[1])
+        d = _DECL.match(ln)
+        if d:
+            t = int(d.group(1))
+            if free:
+                slot = free.pop()
+            else:
+                slot, nslots = nslots, nslots + 1
+            slot_of[t] = slot
+            heapq.heappush(ends, (last.get(t, i), slot))
+            lines[i] = f"tmp{t} = tb{slot}.get(" + ln[d.end():]
+    used = set(range(nslots))
     args = [f"{n}: asc.GlobalAddress" for n in ins + outs]
     args += ["n: int", "per: int"] + [f"{n}: {'float' if d.kind == 'f' else 'int'}" for n, _, d in g.scalar_args]
     src = [f"def {kname}({', '.join(args)}):",
