@@ -949,7 +949,7 @@ static void dir_target(Job *j, Lex *lx, const Tok *dir)
     lex_next(lx);
     if (!expect_eol(j, lx)) return;
     if (j->pass == 1) {
-        if (!j->file_target) j->file_target = name;
+        if (!j->file_target) j->file_target = name, j->file_target_loc = tok_loc(j, &t);
         return;
     }
     AscLoc l = tok_loc(j, &t);
@@ -961,7 +961,6 @@ static void dir_target(Job *j, Lex *lx, const Tok *dir)
         job_err(j, ASC_DIAG_TARGET_MISMATCH, l, name, ".target", j->as->target, "--target");
         return;
     }
-    if (!j->cfg_ok) job_err(j, ASC_DIAG_UNKNOWN_TARGET, l, name, asc_config_builtin_list());
 }
 
 static void directive(Job *j, Lex *lx)
@@ -1073,12 +1072,14 @@ static void resolve_target(Job *j)
     const char *name = j->as->target ? j->as->target : j->file_target ? j->file_target : ASC_DEFAULT_TARGET;
     AscDiags tmp;
     asc_diags_init(&tmp, &j->as->alloc);
-    j->cfg_ok = asc_config_builtin(&j->cfg, name, &tmp);
+    j->cfg_ok = asc_config_named(&j->cfg, name, &tmp);
+    /* why the profile did not load (unknown, or a bad $ASC_CONFIG_DIR file: the messages name the
+     * file and key), at the .target that named it when --target did not */
+    AscLoc at = j->as->target || !j->file_target ? (AscLoc){0} : j->file_target_loc;
+    for (uint32_t i = 0; !j->cfg_ok && i < tmp.count; i++)
+        asc_diag_text(j->d, tmp.items[i].id, tmp.items[i].sev, at, tmp.items[i].msg);
+    if (!j->cfg_ok && !tmp.count) asc_diag(j->d, ASC_DIAG_UNKNOWN_TARGET, at, name, asc_config_builtin_list());
     asc_diags_free(&tmp);
-    if (!j->cfg_ok && !j->file_target) {
-        AscLoc none = {0};
-        asc_diag(j->d, ASC_DIAG_UNKNOWN_TARGET, none, name, asc_config_builtin_list());
-    }
 }
 
 /* ---- the image -------------------------------------------------------------- */

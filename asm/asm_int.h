@@ -147,6 +147,7 @@ struct Job {
 
     /* target */
     const char *file_target; /* first .target name seen (arena) */
+    AscLoc file_target_loc;  /* where: a profile that does not load is reported there */
     AscConfig cfg;
     bool cfg_ok;
 

@@ -33,7 +33,7 @@ void asc_diags_free(AscDiags *d)
     d->count = d->cap = 0;
 }
 
-static void record(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, va_list ap)
+static void store(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, const char *text)
 {
     if (sev == ASC_SEV_WARNING && d->werror) sev = ASC_SEV_ERROR;
     uint32_t cap = d->max_errors ? d->max_errors : 50;
@@ -53,14 +53,24 @@ static void record(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, va_list ap
         d->items = n;
         d->cap = ncap;
     }
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, diag_table[id].fmt, ap);
-    char *msg = asc_strdup(&d->alloc, buf);
+    char *msg = asc_strdup(&d->alloc, text);
     if (!msg) {
         d->oom = true;
         return;
     }
     d->items[d->count++] = (AscDiag){id, sev, loc, msg};
+}
+
+static void record(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, diag_table[id].fmt, ap);
+    store(d, id, sev, loc, buf);
+}
+
+void asc_diag_text(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, const char *msg)
+{
+    store(d, id < ASC_DIAG_COUNT ? id : ASC_DIAG_CONFIG, sev, loc, msg ? msg : "?");
 }
 
 void asc_vdiag(AscDiags *d, AscDiagId id, AscLoc loc, va_list ap)

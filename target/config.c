@@ -361,10 +361,82 @@ char *asc_config_to_json(const AscConfig *cfg, const AscAlloc *alloc)
     return buf;
 }
 
+/* Copy the diagnostics of `from` into `to` with "path[:line:col]: " in front of each message and
+ * no location: `path` is this function's buffer, which does not outlive `to`. */
+static void relay_diags(AscDiags *to, const AscDiags *from, const char *path)
+{
+    for (uint32_t i = 0; i < from->count; i++) {
+        const AscDiag *g = &from->items[i];
+        char msg[1400];
+        if (g->loc.line)
+            snprintf(msg, sizeof msg, "%s:%u:%u: %s", path, g->loc.line, g->loc.col, g->msg ? g->msg : "?");
+        else
+            snprintf(msg, sizeof msg, "%s: %s", path, g->msg ? g->msg : "?");
+        asc_diag_text(to, g->id, g->sev, (AscLoc){0}, msg);
+    }
+    if (from->nerrors > from->count) asc_diag(to, ASC_DIAG_CONFIG, (AscLoc){0}, "(further profile errors not shown)");
+}
+
+bool asc_config_named(AscConfig *cfg, const char *name, AscDiags *d)
+{
+    AscLoc none = {0};
+    const char *dir = getenv("ASC_CONFIG_DIR");
+    char path[1100], msg[1400];
+    bool in_dir = false;
+    size_t nlen = strlen(name);
+    /* a name is one path component: no folder parts, no hidden files, fits AscConfig.name */
+    bool plain = nlen > 0 && nlen < ASC_TARGET_NAME_MAX && !strchr(name, '/') && !strchr(name, '\\') && name[0] != '.';
+    if (dir && *dir && plain) {
+        int n = snprintf(path, sizeof path, "%s/%s.json", dir, name);
+        FILE *f = n > 0 && (size_t)n < sizeof path ? fopen(path, "rb") : NULL;
+        if (f) fclose(f), in_dir = true;
+    }
+    bool builtin = false;
+    for (const AscBuiltinProfile *p = asc_builtin_profiles; p->name; p++) builtin |= !strcmp(p->name, name);
+    if (builtin && in_dir) {
+        snprintf(msg, sizeof msg,
+                 "%s: a profile file in $ASC_CONFIG_DIR may not take the name of the built-in profile '%s': rename "
+                 "the file and its \"name\" key",
+                 path, name);
+        asc_diag(d, ASC_DIAG_CONFIG, none, msg);
+        return false;
+    }
+    if (builtin || !in_dir) {
+        if (builtin) return asc_config_builtin(cfg, name, d);
+        char list[900];
+        if (dir && *dir)
+            snprintf(list, sizeof list, "%s (built in), or a file <name>.json in $ASC_CONFIG_DIR (%.600s%s)",
+                     asc_config_builtin_list(), dir, plain ? ": there is no such file" : "");
+        else
+            snprintf(list, sizeof list, "%s (built in), or a file <name>.json in the folder $ASC_CONFIG_DIR names "
+                                        "(not set)", asc_config_builtin_list());
+        asc_diag(d, ASC_DIAG_UNKNOWN_TARGET, none, name, list);
+        return false;
+    }
+    AscDiags tmp;
+    asc_diags_init(&tmp, &d->alloc);
+    bool ok = asc_config_read_file(cfg, path, &tmp);
+    relay_diags(d, &tmp, path);
+    asc_diags_free(&tmp);
+    if (!ok) return false;
+    if (!cfg->name[0] || !strcmp(cfg->name, "custom")) { /* no "name" key: the parser's "custom" */
+        memcpy(cfg->name, name, nlen + 1);
+    } else if (strcmp(cfg->name, name)) {
+        /* the image records the name: a different one would be run on another profile later */
+        snprintf(msg, sizeof msg,
+                 "%s: config key \"name\" is '%s', but the file is loaded as profile '%s': a profile in "
+                 "$ASC_CONFIG_DIR must carry its file's name",
+                 path, cfg->name, name);
+        asc_diag(d, ASC_DIAG_CONFIG, none, msg);
+        return false;
+    }
+    return true;
+}
+
 bool asc_config_load(AscConfig *cfg, const char *path, const char *target, const char *const *sets, unsigned nsets,
                      AscDiags *d)
 {
-    bool ok = path ? asc_config_read_file(cfg, path, d) : asc_config_builtin(cfg, target, d);
+    bool ok = path ? asc_config_read_file(cfg, path, d) : asc_config_named(cfg, target, d);
     for (unsigned i = 0; ok && i < nsets; i++) ok = asc_config_set(cfg, sets[i], d);
     return ok && asc_config_check(cfg, d);
 }

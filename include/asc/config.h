@@ -78,6 +78,13 @@ bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d);
+/* Load profile `name`: the built-in one, else the file $ASC_CONFIG_DIR/<name>.json (the one place
+ * the environment names custom profiles: asc-as, asc-sim, pyasc and the sweep all come here).
+ * The file's "name" key must be absent (or "custom", the parser's stand-in) or `name` (images
+ * record it).  A file there that takes a
+ * built-in name is an error, not a silent override.  Errors name the file (in the message, with
+ * line:col for JSON errors) and the key; UNKNOWN_TARGET lists the places looked in. */
+bool asc_config_named(AscConfig *cfg, const char *name, AscDiags *d);
 /* Resolve a profile as the CLIs do (docs/internals.md §Conventions: one function): the file
  * `path` if not NULL, else built-in `target`; then sets[0..nsets) applied
  * in order ("key=value", later wins); then asc_config_check.  Stops at the

@@ -57,6 +57,9 @@ void asc_diag(AscDiags *d, AscDiagId id, AscLoc loc, ...);
 void asc_vdiag(AscDiags *d, AscDiagId id, AscLoc loc, va_list ap);
 /* Same, with an explicit severity (used for notes attached to an error). */
 void asc_diag_sev(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, ...);
+/* Record an already formatted message under `id` (relaying another list's diagnostic to a new
+ * place: the message is copied). */
+void asc_diag_text(AscDiags *d, AscDiagId id, AscSev sev, AscLoc loc, const char *msg);
 bool asc_diags_has_errors(const AscDiags *d);
 const char *asc_diag_id_name(AscDiagId id); /* "IMM_RANGE" */
 const char *asc_sev_name(AscSev sev);        /* "error" */

@@ -225,6 +225,7 @@ def _declare(L):
         "asc_image_read": (C.c_bool, [C.POINTER(AscImage), C.c_char_p, C.c_size_t, C.POINTER(AscDiags)]),
         "asc_image_line_at": (C.POINTER(AscLineEntry), [C.POINTER(AscImage), C.c_uint32]),
         "asc_config_builtin": (C.c_bool, [P, C.c_char_p, C.POINTER(AscDiags)]),
+        "asc_config_named": (C.c_bool, [P, C.c_char_p, C.POINTER(AscDiags)]),
         "asc_config_set": (C.c_bool, [P, C.c_char_p, C.POINTER(AscDiags)]),
         "asc_config_load": (C.c_bool, [P, C.c_char_p, C.c_char_p, C.POINTER(C.c_char_p), C.c_uint,
                                        C.POINTER(AscDiags)]),

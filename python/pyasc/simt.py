@@ -223,6 +223,7 @@ class SimtKernel:
         budget = tgt["ub_bytes"] - tgt["ub_reserved_bytes"]
         cap = SIMT_TILE if not plan.shared_elems else max(16, plan.shared_elems // 16 * 16)
         fits = []
+        need = ntmp = 0
         for t in _TILES:
             if t > cap:
                 continue
@@ -231,8 +232,10 @@ class SimtKernel:
             if need <= budget:
                 fits.append((t, src, sargs, ins, outs2))
         if not fits:
-            raise CompileError("this per-element kernel needs more UB than the target has even with "
-                               "16-element tiles", plan.loc)
+            raise CompileError(f"this per-element kernel needs more UB than the target has even with "
+                               f"16-element tiles: {ntmp} temporary tiles and its arrays' queues take {need} "
+                               f"bytes, {tname} has {budget}; compute fewer values per element in one "
+                               f"kernel (split it)", plan.loc)
         per = -(-elems // ncores)
         per = -(-per // 16) * 16
 

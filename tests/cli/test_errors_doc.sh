@@ -51,6 +51,11 @@ echo '{"version": 1, "frob": 1}' > cfg_key.json
 echo '{"version": 99}' > cfg_ver.json
 echo '{"version": 1, "ub_bank_groups": 3}' > cfg_pow.json
 echo '{"version": 1, "ub_bank_groups": 128}' > cfg_rng.json
+# custom profiles by name ($ASC_CONFIG_DIR, asc_config_named): a bad key, a misnamed file, a built-in's name
+mkdir cdir
+echo '{"version": 1, "name": "cd_key", "ub_bank_groupz": 32}' > cdir/cd_key.json
+echo '{"version": 1, "name": "other"}' > cdir/cd_name.json
+echo '{"version": 1, "name": "teach"}' > cdir/teach.json
 # asc-viz trace-format errors
 echo 'not json' > tr_text.json
 echo '{"x": 1}' > tr_noev.json

@@ -214,3 +214,50 @@ def test_mixed_dtypes_follow_numpy(n, odt):
     ks.k_mixed(x, y, out, n)
     np.testing.assert_array_equal(out, (x + y * 3 - 2.0 / y).astype(odt))
     assert "asc.cast(" in ks.k_mixed.last_source
+
+
+def _many_exp_kernel(tmp_path, n_terms, name, live=False):
+    """A per-element kernel of `n_terms` exp temporaries summed in groups of 32 (not one deep
+    chain: that is the recursion-limit error)."""
+    L = [f"        a{j} = pyasc.exp(x[i] * {(j % 7 + 1) / 8})" for j in range(n_terms)]
+    groups = (n_terms + 31) // 32
+    L += [f"        s{g} = " + " + ".join(f"a{j}" for j in range(g * 32, min(n_terms, g * 32 + 32)))
+          for g in range(groups)]
+    if live:     # a second sum of the same terms: every a_j stays live until it
+        L += [f"        q{g} = " + " - ".join(f"a{j}" for j in range(g * 32, min(n_terms, g * 32 + 32)))
+              for g in range(groups)]
+        L += ["        out[i] = (" + " + ".join(f"s{g}" for g in range(groups)) + ") * (" +
+              " + ".join(f"q{g}" for g in range(groups)) + ")"]
+    else:
+        L += ["        out[i] = " + " + ".join(f"s{g}" for g in range(groups))]
+    p = tmp_path / f"{name}.py"
+    p.write_text("\n".join(["import pyasc", "@pyasc.jit", "def k(x, out, n):", "    i = pyasc.get_global_id()",
+                            "    if i < n:"] + L) + "\n")
+    import importlib.util
+    sp = importlib.util.spec_from_file_location(name, p)
+    m = importlib.util.module_from_spec(sp)
+    sp.loader.exec_module(m)
+    return m.k, str(p)
+
+
+def test_many_temporaries_analysed_in_linear_time(tmp_path):
+    """2048 exp temporaries (the reviewer's kernel shape): numpy's answer, the temporaries sharing
+    UB buffers; 2100 all live at once: the UB error at the kernel's line.  Both without the
+    quadratic analysis that took 49 s of CPU (an unmemoised is_scalar on each node of a chain, a
+    regex search per temporary and line; 512 terms: 26 s before, 4 s after, measured)."""
+    import time
+    x = np.linspace(-1, 1, 1003).astype(np.float32)
+    out = np.zeros(1003, np.float32)
+    k, _ = _many_exp_kernel(tmp_path, 2048, "simt_many2048")
+    t = time.process_time()
+    k(x, out, 1003)
+    assert time.process_time() - t < 60
+    ref = sum(np.exp(x.astype(np.float64) * ((j % 7 + 1) / 8)) for j in range(2048))
+    np.testing.assert_allclose(out, ref, rtol=1e-4)
+    k, path = _many_exp_kernel(tmp_path, 2100, "simt_live2100", live=True)
+    t = time.process_time()
+    with pytest.raises(pyasc.CompileError) as ei:
+        k(x, out, 1003)
+    assert time.process_time() - t < 30
+    msg = str(ei.value)
+    assert f"{path}:3:1:" in msg and "needs more UB than the target has even with 16-element tiles" in msg, msg

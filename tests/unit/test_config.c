@@ -1,8 +1,10 @@
 /* test_config.c -- target profiles: built-ins load and check, overrides are
  * range-checked, bad files name the key and rule, legality tables. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "asc/config.h"
 #include "check_main.h"
@@ -39,6 +41,59 @@ START_TEST(builtins_load)
     ck_assert(!asc_config_builtin(&c, "ascend999", &d));
     ck_assert(has_diag(&d, ASC_DIAG_UNKNOWN_TARGET, "ascend910b, ascend910, teach"));
     asc_diags_free(&d);
+}
+END_TEST
+
+/* Profiles by name: built-in, else $ASC_CONFIG_DIR/<name>.json (asc_config_named); errors name
+ * the file and the key, a file may not shadow a built-in or carry another name. */
+START_TEST(named_from_dir)
+{
+    char dir[] = "/tmp/asc_cfgdir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    const char *files[][2] = {{"wide", "{\"version\": 1, \"name\": \"wide\", \"ub_bank_groups\": 32}"},
+                              {"anon", "{\"version\": 1, \"ub_bank_layers\": 4}"},
+                              {"badkey", "{\"version\": 1, \"ub_bank_groupz\": 32}"},
+                              {"misnamed", "{\"version\": 1, \"name\": \"wide\"}"},
+                              {"teach", "{\"version\": 1, \"name\": \"teach\"}"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    unsetenv("ASC_CONFIG_DIR");
+    ck_assert(!asc_config_named(&c, "wide", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_UNKNOWN_TARGET, "$ASC_CONFIG_DIR names (not set)"));
+    ck_assert(asc_config_named(&c, "teach", &d)); /* built-ins need no folder */
+    setenv("ASC_CONFIG_DIR", dir, 1);
+    ck_assert(asc_config_load(&c, NULL, "wide", NULL, 0, &d));
+    ck_assert_str_eq(c.name, "wide");
+    ck_assert_int_eq(c.v[ASC_KEY_UB_BANK_GROUPS], 32);
+    ck_assert(asc_config_named(&c, "anon", &d)); /* no "name": the file's */
+    ck_assert_str_eq(c.name, "anon");
+    ck_assert_int_eq(c.v[ASC_KEY_UB_BANK_LAYERS], 4);
+    ck_assert_uint_eq(d.count, 1);
+    ck_assert(!asc_config_named(&c, "badkey", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG_KEY, "badkey.json: unknown config key 'ub_bank_groupz'"));
+    ck_assert(!asc_config_named(&c, "misnamed", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "misnamed.json: config key \"name\" is 'wide'"));
+    ck_assert(!asc_config_named(&c, "teach", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "may not take the name of the built-in profile 'teach'"));
+    ck_assert(!asc_config_named(&c, "../wide", &d)); /* one path component only */
+    ck_assert(!asc_config_named(&c, "nosuch", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_UNKNOWN_TARGET, ": there is no such file"));
+    unsetenv("ASC_CONFIG_DIR");
+    asc_diags_free(&d);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, files[i][0]);
+        remove(path);
+    }
+    rmdir(dir);
 }
 END_TEST
 
@@ -201,6 +256,7 @@ int main(void)
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, builtins_load);
     tcase_add_test(tc, read_by_name);
+    tcase_add_test(tc, named_from_dir);
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, json_round_trip);

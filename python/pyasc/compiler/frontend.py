@@ -858,6 +858,9 @@ class Frontend:
         parts = []
         for v in node.values:
             x = self.expr(v.value) if isinstance(v, ast.FormattedValue) else v.value
+            if isinstance(x, (RVal, RCond)):
+                raise self.err("an f-string of a run-time value: its text is only known at run time, and "
+                               "a kernel has no strings then; use a compile-time value", v)
             parts.append(str(x))
         return "".join(parts)
 
@@ -1024,6 +1027,21 @@ class Frontend:
         kwargs = {k: self.b.materialize(v) if isinstance(v, RCond) else v for k, v in kwargs.items()}
         if fn is builtins.print:
             raise self.err("unsupported syntax: print is not supported in @asc.jit functions", node)
+        rt = [a for a in list(args) + list(kwargs.values()) if isinstance(a, (RVal, RCond))]
+        owner = getattr(fn, "__self__", None)
+        if rt and isinstance(owner, _PY_CONTAINERS) and not isinstance(fn, types.MethodType) and \
+                getattr(fn, "__name__", "") not in _STORING_METHODS:
+            # {1: 2}.get(n) looked n up by identity (the default came back), [1, 2].index(n) and
+            # .count(n) compared it by identity: Python containers exist only while compiling
+            raise self.err(f"{type(owner).__name__}.{getattr(fn, '__name__', 'method')}() with a run-time "
+                           f"argument: a Python {type(owner).__name__} exists only at compile time, so it "
+                           f"cannot look up, compare or format a value known only at run time; use a "
+                           f"compile-time value "
+                           f"(asc.ConstExpr) or if/elif on the run-time value", node)
+        if rt and fn in (builtins.str, builtins.repr, builtins.format, builtins.ascii, builtins.hex,
+                         builtins.oct, builtins.bin, builtins.chr, builtins.hash):
+            raise self.err(f"{fn.__name__}() of a run-time value: its text or hash is only known at run "
+                           f"time, and a kernel has no strings then; use a compile-time value", node)
         if fn in (builtins.open, builtins.input, builtins.exec, builtins.eval):
             raise self.err(f"calling {fn.__name__} is not supported in @asc.jit functions", node)
         if fn in (builtins.min, builtins.max) and any(isinstance(a, RVal) for a in args):
@@ -1096,6 +1114,10 @@ class Frontend:
             raise NeedUnroll("a compile-time integer is needed here", self.loc(node))
         return v
 
+
+_PY_CONTAINERS = (dict, list, tuple, set, frozenset, str, bytes, bytearray, range)
+# methods that only store a run-time value (a list of them, used later) and look nothing up by it
+_STORING_METHODS = {"append", "extend", "insert", "copy"}
 
 _KWONLY_GIVEN = re.compile(r" positional arguments? \(and (\d+) keyword-only arguments?\) were given")
 

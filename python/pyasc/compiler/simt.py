@@ -63,7 +63,13 @@ class E:
     loc: object = None
 
     def is_scalar(self):
-        return self.op in ("c", "p") or (self.op in ("bin", "un") and all(a.is_scalar() for a in self.args))
+        # memoised: the code generator asks at every node of a chain, and a long chain (a sum of
+        # 2048 terms) made the unmemoised recursion quadratic
+        r = self.__dict__.get("_scalar")
+        if r is None:
+            r = self.__dict__["_scalar"] = self.op in ("c", "p") or (
+                self.op in ("bin", "un") and all(a.is_scalar() for a in self.args))
+        return r
 
 
 @dataclass
@@ -745,6 +751,10 @@ class _Gen:
         return v
 
 
+_DECL = re.compile(r"tmp(\d+) = tb\1\.get\(")     # a temporary's declaration line (_Gen.new_tmp)
+_TMP = re.compile(r"\btmp(\d+)\b")
+
+
 def map_source(plan, arrays, types, tile, kname):
     """(source text, scalar args [(name, E, dtype)], inputs, outputs) of the asc-language kernel
     for this specialisation.  arrays: parameter -> numpy dtype."""
@@ -808,13 +818,39 @@ def map_source(plan, arrays, types, tile, kname):
                 lines.append(f"asc.copy({dst}, {src}, m)")
             continue
         lines.append(ln)
+    # the temporaries some instruction names (a declaration alone does not use it); one pass over
+    # the lines (a search per temporary and line was quadratic: 49 s for 2048 temporaries)
     used = set()
-    for t in range(g.tmp):
-        decl = f"tmp{t} = tb{t}.get("
-        if any(re.search(rf"\btmp{t}\b", ln) for ln in lines if not ln.startswith(decl)):
-            used.add(t)
-    lines = [ln for ln in lines if not any(ln.startswith(f"tmp{t} = tb{t}.get(") for t in range(g.tmp)
-                                           if t not in used)]
+    decl_of = {}
+    for i, ln in enumerate(lines):
+        d = _DECL.match(ln)
+        if d:
+            decl_of[i] = int(d.group(1))
+        used.update(int(t) for t in _TMP.findall(ln[d.end():] if d else ln))
+    lines = [ln for i, ln in enumerate(lines) if decl_of.get(i, -1) < 0 or decl_of[i] in used]
+    # temporaries share UB buffers when their lives do not overlap (linear scan over the lines):
+    # a temporary's buffer is free after the last line that names it, for temporaries declared
+    # later; the vector pipe runs the lines in order, so the reuse is not a race
+    last = {}
+    for i, ln in enumerate(lines):
+        for t in _TMP.findall(ln):
+            last[int(t)] = i
+    import heapq
+    slot_of, free, nslots, ends = {}, [], 0, []
+    for i, ln in enumerate(lines):
+        while ends and ends[0][0] < i:
+            free.append(heapq.heappop(ends)[1])
+        d = _DECL.match(ln)
+        if d:
+            t = int(d.group(1))
+            if free:
+                slot = free.pop()
+            else:
+                slot, nslots = nslots, nslots + 1
+            slot_of[t] = slot
+            heapq.heappush(ends, (last.get(t, i), slot))
+            lines[i] = f"tmp{t} = tb{slot}.get(" + ln[d.end():]
+    used = set(range(nslots))
     args = [f"{n}: asc.GlobalAddress" for n in ins + outs]
     args += ["n: int", "per: int"] + [f"{n}: {'float' if d.kind == 'f' else 'int'}" for n, _, d in g.scalar_args]
     src = [f"def {kname}({', '.join(args)}):",

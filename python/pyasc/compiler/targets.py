@@ -1,7 +1,7 @@
 """Target profiles for the compiler: buffer sizes, alignment, event ids, read through libasc.
 
 Users: driver (capacity checks, placement), language ops (event id range and legality rules),
-runtime.launch (clock).  A profile is loaded by libasc (asc_config_load: the built-in profile, or
+runtime.launch (clock).  A profile is loaded by libasc (asc_config_load -> asc_config_named: the built-in profile, or
 $ASC_CONFIG_DIR/<name>.json, with libasc's version and range checks) and read key by key with
 asc_config_get, so keys, defaults and ranges are target/asc_config.def's alone.  Which config keys
 size and align each buffer comes from abi.json (abi.BUFFERS).
@@ -18,15 +18,6 @@ from .. import abi
 DEFAULT_TARGET = abi.DEFAULT_TARGET
 
 
-def _profile_file(name: str) -> str | None:
-    env = os.environ.get("ASC_CONFIG_DIR")
-    if env:
-        p = os.path.join(env, name + ".json")
-        if os.path.exists(p):
-            return p
-    return None
-
-
 def _errors(d) -> str:
     return "; ".join(m[4] for m in L.diag_messages(d))
 
@@ -41,9 +32,9 @@ def config(name: str, sets: tuple = ()):
     lib.asc_diags_init(C.byref(d), None)
     arr = (C.c_char_p * max(1, len(sets)))(*[x.encode() for x in sets])
     try:
-        path = _profile_file(name)
-        if not lib.asc_config_load(C.cast(cfg, C.c_void_p), path.encode() if path else None,
-                                   None if path else name.encode(), arr if sets else None, len(sets),
+        # the built-in profile or $ASC_CONFIG_DIR/<name>.json: libasc's asc_config_named, the one
+        # resolution asc-as, asc-sim and the sweep share
+        if not lib.asc_config_load(C.cast(cfg, C.c_void_p), None, name.encode(), arr if sets else None, len(sets),
                                    C.byref(d)):
             raise ValueError(_errors(d) or f"cannot load target '{name}'")
     finally:

@@ -183,7 +183,7 @@ def make_config(base: dict, sets, d: Diags):
         t = base["config_text"].encode()
         if not lb.asc_config_parse(p, base["config_origin"].encode(), t, len(t), d.ref()):
             return None
-    elif not lb.asc_config_builtin(p, base["target"].encode(), d.ref()):
+    elif not lb.asc_config_named(p, base["target"].encode(), d.ref()):  # or $ASC_CONFIG_DIR/<name>.json
         return None
     for s in sets:
         if not lb.asc_config_set(p, s.encode(), d.ref()):
