@@ -52,6 +52,7 @@ from ..compiler import ir
 from ..compiler.builder import RVal, is_static
 from ..compiler.errors import CompileError
 from ..language import dtype as dt
+from ..language import block_sync as _block_sync
 from ..language import ops as _ops
 from ..language.enums import HardEvent, PipeID, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
@@ -210,6 +211,17 @@ def n_tiles(m):
     return ((tm + bm - 1) // bm) * ((tn + bn - 1) // bn)
 
 
+def _tile_to_ub(b, dst, slot, elems):
+    """Copy one float32 tile of `elems` elements GM `slot` -> UB `dst` on MTE2, after dst's earlier
+    readers (its copy out on MTE3, the vector) are done."""
+    setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+    setf(HardEvent.MTE3_MTE2, 0, _b=b)
+    waitf(HardEvent.MTE3_MTE2, 0, _b=b)
+    setf(HardEvent.V_MTE2, 0, _b=b)
+    waitf(HardEvent.V_MTE2, 0, _b=b)
+    _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, elems * 4 // 32, 0, 0), _b=b)
+
+
 def get_tensor_c(m, dst, tile):
     """The AIV's synchronous GetTensorC of tile `tile` (the iterate loop's count) into UB."""
     b = m.b
@@ -221,12 +233,8 @@ def get_tensor_c(m, dst, tile):
     idx = _ops.get_block_idx.__wrapped__(_b=b)
     slot = GlobalTensor(dt.float32, _b=b)
     slot.addr, slot.gm = ws.addr + TILE_AREA + idx * (bm * bn * 4), ws.gm
+    _tile_to_ub(b, dst, slot, bm * bn)
     setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-    setf(HardEvent.MTE3_MTE2, 0, _b=b)      # dst's earlier reads (its copy out) are done
-    waitf(HardEvent.MTE3_MTE2, 0, _b=b)
-    setf(HardEvent.V_MTE2, 0, _b=b)
-    waitf(HardEvent.V_MTE2, 0, _b=b)
-    _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, bm * bn * 4 // 32, 0, 0), _b=b)
     bias = None
     if m.bias_gm is not None:
         tm, tn = _tails(m)
@@ -288,12 +296,7 @@ def get_tensor_c_async(m, dst):
     k = RVal(b, m.kfc_k)
     slot = GlobalTensor(dt.float32, _b=b)
     slot.addr, slot.gm = m.cache.addr + k * (bm * bn * 4), getattr(m.cache, "gm", None)
-    setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-    setf(HardEvent.MTE3_MTE2, 0, _b=b)      # dst's earlier reads (its copy out) are done
-    waitf(HardEvent.MTE3_MTE2, 0, _b=b)
-    setf(HardEvent.V_MTE2, 0, _b=b)
-    waitf(HardEvent.V_MTE2, 0, _b=b)
-    _ops.data_copy.__wrapped__(dst, slot, DataCopyParams(1, bm * bn * 4 // 32, 0, 0), _b=b)
+    _tile_to_ub(b, dst, slot, bm * bn)
     b.mov_into(m.kfc_k, b.binop("add", k, 1))
 
 
@@ -442,14 +445,8 @@ def _ceil_div(b, x, d):
 
 
 def _for(b, hi, body):
-    """for k in range(hi): body(k), a run-time loop (language/block_sync.py _for)."""
-    var = b.new_value(hint="kfc_k.")
-    loop = ir.For(name="for", var=var, lo=ir.Const(0), hi=b.reg(hi), step=1, loc=b.loc)
-    b.push(loop.body)
-    b.nonneg.add(var.id)
-    body(RVal(b, var))
-    b.pop()
-    b.emit(loop)
+    """for k in range(hi): body(k), a run-time loop."""
+    _block_sync._for(b, hi, body, hint="kfc_k.")
 
 
 def _max0(b, x):

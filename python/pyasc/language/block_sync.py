@@ -107,9 +107,9 @@ def ib_wait(gm_workspace, ub_workspace, block_idx, event_id, is_aiv_only=True, *
     _bar_all(b)
 
 
-def _for(b, hi, body):
-    """for j in range(hi): body(j), a run-time loop."""
-    var = b.new_value(hint="j.")
+def _for(b, hi, body, hint="j."):
+    """for j in range(hi): body(j), a run-time loop (its variable named after `hint`)."""
+    var = b.new_value(hint=hint)
     loop = ir.For(name="for", var=var, lo=ir.Const(0), hi=b.reg(hi), step=1, loc=b.loc)
     b.push(loop.body)
     b.nonneg.add(var.id)
