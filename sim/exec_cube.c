@@ -215,7 +215,16 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
 #define MM_R8 8
 #if defined(__GNUC__) && defined(__x86_64__)
 #define MM_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
+
+/* F16C (CPUID.1:ECX bit 29) from cpuid itself: clang 14's __builtin_cpu_supports does not
+ * know "f16c" (the fuzz build, CC=clang, failed on it). */
+static bool mm_has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
 
 __attribute__((target("avx512f"))) static void mm_f64_avx512(const double *A, const double *B, uint8_t *pc,
                                                              uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
@@ -474,7 +483,7 @@ static void mm_part(const AscExecJob *j, uint32_t p)
         double *B = j->scratch, *A = B + nb + na * p;
         bool f16c = false, avx512 = false;
 #ifdef MM_X86
-        f16c = j->u[11] == 0 && __builtin_cpu_supports("f16c");
+        f16c = j->u[11] == 0 && mm_has_f16c();
         avx512 = j->u[11] == 0 && __builtin_cpu_supports("avx512f");
 #endif
         if (dt0 == ASC_DT_F16) {
