@@ -224,12 +224,14 @@ static void print_device_log(const AscSim *sim, const AscImage *img, FILE *f)
     if (dropped) fprintf(f, "asc-sim: %llu device print record(s) did not fit in the print log\n", (unsigned long long)dropped);
 }
 
-/* The run's notes (asc_sim_note_get: what the card does silently), one warning line each on
- * stderr; pyasc words the same kinds for its launches (runtime/launch.py _NOTE_TEXT). */
+/* The run's notes of kinds that lose data (asc_sim_note_get: what the card does silently), one
+ * warning line each on stderr; a DataCopyPad's padding is that call doing its job, not warned
+ * (as pyasc: runtime/launch.py _NOTE_LOSSY, which words the same kinds in _NOTE_TEXT). */
 static void print_notes(const AscSim *sim, const AscImage *img)
 {
     uint64_t n[6];
     for (uint32_t i = 0; asc_sim_note_get(sim, i, n); i++) {
+        if (n[2] == ASC_NOTE_PAD) continue;
         char where[300];
         const AscLineEntry *e = asc_image_line_at(img, (uint32_t)n[1]);
         if (e && e->file < img->nfiles)
@@ -242,7 +244,6 @@ static void print_notes(const AscSim *sim, const AscImage *img)
         fprintf(stderr, "asc-sim: warning: %s (first on core %u%s): ", where, (unsigned)n[0], times);
         switch (n[2]) {
         case ASC_NOTE_TRUNC: fprintf(stderr, "a DataCopy burst of %llu bytes moved %llu (rounded down to 32 B)\n", a, b); break;
-        case ASC_NOTE_PAD: fprintf(stderr, "a DataCopyPad burst of %llu bytes took %llu bytes of UB\n", a, b); break;
         case ASC_NOTE_CMPMASK: fprintf(stderr, "a whole-repeat compare ignored a mask of %llu lanes: compared all %llu\n", a, b); break;
         case ASC_NOTE_CMPCOUNT: fprintf(stderr, "a whole-repeat compare in counter mode compared %llu of %llu elements\n", b, a); break;
         case ASC_NOTE_RDOWN: fprintf(stderr, "a DataCopy count moved %llu bytes, its last 1..31 dropped\n", b); break;
