@@ -44,7 +44,8 @@ def model(acc, mode, words, relu, dst):
 @asc.jit(matmul_cube_only=True)
 def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, c: asc.GlobalAddress,
             m: asc.ConstExpr[int], n: asc.ConstExpr[int], k: asc.ConstExpr[int], mode: asc.ConstExpr[int],
-            qs: int, relu: asc.ConstExpr[bool], vec: asc.ConstExpr[bool], flag: asc.ConstExpr[bool]):
+            qs: int, relu: asc.ConstExpr[bool], vec: asc.ConstExpr[bool], flag: asc.ConstExpr[bool],
+            rt: asc.ConstExpr[bool]):
     """C (m x n) = quant(A (m x k) x B (k x n, stored n x k)); int8 or f16 inputs."""
     if a.dtype == asc.int8:
         K0 = 32
@@ -86,7 +87,9 @@ def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, 
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
     asc.mmad(c1, a2, b2, asc.MmadParams(m, n, k, 0, 0, 0, True))
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
-    if vec:
+    if vec and rt:              # n_size and dst_stride as run-time values (qs = n)
+        asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(qs, m, 0, qs, mode, relu))
+    elif vec:
         asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(n, m, 0, n, mode, relu))
     elif flag:
         asc.set_fix_pipe_pre_quant_flag(qs)
@@ -95,7 +98,7 @@ def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, 
         asc.fixpipe(cg, c1, asc.FixpipeParamsV220(n, m, 0, n, mode, relu, deq_scalar=qs))
 
 
-def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, flag=False, seed=0):
+def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, flag=False, seed=0, rt=False):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
     if inp == np.int8:
@@ -110,8 +113,8 @@ def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, 
     w = np.broadcast_to(np.asarray(words, np.uint64), (n,)).copy()
     qv[:2 * n] = w.view(np.uint32)
     c = np.zeros((m, n), dst)
-    qs = int(np.asarray(words, np.uint64).reshape(-1)[0]) if not vec else 0
-    k_quant[1](a, np.ascontiguousarray(b.T), qv, c, m, n, k, int(mode), qs, relu, vec, flag)
+    qs = int(np.asarray(words, np.uint64).reshape(-1)[0]) if not vec else n if rt else 0
+    k_quant[1](a, np.ascontiguousarray(b.T), qv, c, m, n, k, int(mode), qs, relu, vec, flag, rt)
     return c, model(acc, mode, w, relu, dst)
 
 
@@ -187,11 +190,14 @@ def test_faults_and_errors():
 # ---- the fixpipe buffer (FB): the vector modes copy the vector L1 -> FB (mov_l1_to_fb) and the
 # readout reads FB[128 * fpc[15:8]] (sim/exec_fbuf.c, sim/exec_cube.c; Ascend C CopyDeqTensorToFbuf)
 
+@pytest.mark.parametrize("rt", [False, True])
 @pytest.mark.parametrize("n", [1, 17, 256, 257, 300])
 @pytest.mark.parametrize("mode,inp,dst", [(Q.VDEQF16, np.int8, np.float16), (Q.VREQ8, np.int8, np.int8),
                                           (Q.VQF322B8_PRE, np.float16, np.uint8)])
-def test_vector_quant_through_fb(n, mode, inp, dst):
-    """N = 1, 17, 256 in one readout, 257 and 300 in parts of 128 (GenFixpipeTiling), bit-exact."""
+def test_vector_quant_through_fb(n, mode, inp, dst, rt):
+    """N = 1, 17, 256 in one readout, 257 and 300 in parts of 128 (GenFixpipeTiling), bit-exact; n_size
+    a compile-time value or a run-time one (rt: the parts chosen at run time, bounded by the vector's
+    compile-time length)."""
     rng = np.random.default_rng(n)
     if dst == np.float16:
         words = [qword(float(s)) for s in 2.0 ** rng.uniform(-14, -4, n)]
@@ -199,7 +205,7 @@ def test_vector_quant_through_fb(n, mode, inp, dst):
         words = [qword(float(s), int(o), True) for s, o in zip(2.0 ** rng.uniform(-13, -7, n), rng.integers(0, 9, n))]
     else:
         words = [qword(float(s), 0, False) for s in rng.uniform(1, 30, n)]
-    c, want = _run(19, n, 45, mode, words, inp=inp, dst=dst, vec=True, seed=n)
+    c, want = _run(19, n, 45, mode, words, inp=inp, dst=dst, vec=True, seed=n, rt=rt)
     assert np.array_equal(c.view(np.uint8), want.view(np.uint8))
     assert len(np.unique(want)) > 1
 
@@ -208,7 +214,7 @@ def test_vector_quant_asm_copies_to_fb():
     """Each part of the readout: mov_l1_to_fb of ceil(8 n / 128) blocks to FB 0, fpc pointing there
     (bit 63 the written mark, FPC[15:8] = 0), then fix_l0c_to_out.q of that part."""
     args = (np.zeros((19, 45), np.int8), np.zeros((300, 45), np.int8), np.zeros(600, np.uint32),
-            np.zeros((19, 300), np.float16), 19, 300, 45, int(Q.VDEQF16), 0, False, True, False)
+            np.zeros((19, 300), np.float16), 19, 300, 45, int(Q.VDEQF16), 0, False, True, False, False)
     s = k_quant.asm(*args)
     lines = [ln.split()[0] for ln in s.splitlines() if ln.strip().startswith(("mov_l1_to_fb", "fix_l0c", "mtspr"))
              and ("fpc" in ln or not ln.strip().startswith("mtspr"))]
@@ -248,7 +254,7 @@ def test_fb_copy_source_race_is_reported():
 def k_rt_n(c: asc.GlobalAddress, n: int):
     cg = asc.GlobalTensor()
     cg.set_global_buffer(c)
-    q1 = asc.LocalTensor(asc.uint64, asc.TPosition.C1, 0, 512)
+    q1 = asc.LocalTensor(asc.uint64, asc.TPosition.C1, 0, n)
     c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, 16 * 512)
     asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(n, 16, 0, n, Q.VDEQF16, False))
 
@@ -264,7 +270,7 @@ def k_short_vec(c: asc.GlobalAddress):
 
 def test_vector_quant_rejections():
     config.set_platform(config.Backend.Model)
-    with pytest.raises(CompileError, match="run-time n_size reads the vector in parts of at most 256"):
+    with pytest.raises(CompileError, match="give n_size or the cbuf_workspace's length as a compile-time value"):
         k_rt_n[1](np.zeros(16 * 512, np.float16), 300)
     with pytest.raises(CompileError, match="has 16 elements, n_size is 32"):
         k_short_vec[1](np.zeros(16 * 32, np.float16))

@@ -134,33 +134,65 @@ def lower(b, dst, src, p, workspace, cfgval):
         _readout(b, dst, src, p, p.n_size, mode, cfgval, None)
         return
     n = p.n_size
-    if is_static(n) and n <= MAX_VEC_N:
-        parts = [(0, n)]
-    elif is_static(n):          # GenFixpipeTiling: 128 columns a part, then the tail
-        parts = [(o, min(MAX_VEC_N // 2, n - o)) for o in range(0, n, MAX_VEC_N // 2)]
-    elif is_static(workspace.size) and workspace.size <= MAX_VEC_N:
-        parts = [(0, n)]        # a run-time n bounded by the vector's length
-    else:
+    bound = n if is_static(n) else workspace.size      # most columns this readout can have
+    if not is_static(bound):
         raise b.error(f"asc.fixpipe: quant_pre {qp.name} with a run-time n_size reads the vector in parts of at "
                       f"most {MAX_VEC_N} columns (the fixpipe buffer holds {MAX_VEC_N} parameters per readout); "
-                      f"give n_size as a compile-time value or a cbuf_workspace of at most {MAX_VEC_N} elements")
+                      f"give n_size or the cbuf_workspace's length as a compile-time value")
     if is_static(n) and is_static(workspace.size) and workspace.size < n:
         raise b.error(f"asc.fixpipe: the quantisation vector (cbuf_workspace) has {workspace.size} elements, "
                       f"n_size is {n}: one u64 per column")
-    S, D = p.src_stride, p.dst_stride
-    if len(parts) > 1:
-        # the parts' strides spelt out: srcstride 0 means ceil(m / 16) * 16 rows, dststride 0 a part's own n
-        if not (is_static(S) and is_static(D) and is_static(p.m_size)):
-            raise b.error(f"asc.fixpipe: quant_pre {qp.name} over {n} columns is read out in parts of 128 (the "
-                          f"fixpipe buffer holds {MAX_VEC_N} parameters per readout); that needs compile-time "
-                          f"m_size, src_stride and dst_stride")
-        S = S or -(-p.m_size // 16) * 16
-        D = D or n
-    for off, cn in parts:
-        emit_l1_to_fb(b, workspace[off:] if off else workspace, cn, cfgval)
-        emit_fpc(b, FB_VEC)
-        # column off (a multiple of 16) starts at L0C element off * S and at GM element off of row 0
-        _readout(b, dst[off:] if off else dst, src[off * S:] if off else src, p, cn, mode, cfgval, cn, S, D)
+    if bound <= MAX_VEC_N:
+        _part(b, dst, src, workspace, p, 0, n, mode, cfgval, None, None)
+        return
+    # in parts: their strides spelt out (srcstride 0 means ceil(m / 16) * 16 rows, dststride 0 all n)
+    S, D = _nonzero(b, p.src_stride, _ceil16(b, p.m_size)), _nonzero(b, p.dst_stride, n)
+    half = MAX_VEC_N // 2       # GenFixpipeTiling: up to 256 columns in one part, else 128 a part and the tail
+    if is_static(n):
+        parts = [(0, n)] if n <= MAX_VEC_N else [(o, min(half, n - o)) for o in range(0, n, half)]
+        for off, cn in parts:
+            _part(b, dst, src, workspace, p, off, cn, mode, cfgval, S, D)
+        return
+    _if_lt(b, n, MAX_VEC_N + 1, lambda: _part(b, dst, src, workspace, p, 0, n, mode, cfgval, S, D))
+
+    def parts():
+        for off in range(0, bound, half):
+            _if_lt(b, off, n, lambda off=off: _part(b, dst, src, workspace, p, off, b.binop("min", n - off, half),
+                                                    mode, cfgval, S, D))
+    _if_lt(b, MAX_VEC_N, n, parts)
+
+
+def _if_lt(b, lo, hi, emit):
+    """emit() under a run-time `if lo < hi` (the operands may be compile-time values)."""
+    if is_static(lo) and is_static(hi):
+        if lo < hi:
+            emit()
+        return
+    op = ir.If(name="if", cond=("lt", b.reg(lo), b.reg(hi)), loc=b.loc)
+    b.push(op.then)
+    emit()
+    b.pop()
+    b.emit(op)
+
+
+def _ceil16(b, m):
+    return -(-m // 16) * 16 if is_static(m) else b.binop("shl", b.binop("shr", b.binop("add", m, 15), 4), 4)
+
+
+def _nonzero(b, v, dflt):
+    """v, or dflt where v is 0 (a stride field's 0 = its default)."""
+    if is_static(v):
+        return v or dflt
+    return v + b.materialize(b.compare("eq", v, 0)) * dflt
+
+
+def _part(b, dst, src, ws, p, off, cn, mode, cfgval, S, D):
+    """Columns [off, off + cn) (off a compile-time multiple of 128): the vector's part L1 -> FB, fpc,
+    the readout.  Column off starts at L0C element off * S and at GM element off of row 0."""
+    emit_l1_to_fb(b, ws[off:] if off else ws, cn, cfgval)
+    emit_fpc(b, FB_VEC)
+    _readout(b, dst[off:] if off else dst, src[b.binop("mul", S, off):] if off else src, p, cn, mode, cfgval, cn,
+             S, D)
 
 
 def _readout(b, dst, src, p, n, mode, cfgval, vec_n, S=None, D=None):
