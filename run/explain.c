@@ -205,6 +205,19 @@ static bool own_cost(AscExplain *x, uint32_t i, uint64_t run, uint64_t until)
         if (!push_seg(x, ASC_CAUSE_BANK, i, end - b, end, UINT32_MAX)) return false;
         end -= b;
     }
+    if (c == ASC_CAUSE_SCALAR && e->op < ASC_OP_COUNT) {
+        /* a scalar load or store: S waits lat.scalar_load / lat.scalar_store for the memory (the
+         * DCache is not modelled), which is no scalar work: its own cause, at the end of the
+         * instruction's cycles */
+        uint8_t lat = asc_insn_info[e->op].lat;
+        if (lat == ASC_LAT_LOAD || lat == ASC_LAT_STORE) {
+            uint64_t w = (uint64_t)asc_sim_config(x->sim)->v[lat == ASC_LAT_LOAD ? ASC_KEY_LAT_SCALAR_LOAD
+                                                                                   : ASC_KEY_LAT_SCALAR_STORE];
+            if (w > end - run) w = end - run;
+            if (!push_seg(x, ASC_CAUSE_SCALAR_MEM, i, end - w, end, UINT32_MAX)) return false;
+            end -= w;
+        }
+    }
     if (!push_seg(x, c, i, run, end, UINT32_MAX)) return false;
     /* completion after the occupancy (a set_flag's or bar's pipe drain is a predecessor, not a cost) */
     return push_seg(x, ASC_CAUSE_OTHER, i, end < e->end ? e->end : end, until, UINT32_MAX);
@@ -362,7 +375,7 @@ uint64_t asc_explain_cause_cycles(const AscExplain *x, unsigned cause)
 static const char *classify(const AscExplain *x, uint64_t *cycles)
 {
     static const char *const classes[] = {"latency", "MTE2", "MTE3", "MTE", "HBM", "VECTOR", "bank-conflict",
-                                          "CUBE", "scalar", "sync", "cross-core", "other"};
+                                          "CUBE", "scalar", "scalar-memory", "sync", "cross-core", "other"};
     uint64_t sum[sizeof classes / sizeof classes[0]] = {0};
     for (unsigned c = 0; c < ASC_CAUSE_COUNT; c++)
         for (unsigned k = 0; k < sizeof classes / sizeof classes[0]; k++)
@@ -398,7 +411,10 @@ int asc_explain_bound(const AscExplain *x, char *out, size_t size)
         if (x->by_cause[k] > x->by_cause[top]) top = k;
     char b[32];
     return snprintf(out, size, "%s bound: %s is %s%% of the %llu-cycle critical path (largest cause: %s, %s%%)", cls,
-                    !strcmp(cls, "latency") ? "transfer latency" : cls, pct(a, c, x->total),
+                    !strcmp(cls, "latency")         ? "transfer latency"
+                    : !strcmp(cls, "scalar-memory") ? "scalar load/store latency"
+                                                    : cls,
+                    pct(a, c, x->total),
                     (unsigned long long)x->total, cause_names[top], pct(b, x->by_cause[top], x->total));
 }
 
@@ -602,6 +618,7 @@ bool asc_explain_whatif(AscExplain *x, const AscSimDesc *base, const AscRunArg *
         {ASC_CAUSE_LOCAL_LAT, ASC_KEY_LOCAL_LATENCY, 0, "local copy latency vanished"},
         {ASC_CAUSE_HBM, ASC_KEY_HBM_BYTES_PER_CYCLE, 1048576, "HBM contention vanished (HBM at its maximum rate)"},
         {ASC_CAUSE_FLAG, ASC_KEY_FLAG_RELEASE, 0, "flag handoff vanished"},
+        {ASC_CAUSE_SCALAR_MEM, ASC_KEY_LAT_SCALAR_LOAD, 0, "scalar load latency vanished"},
     };
     for (unsigned k = 0; k < sizeof costs / sizeof costs[0]; k++) {
         if (!x->by_cause[costs[k].cause]) continue;

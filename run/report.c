@@ -67,13 +67,49 @@ static uint64_t stalls(const AscPipeStats *s)
            s->drain_cycles;
 }
 
+/* Cycles core `core`'s scalar unit waited on its loads and stores: each executed scalar load
+ * (GM or UB) costs lat.scalar_load beyond its issue, each store lat.scalar_store (sim/scalar.c
+ * scost), counted in the scalar pipe's busy_cycles.  That is waiting on memory, not scalar
+ * work: the report moves it out of SCALAR busy into its own stall. */
+static uint64_t scalar_mem_cycles(const AscSim *sim, uint32_t core)
+{
+    AscSimCoreInfo ci;
+    if (asc_sim_functional(sim) || !asc_sim_core_info(sim, core, &ci)) return 0;
+    const int64_t *v = asc_sim_config(sim)->v;
+    uint64_t sum = 0;
+    for (uint32_t pc = ci.entry; pc + 4 <= ci.entry + ci.size; pc += 4) {
+        const AscInsn *in = asc_sim_insn_at(sim, core, pc);
+        if (!in || in->op >= ASC_OP_COUNT) continue;
+        uint8_t lat = asc_insn_info[in->op].lat;
+        if (lat != ASC_LAT_LOAD && lat != ASC_LAT_STORE) continue;
+        AscSimPcStats ps;
+        if (asc_sim_pc_stats(sim, core, pc, &ps))
+            sum += ps.count * (uint64_t)v[lat == ASC_LAT_LOAD ? ASC_KEY_LAT_SCALAR_LOAD : ASC_KEY_LAT_SCALAR_STORE];
+    }
+    return sum;
+}
+
+/* The pipe's statistics as the report shows them: the scalar unit's load/store waits
+ * (scalar_mem_cycles, returned in *mem) are not busy cycles. */
+static bool report_pipe_stats(const AscSim *sim, uint32_t core, uint8_t pipe, AscPipeStats *st, uint64_t *mem)
+{
+    *mem = 0;
+    if (!asc_sim_pipe_stats(sim, core, pipe, st)) return false;
+    if (pipe == ASC_PIPE_S) {
+        *mem = scalar_mem_cycles(sim, core);
+        if (*mem > st->busy_cycles) *mem = st->busy_cycles;
+        st->busy_cycles -= *mem;
+    }
+    return true;
+}
+
 /* Totals over cores. */
 typedef struct Sum {
     uint64_t total;
     uint64_t busy[ASC_PIPE_COUNT], have[ASC_PIPE_COUNT]; /* have = cores with the pipe */
     uint64_t flag[ASC_PIPE_COUNT][ASC_PIPE_COUNT][ASC_MAX_EVENTS]; /* [src][dst][id] */
     uint64_t flag_dst[ASC_PIPE_COUNT][ASC_PIPE_COUNT];              /* [dst][src] */
-    uint64_t barrier, conflict_beats, queue_full, hbm_extra, xcore, sync_all, drain;
+    uint64_t barrier, conflict_beats, queue_full, hbm_extra, xcore, sync_all, drain, scalar_mem;
     uint64_t bytes[ASC_BUF_COUNT][ASC_BUF_COUNT];
     uint64_t cube_flops, vec_flops, vec_bytes, insns;
     uint64_t cube_cores, vec_cores;
@@ -88,9 +124,11 @@ static void summarise(const AscSim *sim, Sum *s)
     for (uint32_t i = 0; i < asc_sim_ncores(sim); i++) {
         for (unsigned p = 0; p < ASC_PIPE_COUNT; p++) {
             AscPipeStats st;
-            if (!asc_sim_pipe_stats(sim, i, (uint8_t)p, &st)) continue;
+            uint64_t mem;
+            if (!report_pipe_stats(sim, i, (uint8_t)p, &st, &mem)) continue;
             s->have[p]++;
             s->busy[p] += st.busy_cycles;
+            s->scalar_mem += mem;
             s->barrier += st.barrier_cycles;
             s->queue_full += st.queue_full_cycles;
             s->hbm_extra += st.hbm_extra_cycles;
@@ -526,7 +564,8 @@ char *asc_report_text(const AscSim *sim, const AscExplain *x)
             unsigned p = lanes[i];
             if (!s.have[p]) continue;
             AscPipeStats st;
-            if (!asc_sim_pipe_stats(sim, c, (uint8_t)p, &st)) tb_put(&b, " %7s", "-");
+            uint64_t mem;
+            if (!report_pipe_stats(sim, c, (uint8_t)p, &st, &mem)) tb_put(&b, " %7s", "-");
             else tb_put(&b, " %6s%%", pct(t1, st.busy_cycles, s.total));
         }
         tb_put(&b, "\n");
@@ -552,6 +591,8 @@ char *asc_report_text(const AscSim *sim, const AscExplain *x)
     tb_put(&b, "  barrier waits: %llu\n", (unsigned long long)s.barrier);
     tb_put(&b, "  bank-conflict extra beats: %llu\n", (unsigned long long)s.conflict_beats);
     tb_put(&b, "  queue-full (scalar): %llu\n", (unsigned long long)s.queue_full);
+    if (s.scalar_mem)
+        tb_put(&b, "  load/store latency (scalar, not busy): %llu\n", (unsigned long long)s.scalar_mem);
     tb_put(&b, "  HBM contention (extra transfer cycles): %llu\n", (unsigned long long)s.hbm_extra);
     if (s.xcore) tb_put(&b, "  cross-core waits (scalar): %llu\n", (unsigned long long)s.xcore);
     if (s.sync_all) tb_put(&b, "  sync_all waits (scalar): %llu\n", (unsigned long long)s.sync_all);
@@ -585,19 +626,21 @@ char *asc_report_text(const AscSim *sim, const AscExplain *x)
     return tb_done(&b);
 }
 
-static void json_pipe(TextBuf *b, const AscPipeStats *st, uint64_t total, bool scalar)
+static void json_pipe(TextBuf *b, const AscPipeStats *st, uint64_t total, bool scalar, uint64_t mem)
 {
     char t[32];
-    uint64_t idle = total > st->busy_cycles + stalls(st) ? total - st->busy_cycles - stalls(st) : 0;
+    uint64_t w = stalls(st) + mem;
+    uint64_t idle = total > st->busy_cycles + w ? total - st->busy_cycles - w : 0;
     tb_put(b, "{\"insns\": %llu, \"busy_cycles\": %llu, \"busy_pct\": %s, \"conflict_cycles\": %llu, "
             "\"hbm_extra_cycles\": %llu, \"flag_wait_cycles\": %llu, \"barrier_cycles\": %llu, ",
          (unsigned long long)st->insns, (unsigned long long)st->busy_cycles, pct(t, st->busy_cycles, total),
          (unsigned long long)st->conflict_cycles, (unsigned long long)st->hbm_extra_cycles,
          (unsigned long long)st->flag_wait_cycles, (unsigned long long)st->barrier_cycles);
     if (scalar)
-        tb_put(b, "\"queue_full_cycles\": %llu, \"xcore_cycles\": %llu, \"sync_all_cycles\": %llu, \"drain_cycles\": %llu, ",
+        tb_put(b, "\"queue_full_cycles\": %llu, \"xcore_cycles\": %llu, \"sync_all_cycles\": %llu, \"drain_cycles\": %llu, "
+                  "\"load_store_wait_cycles\": %llu, ",
              (unsigned long long)st->queue_full_cycles, (unsigned long long)st->xcore_cycles,
-             (unsigned long long)st->sync_all_cycles, (unsigned long long)st->drain_cycles);
+             (unsigned long long)st->sync_all_cycles, (unsigned long long)st->drain_cycles, (unsigned long long)mem);
     tb_put(b, "\"idle_cycles\": %llu}", (unsigned long long)idle);
 }
 
@@ -631,9 +674,10 @@ char *asc_report_json(const AscSim *sim, const AscExplain *x)
         bool first = true;
         for (unsigned i = 0; i < NLANES; i++) {
             AscPipeStats st;
-            if (!asc_sim_pipe_stats(sim, c, lanes[i], &st)) continue;
+            uint64_t mem;
+            if (!report_pipe_stats(sim, c, lanes[i], &st, &mem)) continue;
             tb_put(&b, "%s\n      \"%s\": ", first ? "" : ",", asc_pipe_lane(lanes[i]));
-            json_pipe(&b, &st, s.total, lanes[i] == ASC_PIPE_S);
+            json_pipe(&b, &st, s.total, lanes[i] == ASC_PIPE_S, mem);
             first = false;
         }
         tb_put(&b, "}}%s\n", c + 1 < asc_sim_ncores(sim) ? "," : "");
@@ -649,9 +693,11 @@ char *asc_report_json(const AscSim *sim, const AscExplain *x)
                     first = false;
                 }
     tb_put(&b, "],\n    \"barrier_cycles\": %llu,\n    \"bank_conflict_beats\": %llu,\n    \"queue_full_cycles\": %llu,\n"
-             "    \"hbm_contention_cycles\": %llu,\n    \"xcore_cycles\": %llu,\n    \"sync_all_cycles\": %llu\n  },\n",
+             "    \"hbm_contention_cycles\": %llu,\n    \"xcore_cycles\": %llu,\n    \"sync_all_cycles\": %llu,\n"
+             "    \"scalar_load_store_wait_cycles\": %llu\n  },\n",
          (unsigned long long)s.barrier, (unsigned long long)s.conflict_beats, (unsigned long long)s.queue_full,
-         (unsigned long long)s.hbm_extra, (unsigned long long)s.xcore, (unsigned long long)s.sync_all);
+         (unsigned long long)s.hbm_extra, (unsigned long long)s.xcore, (unsigned long long)s.sync_all,
+         (unsigned long long)s.scalar_mem);
     tb_put(&b, "  \"bytes\": {");
     first = true;
     for (unsigned a = 0; a < ASC_BUF_COUNT; a++)

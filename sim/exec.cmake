@@ -10,6 +10,7 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cmatrix.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_load3d.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_fbuf.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dmapad.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_nd2nz.c
@@ -20,6 +21,6 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/fp16.c
   DEPS config isa)
 
-foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16 test_exec_load3d)
+foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16 test_exec_load3d test_exec_fbuf)
   asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_exec)
 endforeach()

@@ -32,7 +32,10 @@
  * quantisation (QuantMode_t; cannmirror/asc-devkit docs .../矩阵计算的搬出/
  * 关键特性说明/随路量化.md and 随路量化与随路ReLU场景组合.md, whose reference
  * Python is examples/.../fixpipe_l0c2gm/scripts/gen_data_*.py).  A parameter
- * p (SPR quant_pre, or for the per-column modes the u64 at L1[fpc + 8c]):
+ * p (SPR quant_pre, or for the per-column modes the u64 at FB[128 * fpc[15:8] + 8c],
+ * the fixpipe buffer mov_l1_to_fb fills, exec_fbuf.c; at most 256 columns per
+ * instruction: "deqTensor/reluTensor in FB valid num is 256", GenFixpipeTiling
+ * in impl/basic_api/dav_c220/kernel_operator_fixpipe_impl.h):
  * scale M1 = the f32 p[31:0] with bits 12:0 cleared (the 1-8-10 float; inf,
  * NaN or subnormal faults), offset p[44:37] (REQ8 / QF322B8_PRE), b8 signed
  * when p[46].  Negative inputs use M2 = M1, or 0 with ReLU (then +0).
@@ -610,12 +613,15 @@ static bool fixq(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st)
     if (!asc_exec_check_local(ctx, ASC_BUF_L0C, "src", false, src, src_hi, true)) return false;
     if (!asc_exec_check_gm(ctx, "dst", true, dst, dst_hi, osize)) return false;
     if (dst % (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST]) st->gm_unaligned = true;
-    uint64_t qa = q->fpc & 0xffffffffu;
+    uint64_t qa = ((q->fpc >> 8) & 0xff) * 128; /* FPC[15:8]: the vector's FB address in 128 B units */
     if (vec) {
         if (!(q->fpc >> 63))
-            return asc_exec_fault(ctx, "fix_l0c_to_out.q mode %u quantises per column: SPR fpc (the L1 address of the vector) was not written", mode);
-        if (qa % 32) return asc_exec_fault(ctx, "fixpipe quantisation vector at L1 0x%llx: it must be 32 B aligned", (unsigned long long)qa);
-        if (!asc_exec_check_local(ctx, ASC_BUF_L1, "quantisation vector", false, qa, qa + n * 8, false)) return false;
+            return asc_exec_fault(ctx, "fix_l0c_to_out.q mode %u quantises per column: SPR fpc (FB address of the vector in bits 15:8) was not written", mode);
+        if (q->fpc & 0x7fffffffffff00ffull)
+            return asc_exec_fault(ctx, "SPR fpc 0x%016llx: only bits 15:8 (the quantisation vector's FB address / 128) and 63 may be set (bits 7:0, the ReLU-pre vector, are not modelled)", (unsigned long long)q->fpc);
+        if (n > 256)
+            return asc_exec_fault(ctx, "fix_l0c_to_out.q mode %u reads n = %llu quantisation parameters: the fixpipe takes at most 256 per instruction (dav_c220; Ascend C splits N, GenFixpipeTiling)", mode, (unsigned long long)n);
+        if (!asc_exec_check_local(ctx, ASC_BUF_FB, "quantisation vector", false, qa, qa + n * 8, false)) return false;
     }
     float scale = 0.0f;
     int32_t offset = 0;
@@ -628,7 +634,7 @@ static bool fixq(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st)
     if (vec) {
         for (uint64_t c = 0; c < n; c++) {
             uint64_t p;
-            memcpy(&p, ctx->mem[ASC_BUF_L1].data + qa + c * 8, 8);
+            memcpy(&p, ctx->mem[ASC_BUF_FB].data + qa + c * 8, 8);
             if (!fixq_param(ctx, p, &cs[c], &co[c], &cg[c])) return false;
         }
     }
@@ -638,7 +644,7 @@ static bool fixq(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st)
             uint64_t lo = src + j * S * 16 * 4;
             ctx->on_access(ctx->access_ud, ASC_BUF_L0C, lo, lo + m * 16 * 4, false);
         }
-        if (vec) ctx->on_access(ctx->access_ud, ASC_BUF_L1, qa, qa + n * 8, false);
+        if (vec) ctx->on_access(ctx->access_ud, ASC_BUF_FB, qa, qa + n * 8, false);
         for (uint64_t r = 0; r < m; r++)
             ctx->on_access(ctx->access_ud, ASC_BUF_GM, dst + r * D * osize, dst + r * D * osize + n * osize, true);
     }

@@ -85,7 +85,7 @@ static bool buf_alloc(AscSim *sim, AscCore *c, AscBuf b)
 /* Core `index` of the launch: a core of `kind` running program `part`, as
  * block block_idx of block_num, in AI core `ai_core` as its sub-th vector
  * core of sub_num.  Only the buffers and pipes its kind has are created
- * (docs/timing.md §Memories): an AIV has UB, an AIC L1/L0A/L0B/L0C, a
+ * (docs/timing.md §Memories): an AIV has UB, an AIC L1/L0A/L0B/L0C/FB, a
  * coupled core all of them.  The pipe queues hold queue_depth entries. */
 static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind, AscPart part, uint32_t block_idx,
                       uint32_t block_num, uint32_t ai_core, uint32_t sub, uint32_t sub_num)
@@ -104,7 +104,7 @@ static bool core_init(AscSim *sim, AscCore *c, uint32_t index, AscCoreKind kind,
     bool vec = kind != ASC_CORE_AIC, cube = kind != ASC_CORE_AIV;
     if (vec && !buf_alloc(sim, c, ASC_BUF_UB)) return false;
     if (cube && (!buf_alloc(sim, c, ASC_BUF_L1) || !buf_alloc(sim, c, ASC_BUF_L0A) || !buf_alloc(sim, c, ASC_BUF_L0B) ||
-                 !buf_alloc(sim, c, ASC_BUF_L0C)))
+                 !buf_alloc(sim, c, ASC_BUF_L0C) || !buf_alloc(sim, c, ASC_BUF_FB)))
         return false;
     if (cube) { /* mmad scratch: A and B unpacked to at most 8-byte elements from >= 2-byte ones (s8: 4 from 1) */
         c->ctx.mm_scratch_bytes = 4 * ((size_t)c->ctx.mem[ASC_BUF_L0A].size + c->ctx.mem[ASC_BUF_L0B].size);

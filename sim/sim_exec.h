@@ -73,7 +73,7 @@ typedef struct AscIssued {
     uint64_t deqscale;          /* SPR deqscale at issue (vconv_deq; exec_vector.c) */
     uint64_t data_exp[4];       /* SPRs data_exp_0..3 at issue (UB access checks; exec_check.c) */
     uint64_t l3d[4];            /* SPRs fmatrix, padding, l3d_rpt, l1_3d_size at issue (load3dv2; exec_load3d.c) */
-    uint64_t quant_pre, fpc;    /* SPRs quant_pre and fpc at issue (fix_l0c_to_out.q; exec_cube.c) */
+    uint64_t quant_pre, fpc;    /* SPRs quant_pre and fpc at issue (fix_l0c_to_out.q; exec_cube.c; fpc[15:8] an FB address) */
 } AscIssued;
 
 #define ASC_CTRL_COUNTER_BIT 56
@@ -227,6 +227,8 @@ ASC_EXEC_FN(VNCHWCONV);
 ASC_EXEC_FN(CMATRIX);
 /* LoadData3D v2, im2col L1 -> L0A / L0B (exec_load3d.c) */
 ASC_EXEC_FN(LOAD3D);
+/* L1 -> fixpipe buffer (exec_fbuf.c) */
+ASC_EXEC_FN(FBCOPY);
 
 /* IEEE half and bfloat16 conversions, round to nearest even (fp16.c). */
 float asc_f16_to_f32(uint16_t h);

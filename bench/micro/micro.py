@@ -419,6 +419,7 @@ NOT_TIMED = {
     "l0b_bytes": "capacity", "l0c_bytes": "capacity",
     "ub_align": "legality rule (a misaligned access faults), no cost",
     "l1_align": "legality rule", "l0ab_align": "legality rule", "l0c_align": "legality rule",
+    "fb_bytes": "capacity", "fb_align": "legality rule",
     "ub_bank_layers": "only bounds ub_bytes (cross-key check); the bank model uses layer = address >> layer_lo",
     "event_ids": "legality rule (an id out of range faults), no cost",
     "xcore_max_pending": "legality rule (overflow faults), no cost",

@@ -32,6 +32,7 @@
     X(BANK, "UB bank-conflict beats", "bank-conflict")     \
     X(CUBE, "CUBE compute", "CUBE")                        \
     X(SCALAR, "scalar instructions", "scalar")             \
+    X(SCALAR_MEM, "scalar load/store latency", "scalar-memory") \
     X(SYNC, "set_flag/wait_flag/bar occupancy", "sync")    \
     X(FLAG, "flag handoff (flag_release_cycles)", "sync")  \
     X(ISSUE, "scalar issue (dispatch, queue full)", "scalar") \

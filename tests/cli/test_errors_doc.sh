@@ -72,6 +72,8 @@ fault f_trap '.kernel k, aiv\n        nop\n        trap\n        end\n' || exit 
 fault f_gmask '.kernel k, aiv\n        set_mask_count\n        mtspr mask0, x0\n        vreducev2.b16 x0, x0, x0, pattern=7\n        end\n' || exit 1
 fault f_5hd '.kernel k, aiv\n        vnchwconv.b16 repeat=1, dsthigh=1\n        end\n' || exit 1
 fault f_cmat '.kernel k, aic\n        create_cbuf_matrix x0, x0, l0b=1\n        end\n' || exit 1
+fault f_fbuf '.kernel k, aic\n        li x1, 7040\n        mov_l1_to_fb x1, x0, len=2\n        end\n' || exit 1
+fault f_fpc '.kernel k, aic\n        fix_l0c_to_out.q x0, x0, m=16, n=16, quant=2\n        end\n' || exit 1
 fault f_vdeq '.kernel k, aiv\n        li x3, 0x3fff\n        mtspr deqscale, x3\n        li x1, 0\n        li x2, 0x0100000808000101\n        vconv.x x1, x1, x2, s16.vb8l, none\n        end\n' || exit 1
 fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
 # sanitizer findings (docs/timing.md, Sanitizers)

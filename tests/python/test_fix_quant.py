@@ -44,7 +44,8 @@ def model(acc, mode, words, relu, dst):
 @asc.jit(matmul_cube_only=True)
 def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, c: asc.GlobalAddress,
             m: asc.ConstExpr[int], n: asc.ConstExpr[int], k: asc.ConstExpr[int], mode: asc.ConstExpr[int],
-            qs: int, relu: asc.ConstExpr[bool], vec: asc.ConstExpr[bool], flag: asc.ConstExpr[bool]):
+            qs: int, relu: asc.ConstExpr[bool], vec: asc.ConstExpr[bool], flag: asc.ConstExpr[bool],
+            rt: asc.ConstExpr[bool]):
     """C (m x n) = quant(A (m x k) x B (k x n, stored n x k)); int8 or f16 inputs."""
     if a.dtype == asc.int8:
         K0 = 32
@@ -86,7 +87,9 @@ def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, 
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
     asc.mmad(c1, a2, b2, asc.MmadParams(m, n, k, 0, 0, 0, True))
     asc.pipe_barrier(asc.PipeID.PIPE_ALL)
-    if vec:
+    if vec and rt:              # n_size and dst_stride as run-time values (qs = n)
+        asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(qs, m, 0, qs, mode, relu))
+    elif vec:
         asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(n, m, 0, n, mode, relu))
     elif flag:
         asc.set_fix_pipe_pre_quant_flag(qs)
@@ -95,7 +98,7 @@ def k_quant(a: asc.GlobalAddress, bt: asc.GlobalAddress, qv: asc.GlobalAddress, 
         asc.fixpipe(cg, c1, asc.FixpipeParamsV220(n, m, 0, n, mode, relu, deq_scalar=qs))
 
 
-def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, flag=False, seed=0):
+def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, flag=False, seed=0, rt=False):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
     if inp == np.int8:
@@ -110,8 +113,8 @@ def _run(m, n, k, mode, words, relu=False, inp=np.int8, dst=np.int8, vec=False, 
     w = np.broadcast_to(np.asarray(words, np.uint64), (n,)).copy()
     qv[:2 * n] = w.view(np.uint32)
     c = np.zeros((m, n), dst)
-    qs = int(np.asarray(words, np.uint64).reshape(-1)[0]) if not vec else 0
-    k_quant[1](a, np.ascontiguousarray(b.T), qv, c, m, n, k, int(mode), qs, relu, vec, flag)
+    qs = int(np.asarray(words, np.uint64).reshape(-1)[0]) if not vec else n if rt else 0
+    k_quant[1](a, np.ascontiguousarray(b.T), qv, c, m, n, k, int(mode), qs, relu, vec, flag, rt)
     return c, model(acc, mode, w, relu, dst)
 
 
@@ -182,3 +185,92 @@ def test_faults_and_errors():
         _run(16, 16, 32, Q.REQ8, qword(float("inf")))
     with pytest.raises(CompileError, match="reads a int32 L0C and writes float16"):
         _run(16, 16, 32, Q.DEQF16, qword(0.01), dst=np.int8)
+
+
+# ---- the fixpipe buffer (FB): the vector modes copy the vector L1 -> FB (mov_l1_to_fb) and the
+# readout reads FB[128 * fpc[15:8]] (sim/exec_fbuf.c, sim/exec_cube.c; Ascend C CopyDeqTensorToFbuf)
+
+@pytest.mark.parametrize("rt", [False, True])
+@pytest.mark.parametrize("n", [1, 17, 256, 257, 300])
+@pytest.mark.parametrize("mode,inp,dst", [(Q.VDEQF16, np.int8, np.float16), (Q.VREQ8, np.int8, np.int8),
+                                          (Q.VQF322B8_PRE, np.float16, np.uint8)])
+def test_vector_quant_through_fb(n, mode, inp, dst, rt):
+    """N = 1, 17, 256 in one readout, 257 and 300 in parts of 128 (GenFixpipeTiling), bit-exact; n_size
+    a compile-time value or a run-time one (rt: the parts chosen at run time, bounded by the vector's
+    compile-time length)."""
+    rng = np.random.default_rng(n)
+    if dst == np.float16:
+        words = [qword(float(s)) for s in 2.0 ** rng.uniform(-14, -4, n)]
+    elif inp == np.int8:
+        words = [qword(float(s), int(o), True) for s, o in zip(2.0 ** rng.uniform(-13, -7, n), rng.integers(0, 9, n))]
+    else:
+        words = [qword(float(s), 0, False) for s in rng.uniform(1, 30, n)]
+    c, want = _run(19, n, 45, mode, words, inp=inp, dst=dst, vec=True, seed=n, rt=rt)
+    assert np.array_equal(c.view(np.uint8), want.view(np.uint8))
+    assert len(np.unique(want)) > 1
+
+
+def test_vector_quant_asm_copies_to_fb():
+    """Each part of the readout: mov_l1_to_fb of ceil(8 n / 128) blocks to FB 0, fpc pointing there
+    (bit 63 the written mark, FPC[15:8] = 0), then fix_l0c_to_out.q of that part."""
+    args = (np.zeros((19, 45), np.int8), np.zeros((300, 45), np.int8), np.zeros(600, np.uint32),
+            np.zeros((19, 300), np.float16), 19, 300, 45, int(Q.VDEQF16), 0, False, True, False, False)
+    s = k_quant.asm(*args)
+    lines = [ln.split()[0] for ln in s.splitlines() if ln.strip().startswith(("mov_l1_to_fb", "fix_l0c", "mtspr"))
+             and ("fpc" in ln or not ln.strip().startswith("mtspr"))]
+    assert lines == ["mov_l1_to_fb", "mtspr", "fix_l0c_to_out.q"] * 3, lines
+    lens = [ln.split("len=")[1].split(",")[0].strip() for ln in s.splitlines() if "mov_l1_to_fb" in ln]
+    assert lens == ["8", "8", "3"]          # 128, 128 and 44 columns: 1024, 1024 and 352 -> 384 bytes
+
+
+@asc.jit(matmul_cube_only=True)
+def k_fb_race(qv: asc.GlobalAddress, c: asc.GlobalAddress, n: asc.ConstExpr[int], sync: asc.ConstExpr[bool]):
+    """The vector copied GM -> L1 on MTE2 and read by the FIX pipe's L1 -> FB copy: a race unless
+    something orders them (MTE2 -> FIX is no flag pair of the AIC: a barrier here)."""
+    qg = asc.GlobalTensor()
+    qg.set_global_buffer(qv)
+    cg = asc.GlobalTensor()
+    cg.set_global_buffer(c)
+    q32 = asc.LocalTensor(asc.uint32, asc.TPosition.C1, 0, 2 * n)
+    q1 = asc.LocalTensor(asc.uint64, asc.TPosition.C1, 0, n)
+    c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, 16 * n)
+    asc.data_copy(q32, qg, asc.Nd2NzParams(1, 1, 2 * n, 0, 2 * n, 1, 1, 0))
+    if sync:
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(n, 16, 0, n, Q.VDEQF16, False))
+
+
+def test_fb_copy_source_race_is_reported():
+    config.set_platform(config.Backend.Model)
+    qv = np.array([qword(1.0)] * 32, np.uint64).view(np.uint32)
+    c = np.ones((16, 32), np.float16)
+    k_fb_race[1](qv, c, 32, True, check_races=True)
+    assert not c.any()                      # L0C never written: zeros, scaled by 1
+    with pytest.raises(Exception, match="(?i)race"):
+        k_fb_race[1](qv, c, 32, False, check_races=True)
+
+
+@asc.jit(matmul_cube_only=True)
+def k_rt_n(c: asc.GlobalAddress, n: int):
+    cg = asc.GlobalTensor()
+    cg.set_global_buffer(c)
+    q1 = asc.LocalTensor(asc.uint64, asc.TPosition.C1, 0, n)
+    c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, 16 * 512)
+    asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(n, 16, 0, n, Q.VDEQF16, False))
+
+
+@asc.jit(matmul_cube_only=True)
+def k_short_vec(c: asc.GlobalAddress):
+    cg = asc.GlobalTensor()
+    cg.set_global_buffer(c)
+    q1 = asc.LocalTensor(asc.uint64, asc.TPosition.C1, 0, 16)
+    c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, 16 * 32)
+    asc.fixpipe(cg, c1, q1, asc.FixpipeParamsV220(32, 16, 0, 32, Q.VDEQF16, False))
+
+
+def test_vector_quant_rejections():
+    config.set_platform(config.Backend.Model)
+    with pytest.raises(CompileError, match="give n_size or the cbuf_workspace's length as a compile-time value"):
+        k_rt_n[1](np.zeros(16 * 512, np.float16), 300)
+    with pytest.raises(CompileError, match="has 16 elements, n_size is 32"):
+        k_short_vec[1](np.zeros(16 * 32, np.float16))

@@ -762,6 +762,12 @@ class LocalMemAllocator:
         if _b is None:
             raise _outside_jit()
         self.b, self.addr = _b, 0
+        if hardware is not None and is_static(hardware) and int(hardware) in (6, 7):   # Hardware.BIAS, FIXBUF
+            # Ascend C's Alloc<pos> asserts GetPhyType(pos) == hard (kernel_tensor_impl.h); FIXBUF is
+            # C2PIPE2GM and BIAS is C2, neither of which real pyasc's TPosition has
+            raise CompileError(f"LocalMemAllocator(Hardware.{'BIAS' if int(hardware) == 6 else 'FIXBUF'}): no "
+                               f"asc.TPosition lies there (real pyasc's TPosition has no C2PIPE2GM); the fixpipe "
+                               f"buffer is filled by asc.fixpipe(dst, src, cbuf_workspace, params)", _b.loc)
 
     def alloc(self, pos=TPosition.VECIN, dtype=None, tile_size=0):
         if not (is_static(tile_size) and isinstance(dtype, dt.DataType)):
