@@ -443,6 +443,9 @@ class Matmul:
         if not b.target["split"]:
             need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
+            if nb > cap(buf) and buf == "L1":
+                raise CompileError(f"asc.adv.Matmul: the {bm} x {bn} x {bk} tiles need {nb} B of L1 even with one "
+                                   f"base block of A and one of B in it, {b.fn.target} has {cap(buf)} B", b.loc)
             if nb > cap(buf):
                 raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
                                    f"{buf}, {b.fn.target} has {cap(buf)} B", b.loc)
