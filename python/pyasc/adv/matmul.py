@@ -22,11 +22,12 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; a float32 bias (set_bias)
+Limits (rejected at the kernel line with the reason): inputs f16, bf16, f32 (A M x K, B stored N x K;
+set_hf32 rounds them to HF32) or int8; a float32 bias (set_bias)
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
-B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse
+B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
 and iterate_n_batch are rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*)
 work from a mix kernel's AIV (matmul_kfc.py).  K must be known at compile time.
 """
@@ -180,8 +181,6 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
 register_matmul._asc_builder = True
 
 _UNSUP = {
-    "set_hf32": ("HF32 rounds float32 cube inputs, and asc.adv.Matmul here takes float16, bfloat16 or int8 inputs "
-                 "only (float32 A/B are not implemented; asc.set_hf32_mode works on basic float32 mmad)"),
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
@@ -194,7 +193,7 @@ _UNSUP = {
                           "directly",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
-_INPUTS = ("float16", "bfloat16", "int8")
+_INPUTS = ("float16", "bfloat16", "float32", "int8")
 
 
 def _when(b, cond_lo, cond_hi, emit):
@@ -265,8 +264,9 @@ class Matmul:
             _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
         for t, what in ((a, "a"), (b, "b")):
             if t is not None and t.dtype is not None and t.dtype.name not in _INPUTS:
-                raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16 or "
-                                   f"bfloat16 inputs (mmad.f16f32 / mmad.bf16f32)", _b.loc if _b else None)
+                raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16, "
+                                   f"bfloat16, float32 or int8 inputs (mmad.f16f32 / mmad.bf16f32 / mmad.f32f32 / "
+                                   f"mmad.s8s32)", _b.loc if _b else None)
 
     # ---- setup ----------------------------------------------------------------------------
     def init(self, tiling, pipe=None, *a, **k):
@@ -335,6 +335,29 @@ class Matmul:
             raise CompileError(f"asc.adv.Matmul.{what}: the quantised readout runs where the AIC computes (a "
                                f"cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
                                f"not implemented", self.b.loc)
+
+    def set_hf32(self, enable_hf32=False, trans_mode=0):
+        """SetHF32 (real pyasc docs asc.language.adv.Matmul.set_hf32; Ascend C MatmulImplBase::SetHF32 in
+        cannmirror/asc-devkit impl/adv_api/detail/matmul/matmul_impl_base.h): HF32 mode on or off
+        (CTRL bit 46, SetHF32Mode) and its rounding, trans_mode 1 toward zero, else to nearest even
+        (bit 47, SetHF32TransMode); every float32 mmad after it rounds its L0A / L0B inputs to HF32
+        (sim/exec_cube.c hf32_round).  Real pyasc: only in a pure Cube kernel (here: where the AIC
+        computes).  The bias row's rank-1 mmad (_bias_init) runs with HF32 off, as the hardware's
+        bias table path does not round the bias."""
+        b = self.b
+        if self.role == "server":
+            return
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.set_hf32 is only for a pure Cube kernel (real pyasc: "
+                               "'本接口仅支持在纯Cube模式下调用'); here: where the AIC computes (a cube-only kernel or "
+                               "`if asc.ascend_is_aic():`)", b.loc)
+        if is_static(trans_mode) and (isinstance(trans_mode, bool) or not isinstance(trans_mode, int)
+                                      or trans_mode not in (0, 1)):
+            raise CompileError(f"asc.adv.Matmul.set_hf32: trans_mode is {trans_mode!r}; it must be 0 (round to "
+                               f"nearest even) or 1 (toward zero), as Ascend C's SetHF32 asserts", b.loc)
+        _ops.set_hf32_mode.__wrapped__(enable_hf32 if not is_static(enable_hf32) else bool(enable_hf32), _b=b)
+        _ops.set_hf32_trans_mode.__wrapped__(trans_mode == 1 if is_static(trans_mode) else b.binop("seq", trans_mode, 1),
+                                             _b=b)
 
     def disable_bias(self, *a, **k):
         if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
@@ -538,6 +561,15 @@ class Matmul:
                                    b.loc)
             if self.bias_gm is not None:
                 raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
+        if es == 4:
+            if self.tb.dtype.name != "float32":
+                raise CompileError(f"asc.adv.Matmul: A is float32 and B {self.tb.dtype.name}: both float32 "
+                                   f"(mmad.f32f32)", b.loc)
+            if self.trans_a or not self.trans_b:
+                raise CompileError("asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
+                                   "stored N x K (is_trans=True): the float32 L1 -> L0 loads of the other layouts "
+                                   "transpose 16 x 16 blocks of 32-bit elements (Ascend C LoadDataWithTranspose), "
+                                   "which is not modelled", b.loc)
         if self.quant is None and es != 1:
             return
         if not b.target["split"]:
@@ -1099,7 +1131,13 @@ class Matmul:
         _fill.init_const_value.__wrapped__(ones, _fill.InitConstValueParams(1, mp // 16, 0, 1.0), _b=b)
         setf(HardEvent.MTE1_M, s, _b=b)
         waitf(HardEvent.MTE1_M, s, _b=b)
+        # HF32 off for this mmad alone (set_hf32 / asc.set_hf32_mode may have it on): the mmad takes
+        # CTRL when it is issued (sim/scalar.c), so the bias is exact and the K steps keep the mode
+        from ..language.regmodes import HF32_MODE_BIT
+        ctrl = b.spr("ctrl")
+        b.emit(ir.Op("mtspr", None, [b.operand(ctrl & ~(1 << HF32_MODE_BIT))], {"spr": "ctrl"}))
         _ops.mmad.__wrapped__(c1, ones, bl0, MmadParams(mp, np_, 1, cmatrix_init_val=True), _b=b)
+        b.emit(ir.Op("mtspr", None, [b.operand(ctrl)], {"spr": "ctrl"}))
         if l0_free is not None:
             setf(HardEvent.M_MTE1, l0_free, _b=b)
 
