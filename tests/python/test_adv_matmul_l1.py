@@ -97,3 +97,20 @@ def test_constants_rematerialised_not_reloaded_from_gm():
     _, res = _run(m, n, k, 1)
     busy = re.search(r"core0\.cubecore0\s+([\d.]+)%", res.report)
     assert busy and float(busy.group(1)) < 20.0, res.report[:600]
+
+
+def test_ascend_c_order_reuses_a_across_step_n():
+    """Ascend C's ORDER_M walks a step_m x step_n block of tiles N fastest (MoveOnIterateOrderM):
+    with one A buffer (depth_a1 = step_m x step_ka) and step_n 2, A's fill of an M block serves the
+    block's 2 N tiles before the next M block replaces it, so A is read once per N block group;
+    walking M fastest would reload it for every tile."""
+    m, n, k = 256, 1024, 128
+    t = matmul_adv.tiling_for(m, n, k, 1)
+    bm, bn, bk = int(t.base_m), int(t.base_n), int(t.base_k)
+    ks = -(-k // bk)
+    steps = {"step_m": 1, "step_n": 2, "step_k_a": ks, "step_k_b": ks, "depth_a1": ks, "depth_b1": 2 * 2 * ks,
+             "iterate_order": 0}
+    t, res = _run(m, n, k, 1, steps=steps)
+    nt = -(-n // bn)
+    assert -(-m // bm) >= 2 and nt >= 4, t
+    assert _gm_l1(res) == -(-nt // 2) * m * k * 2 + k * n * 2, (_gm_l1(res), t)

@@ -589,16 +589,23 @@ class Matmul:
         self.quant_mode = mode
 
     def _tiles(self):
-        """The single-core output's base tiles in the tiling's iterate_order: ORDER_M (0) walks M
-        first (N outer), ORDER_N (1) N first, as Ascend C's MLoop / NLoop (scheduler/iterator).  The
-        list starts a walk: _tile called on its tiles in order shares L1 fills between them."""
+        """The single-core output's base tiles in the tiling's iterate_order, as Ascend C's MDL
+        scheduler walks them (MoveOnIterateOrderM / MoveOnIterateOrderN in cannmirror/asc-devkit
+        impl/adv_api/detail/matmul/scheduler/base/scheduler_mdl_base.h): the tiles come in blocks
+        of step_m x step_n (one A fill's M blocks by one B fill's N blocks); ORDER_M (0): inside a
+        block N fastest, then M, the blocks M first (N outer); ORDER_N (1): inside a block M fastest,
+        then N, the blocks N first (M outer).  The list starts a walk: _tile called on its tiles in
+        order shares L1 fills between them."""
         sm, sn, _ = self.single
         bm, bn, _ = self.base
         mt, nt = -(-sm // bm), -(-sn // bn)
-        if int(self.tiling.iterate_order) == 1:          # N first
-            ts = [(mi, ni) for mi in range(mt) for ni in range(nt)]
-        else:
-            ts = [(mi, ni) for ni in range(nt) for mi in range(mt)]      # M first (Ascend C ORDER_M)
+        stm, stn = self.l1["step_m"], self.l1["step_n"]
+        mg = [range(o, min(o + stm, mt)) for o in range(0, mt, stm)]
+        ng = [range(o, min(o + stn, nt)) for o in range(0, nt, stn)]
+        if int(self.tiling.iterate_order) == 1:          # ORDER_N
+            ts = [(mi, ni) for ms in mg for ns in ng for ni in ns for mi in ms]
+        else:                                            # ORDER_M
+            ts = [(mi, ni) for ns in ng for ms in mg for mi in ms for ni in ns]
         self._walk = {"tiles": ts, "pos": 0, "plan": None}
         return ts
 
