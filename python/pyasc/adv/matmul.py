@@ -510,7 +510,8 @@ class Matmul:
         # room for the bias row: set_bias before iterate, or a server that adds the AIVs' bias (is_bias)
         bias = self.bias_gm is not None or bool(int(t.is_bias or 0))
         qv = self.quant is not None and self.quant[0] == "vector"
-        # MTE2 <-> MTE1 event ids: one per fill buffer, the bias row, the walk's end, the quant vector's 4
+        # MTE2 <-> MTE1 event ids: one per fill buffer, the bias row, the walk's end; the quant vector's
+        # per-tile copy (_fix_out) takes the last id
         ids = int(self.b.target["event_ids"]) if "event_ids" in self.b.target else 8
 
         def need():
@@ -521,7 +522,7 @@ class Matmul:
         while True:
             sa, sb, ab, bb, qb = need()
             nids = na + nb + 1 + (1 if bias else 0)
-            if ab + bb + qb <= cap("L1") and nids <= (4 if qv else ids):
+            if ab + bb + qb <= cap("L1") and nids + (1 if qv else 0) <= ids:
                 break
             if max(ska, skb) > 1 and ab + bb + qb > cap("L1"):
                 if ska >= skb:
@@ -543,7 +544,7 @@ class Matmul:
                    "slot_a": sa, "slot_b": sb, "bias": bias}
         self.addr = {"A1": 0, "B1": na * sa, "BIAS": ab, "A2": 0, "B2": 0, "Q": ab + bb}
         self.l1_ids = {"A": list(range(na)), "B": list(range(na, na + nb)), "BIAS": na + nb,
-                       "END": na + nb + (1 if bias else 0)}
+                       "END": na + nb + (1 if bias else 0), "Q": ids - 1}
         self.l1_need = ab + bb + qb
 
     def _check_quant(self, es):
@@ -1094,19 +1095,19 @@ class Matmul:
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
         bn = self.base[1]
         # FIX -> MTE2 and MTE2 -> FIX are no flag pairs of the AIC (target/config.c aic_pairs, arch 2201):
-        # through MTE1 both ways (events 4 of MTE1 <-> MTE2; the tiles' slots use 0..3)
+        # through MTE1 both ways (the last event id of MTE1 <-> MTE2; _l1_plan keeps it free)
         setf(HardEvent.FIX_MTE1, 0, _b=b)
         waitf(HardEvent.FIX_MTE1, 0, _b=b)
-        setf(HardEvent.MTE1_MTE2, 4, _b=b)
-        waitf(HardEvent.MTE1_MTE2, 4, _b=b)
+        setf(HardEvent.MTE1_MTE2, self.l1_ids["Q"], _b=b)
+        waitf(HardEvent.MTE1_MTE2, self.l1_ids["Q"], _b=b)
         g = val[ni * bn:]
         g32 = GlobalTensor(dt.uint32, _b=b)
         g32.addr, g32.size = g.addr, None
         q32 = LocalTensor(dt.uint32, TPosition.C1, self.addr["Q"], 2 * bn, _b=b)
         d = 2 * n_eff if is_static(n_eff) else b.binop("add", n_eff, n_eff)
         _ops.data_copy.__wrapped__(q32, g32, Nd2NzParams(1, 1, d, 0, d, 1, 1, 0), _b=b)
-        setf(HardEvent.MTE2_MTE1, 4, _b=b)
-        waitf(HardEvent.MTE2_MTE1, 4, _b=b)
+        setf(HardEvent.MTE2_MTE1, self.l1_ids["Q"], _b=b)
+        waitf(HardEvent.MTE2_MTE1, self.l1_ids["Q"], _b=b)
         setf(HardEvent.MTE1_FIX, 0, _b=b)
         waitf(HardEvent.MTE1_FIX, 0, _b=b)
         q64 = LocalTensor(dt.uint64, TPosition.C1, self.addr["Q"], bn, _b=b)
