@@ -7,10 +7,13 @@ Scheme (docs/pyasc.md "asc.adv.Matmul"): the host's TCubeTiling is a compile-tim
 kernel (each tiling compiles its own kernel).  The single-core output (single_core_m x
 single_core_n, or what set_tail / set_single_shape give, possibly run-time values) is walked in
 base_m x base_n tiles, M first (iterate_order 0) or N first; each tile accumulates over base_k
-steps with the L1 tiles and the L0A/L0B tiles double-buffered (slots 0/1, hand-offs by
-set_flag/wait_flag MTE2->MTE1->M, frees MTE1->MTE2 and M->MTE1), one L0C tile read out by the FIX
-pipe after the last step.  Each tile is self-contained in its flags, so a tile that a run-time
-tail leaves empty is skipped by a run-time `if`.  mmad runs on the tile padded to the 16-row
+steps.  L1 holds the tiling's depth_a1 / depth_b1 base blocks as fills of step_m x step_ka (A) and
+step_kb x step_n (B) base blocks, double-buffered when depth >= 2 step, a fill in L1 reused by later
+tiles (_l1_plan, _walk_plan; docs/pyasc.md "How asc.adv.Matmul uses depth and step"); L0A/L0B
+ping-pong over the whole walk (hand-offs by set_flag/wait_flag MTE2->MTE1->M, frees MTE1->MTE2 and
+M->MTE1), one L0C tile read out by the FIX pipe after the last step.  The flags are settled at the
+walk's end; the copies of a tile that a run-time tail leaves empty move nothing and its fixpipe
+is skipped by a run-time `if`.  mmad runs on the tile padded to the 16-row
 fractal with the exact K (the cube ignores K padding), fixpipe writes the exact rows and columns.
 The Matmul owns L1, L0A, L0B and L0C of its core from address 0.
 
@@ -19,11 +22,12 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16, bf16 or int8; a float32 bias (set_bias)
+Limits (rejected at the kernel line with the reason): inputs f16, bf16, f32 (A M x K, B stored N x K;
+set_hf32 rounds them to HF32) or int8; a float32 bias (set_bias)
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
-B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); HF32, sparse
+B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
 and iterate_n_batch are rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*)
 work from a mix kernel's AIV (matmul_kfc.py).  K must be known at compile time.
 """
@@ -177,8 +181,6 @@ def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
 register_matmul._asc_builder = True
 
 _UNSUP = {
-    "set_hf32": ("HF32 rounds float32 cube inputs, and asc.adv.Matmul here takes float16, bfloat16 or int8 inputs "
-                 "only (float32 A/B are not implemented; asc.set_hf32_mode works on basic float32 mmad)"),
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
@@ -191,7 +193,7 @@ _UNSUP = {
                           "directly",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
-_INPUTS = ("float16", "bfloat16", "int8")
+_INPUTS = ("float16", "bfloat16", "float32", "int8")
 
 
 def _when(b, cond_lo, cond_hi, emit):
@@ -262,8 +264,9 @@ class Matmul:
             _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
         for t, what in ((a, "a"), (b, "b")):
             if t is not None and t.dtype is not None and t.dtype.name not in _INPUTS:
-                raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16 or "
-                                   f"bfloat16 inputs (mmad.f16f32 / mmad.bf16f32)", _b.loc if _b else None)
+                raise CompileError(f"asc.adv.Matmul: {what} is {t.dtype.name}; the lowering takes float16, "
+                                   f"bfloat16, float32 or int8 inputs (mmad.f16f32 / mmad.bf16f32 / mmad.f32f32 / "
+                                   f"mmad.s8s32)", _b.loc if _b else None)
 
     # ---- setup ----------------------------------------------------------------------------
     def init(self, tiling, pipe=None, *a, **k):
@@ -332,6 +335,29 @@ class Matmul:
             raise CompileError(f"asc.adv.Matmul.{what}: the quantised readout runs where the AIC computes (a "
                                f"cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
                                f"not implemented", self.b.loc)
+
+    def set_hf32(self, enable_hf32=False, trans_mode=0):
+        """SetHF32 (real pyasc docs asc.language.adv.Matmul.set_hf32; Ascend C MatmulImplBase::SetHF32 in
+        cannmirror/asc-devkit impl/adv_api/detail/matmul/matmul_impl_base.h): HF32 mode on or off
+        (CTRL bit 46, SetHF32Mode) and its rounding, trans_mode 1 toward zero, else to nearest even
+        (bit 47, SetHF32TransMode); every float32 mmad after it rounds its L0A / L0B inputs to HF32
+        (sim/exec_cube.c hf32_round).  Real pyasc: only in a pure Cube kernel (here: where the AIC
+        computes).  The bias row's rank-1 mmad (_bias_init) runs with HF32 off, as the hardware's
+        bias table path does not round the bias."""
+        b = self.b
+        if self.role == "server":
+            return
+        if self.role != "direct":
+            raise CompileError("asc.adv.Matmul.set_hf32 is only for a pure Cube kernel (real pyasc: "
+                               "'本接口仅支持在纯Cube模式下调用'); here: where the AIC computes (a cube-only kernel or "
+                               "`if asc.ascend_is_aic():`)", b.loc)
+        if is_static(trans_mode) and (isinstance(trans_mode, bool) or not isinstance(trans_mode, int)
+                                      or trans_mode not in (0, 1)):
+            raise CompileError(f"asc.adv.Matmul.set_hf32: trans_mode is {trans_mode!r}; it must be 0 (round to "
+                               f"nearest even) or 1 (toward zero), as Ascend C's SetHF32 asserts", b.loc)
+        _ops.set_hf32_mode.__wrapped__(enable_hf32 if not is_static(enable_hf32) else bool(enable_hf32), _b=b)
+        _ops.set_hf32_trans_mode.__wrapped__(trans_mode == 1 if is_static(trans_mode) else b.binop("seq", trans_mode, 1),
+                                             _b=b)
 
     def disable_bias(self, *a, **k):
         if self.role != "server":       # the bias is added where C is computed (direct) or received (client)
@@ -434,18 +460,92 @@ class Matmul:
         if bk % 16 or bm % 16 or bn % 16:
             raise CompileError(f"asc.adv.Matmul: base block {bm} x {bn} x {bk} must be multiples of 16", b.loc)
         cap = b.target_capacity
-        need = {"L1": _up(2 * (bm * bk + bk * bn) * es, 32) + (bn * 8 if self.quant and self.quant[0] == "vector"
-                                                               else 0),
-                "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es, "L0C": bm * bn * 4}
+        self.es = es
+        self._l1_plan(es, cap)
+        need = {"L1": self.l1_need, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es, "L0C": bm * bn * 4}
         if not b.target["split"]:
             need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
+            if nb > cap(buf) and buf == "L1":
+                raise CompileError(f"asc.adv.Matmul: the {bm} x {bn} x {bk} tiles need {nb} B of L1 even with one "
+                                   f"base block of A and one of B in it, {b.fn.target} has {cap(buf)} B", b.loc)
             if nb > cap(buf):
                 raise CompileError(f"asc.adv.Matmul: the double-buffered {bm} x {bn} x {bk} tiles need {nb} B of "
                                    f"{buf}, {b.fn.target} has {cap(buf)} B", b.loc)
-        self.addr = {"A1": 0, "B1": 2 * bm * bk * es, "A2": 0, "B2": 0, "Q": _up(2 * (bm * bk + bk * bn) * es, 32)}
-        self.es = es
+        self._walk = None
         self._check_quant(es)
+
+    def _l1_plan(self, es, cap):
+        """How L1 holds A and B (Ascend C's MDL scheme, cannmirror/asc-devkit impl/adv_api/detail/matmul/
+        resource/cube_in_buffer/cube_in_buffer_double_buffer.h and scheduler/base/scheduler_mdl_base.h):
+        one L1 fill of A is step_m base_m rows x step_ka base_k of K, one fill of B step_kb base_k x
+        step_n base_n; A keeps depth_a1 base blocks, i.e. depth_a1 / (step_m step_ka) fills (2: double
+        buffered, as cacheFactor_ = (depth / step - 1) & 1), B likewise.  A fill already in L1 is not
+        loaded again (_walk_plan).  When the tiling's figures do not fit the L1 left by the bias row /
+        quant vector, or are not consistent (depth < step), the steps are halved, then the fills
+        single-buffered: a smaller reuse, never a wrong answer."""
+        t = self.tiling
+        bm, bn, bk = self.base
+        sm, sn, sk = self.single
+        K0 = 32 // es
+        kt = -(-sk // bk)
+        mt, nt = -(-sm // bm), -(-sn // bn)
+
+        def val(x, d=1):
+            try:
+                return max(d, int(x))
+            except (TypeError, ValueError):
+                return d
+        stm, stn = min(val(t.step_m), mt), min(val(t.step_n), nt)
+        ska, skb = min(val(t.step_k_a), kt), min(val(t.step_k_b), kt)
+        da, db = val(t.depth_a1, 0), val(t.depth_b1, 0)
+        if bk % K0:             # a fill's K steps start on a fractal boundary
+            ska = skb = 1
+        na = 2 if da == 0 or da >= 2 * val(t.step_m) * val(t.step_k_a) else 1
+        nb = 2 if db == 0 or db >= 2 * val(t.step_n) * val(t.step_k_b) else 1
+        if da and da < val(t.step_m) * val(t.step_k_a):
+            stm, ska = 1, 1
+        if db and db < val(t.step_n) * val(t.step_k_b):
+            stn, skb = 1, 1
+        # room for the bias row: set_bias before iterate, or a server that adds the AIVs' bias (is_bias)
+        bias = self.bias_gm is not None or bool(int(t.is_bias or 0))
+        qv = self.quant is not None and self.quant[0] == "vector"
+        # MTE2 <-> MTE1 event ids: one per fill buffer, the bias row, the walk's end; the quant vector's
+        # per-tile copy (_fix_out) takes the last id
+        ids = int(self.b.target["event_ids"]) if "event_ids" in self.b.target else 8
+
+        def need():
+            sa = stm * bm * _up(ska * bk, K0) * es
+            sb = stn * bn * _up(skb * bk, K0) * es
+            return sa, sb, _up(na * sa + nb * sb, 32), (bn * 32 if bias else 0), (bn * 8 if qv else 0)
+
+        while True:
+            sa, sb, ab, bb, qb = need()
+            nids = na + nb + 1 + (1 if bias else 0)
+            if ab + bb + qb <= cap("L1") and nids + (1 if qv else 0) <= ids:
+                break
+            if max(ska, skb) > 1 and ab + bb + qb > cap("L1"):
+                if ska >= skb:
+                    ska = -(-ska // 2)
+                else:
+                    skb = -(-skb // 2)
+            elif max(stm, stn) > 1 and ab + bb + qb > cap("L1"):
+                if stm >= stn:
+                    stm = -(-stm // 2)
+                else:
+                    stn = -(-stn // 2)
+            elif nb == 2:
+                nb = 1
+            elif na == 2:
+                na = 1
+            else:
+                break           # _prepare reports what does not fit
+        self.l1 = {"step_m": stm, "step_n": stn, "step_ka": ska, "step_kb": skb, "na": na, "nb": nb,
+                   "slot_a": sa, "slot_b": sb, "bias": bias}
+        self.addr = {"A1": 0, "B1": na * sa, "BIAS": ab, "A2": 0, "B2": 0, "Q": ab + bb}
+        self.l1_ids = {"A": list(range(na)), "B": list(range(na, na + nb)), "BIAS": na + nb,
+                       "END": na + nb + (1 if bias else 0), "Q": ids - 1}
+        self.l1_need = ab + bb + qb
 
     def _check_quant(self, es):
         """int8 inputs (mmad.s8s32, an int32 L0C) and the quantised readout: what is lowered."""
@@ -462,6 +562,15 @@ class Matmul:
                                    b.loc)
             if self.bias_gm is not None:
                 raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
+        if es == 4:
+            if self.tb.dtype.name != "float32":
+                raise CompileError(f"asc.adv.Matmul: A is float32 and B {self.tb.dtype.name}: both float32 "
+                                   f"(mmad.f32f32)", b.loc)
+            if self.trans_a or not self.trans_b:
+                raise CompileError("asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
+                                   "stored N x K (is_trans=True): the float32 L1 -> L0 loads of the other layouts "
+                                   "transpose 16 x 16 blocks of 32-bit elements (Ascend C LoadDataWithTranspose), "
+                                   "which is not modelled", b.loc)
         if self.quant is None and es != 1:
             return
         if not b.target["split"]:
@@ -481,12 +590,25 @@ class Matmul:
         self.quant_mode = mode
 
     def _tiles(self):
+        """The single-core output's base tiles in the tiling's iterate_order, as Ascend C's MDL
+        scheduler walks them (MoveOnIterateOrderM / MoveOnIterateOrderN in cannmirror/asc-devkit
+        impl/adv_api/detail/matmul/scheduler/base/scheduler_mdl_base.h): the tiles come in blocks
+        of step_m x step_n (one A fill's M blocks by one B fill's N blocks); ORDER_M (0): inside a
+        block N fastest, then M, the blocks M first (N outer); ORDER_N (1): inside a block M fastest,
+        then N, the blocks N first (M outer).  The list starts a walk: _tile called on its tiles in
+        order shares L1 fills between them."""
         sm, sn, _ = self.single
         bm, bn, _ = self.base
         mt, nt = -(-sm // bm), -(-sn // bn)
-        if int(self.tiling.iterate_order) == 1:          # N first
-            return [(mi, ni) for mi in range(mt) for ni in range(nt)]
-        return [(mi, ni) for ni in range(nt) for mi in range(mt)]      # M first (Ascend C ORDER_M)
+        stm, stn = self.l1["step_m"], self.l1["step_n"]
+        mg = [range(o, min(o + stm, mt)) for o in range(0, mt, stm)]
+        ng = [range(o, min(o + stn, nt)) for o in range(0, nt, stn)]
+        if int(self.tiling.iterate_order) == 1:          # ORDER_N
+            ts = [(mi, ni) for ms in mg for ns in ng for ni in ns for mi in ms]
+        else:                                            # ORDER_M
+            ts = [(mi, ni) for ns in ng for ms in mg for mi in ms for ni in ns]
+        self._walk = {"tiles": ts, "pos": 0, "plan": None}
+        return ts
 
     def _tile(self, ti, c_gm):
         b = self.b
@@ -501,7 +623,265 @@ class Matmul:
         n_eff = _max0(b, _min(b, bn, tn - ni * bn))
         mp = min(bm, _up(sm - mi * bm, 16))
         np_ = min(bn, _up(sn - ni * bn, 16))
-        self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)
+        w = getattr(self, "_walk", None)
+        if w is None or w["pos"] >= len(w["tiles"]) or w["tiles"][w["pos"]] != ti:
+            self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)      # a tile on its own
+            return
+        if w["pos"] == 0:
+            w["plan"] = self._walk_plan(w["tiles"], False)
+        self._emit_tile(w["plan"], w["pos"], (mi, ni, m_eff, n_eff, mp, np_), c_gm, None)
+        w["pos"] += 1
+        if w["pos"] == len(w["tiles"]):
+            self._walk_end()
+            self._walk = None
+
+    def _walk_plan(self, tiles, solo):
+        """Which L1 fills a walk over `tiles` loads and where: the K steps of every tile in order, each
+        needing A's fill (M block mi // step_m, K block kk // step_ka) and B's (kk // step_kb, ni //
+        step_n).  A fill still in one of its buffers is used again (Ascend C's CubeInBuffer Hit); a new
+        one takes the next buffer, round robin, after the MTE1 frees the fill there (MTE1 -> MTE2
+        flag set after that fill's last use).  L0A / L0B alternate between two buffers over the whole
+        walk (the bias row's rank-1 mmad takes its turn), so MTE1 loads step s+1 while the cube
+        multiplies step s.  solo: one tile whose mi / ni may be run-time values (no sharing)."""
+        L = self.l1
+        bk = self.base[2]
+        sk = self.single[2]
+        kt = -(-sk // bk)
+        loads = {"A": [], "B": [], "BIAS": []}
+        slots = {"A": [None] * L["na"], "B": [None] * L["nb"], "BIAS": [None]}
+        rr = {"A": 0, "B": 0, "BIAS": 0}
+        steps = []
+        bias = self.bias_gm is not None and (self.role == "direct" or getattr(self, "_serve_bias", False))
+        if bias and not L["bias"]:
+            raise CompileError("internal: asc.adv.Matmul has a bias row but _l1_plan kept no L1 for it", self.b.loc)
+
+        def get(kind, key, idx):
+            for li in slots[kind]:
+                if li is not None and loads[kind][li]["key"] == key:
+                    loads[kind][li]["last"] = idx
+                    return li, False
+            s = rr[kind]
+            rr[kind] = (s + 1) % len(slots[kind])
+            prev = slots[kind][s]
+            if prev is not None:
+                loads[kind][prev]["freed"] = True
+            loads[kind].append({"key": key, "slot": s, "first": idx, "last": idx, "prev": prev, "freed": False,
+                                "tile": len(tiles_seen) - 1, "kk": cur_kk[0]})
+            slots[kind][s] = len(loads[kind]) - 1
+            return slots[kind][s], True
+
+        tiles_seen, cur_kk = [], [0]
+        for t, (mi, ni) in enumerate(tiles):
+            tiles_seen.append(t)
+            cur_kk[0] = 0
+            if bias:
+                li, new = get("BIAS", ("solo",) if solo else (ni,), len(steps))
+                steps.append({"tile": t, "kind": "bias", "BIAS": li, "new_BIAS": new})
+            for kk in range(kt):
+                ka, kb = kk // L["step_ka"], kk // L["step_kb"]
+                keya = ("solo", ka) if solo else (mi // L["step_m"], ka)
+                keyb = ("solo", kb) if solo else (kb, ni // L["step_n"])
+                cur_kk[0] = kk
+                ia, na = get("A", keya, len(steps))
+                ib, nb = get("B", keyb, len(steps))
+                steps.append({"tile": t, "kind": "k", "kk": kk, "A": ia, "new_A": na, "B": ib, "new_B": nb})
+        first = {}
+        for i, st in enumerate(steps):
+            first.setdefault(st["tile"], i)
+        # each fill is issued as early as the program allows: a first fill of a buffer before the walk's
+        # first step, a later one right after the step that last reads the fill it replaces (so MTE2
+        # runs ahead of the scalar unit's issue order, not only of MTE1)
+        issue = [[] for _ in steps]
+        for kind in ("BIAS", "A", "B"):
+            for li, ld in enumerate(loads[kind]):
+                at = 0 if ld["prev"] is None else loads[kind][ld["prev"]]["last"] + 1
+                issue[at].append((ld["first"], kind, li))
+        for q in issue:
+            q.sort()
+        return {"loads": loads, "steps": steps, "first": first, "solo": solo, "bias": bias, "issue": issue,
+                "tiles": list(tiles)}
+
+    def _walk_end(self):
+        """The walk's last L1 and L0 reads are done before a later walk (another iterate_all, the next
+        batch of a run-time loop) loads over them."""
+        b = self.b
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        setf(HardEvent.MTE1_MTE2, self.l1_ids["END"], _b=b)
+        waitf(HardEvent.MTE1_MTE2, self.l1_ids["END"], _b=b)
+        setf(HardEvent.M_MTE1, 2, _b=b)
+        waitf(HardEvent.M_MTE1, 2, _b=b)
+
+    def _fill(self, kind, tile, kk, solo):
+        """Copy one L1 fill GM -> L1 NZ (A: rows [row0, +step_m base_m) x K [kc0, +step_ka base_k); B:
+        K x columns), with the run-time tail clipping the rows / columns."""
+        L = self.l1
+        b = self.b
+        bm, bn, bk = self.base
+        sm, sn, sk = self.single
+        tm, tn = self.tails
+        mi, ni, m_eff, n_eff, mp, np_ = tile
+        if kind == "A":
+            st = 1 if solo else L["step_m"]
+            sl = L["step_ka"]
+            kc0 = (kk // sl) * sl * bk
+            k_len = min(sl * bk, sk - kc0)
+            if solo:
+                row0, rows, rp = mi * bm, m_eff, mp
+            else:
+                row0 = (mi // st) * st * bm
+                rows = _max0(b, _min(b, st * bm, tm - row0))
+                rp = min(st * bm, _up(sm - row0, 16))
+            return row0, rp, kc0, k_len, rows
+        st = 1 if solo else L["step_n"]
+        sl = L["step_kb"]
+        kc0 = (kk // sl) * sl * bk
+        k_len = min(sl * bk, sk - kc0)
+        if solo:
+            col0, cols, cp = ni * bn, n_eff, np_
+        else:
+            col0 = (ni // st) * st * bn
+            cols = _max0(b, _min(b, st * bn, tn - col0))
+            cp = min(st * bn, _up(sn - col0, 16))
+        return col0, cp, kc0, k_len, cols
+
+    def _issue(self, plan, kind, li, t, tile):
+        """MTE2 half of one L1 fill: wait until MTE1 has let go of the fill it replaces, copy GM -> L1,
+        hand it to MTE1 (the MTE1 waits at the fill's first use)."""
+        b = self.b
+        ld = plan["loads"][kind][li]
+        if ld["tile"] != t and not plan["solo"]:
+            mi, ni = plan["tiles"][ld["tile"]]
+            bm, bn, _ = self.base
+            sm, sn, _ = self.single
+            tm, tn = self.tails
+            tile = (mi, ni, _max0(b, _min(b, bm, tm - mi * bm)), _max0(b, _min(b, bn, tn - ni * bn)),
+                    min(bm, _up(sm - mi * bm, 16)), min(bn, _up(sn - ni * bn, 16)))
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        ev = self.l1_ids[kind] if kind == "BIAS" else self.l1_ids[kind][ld["slot"]]
+        if ld["prev"] is not None:
+            waitf(HardEvent.MTE1_MTE2, ev, _b=b)
+        M, N, KA, KB = self.dims
+        lda, ldb = getattr(self, "ld", None) or (M if self.trans_a else KA, KB if self.trans_b else N)
+        es, h, L = self.es, self.ta.dtype, self.l1
+        K0 = 32 // es
+        if kind == "BIAS":
+            _, ni, _, n_eff, _, np_ = tile
+            bn = self.base[1]
+            bl1 = LocalTensor(dt.float32, TPosition.B1, self.addr["BIAS"], bn * 8, _b=b)
+            # bias[ni*bn ..+n_eff] as n_eff rows of one f32: row r at L1 byte 32 r
+            _ops.data_copy.__wrapped__(bl1, self.bias_gm[ni * bn:], Nd2NzParams(1, n_eff, 1, 0, 1, np_, 1, 0), _b=b)
+        elif kind == "A":
+            ra0, rap, ka0, kla, rows_a = self._fill("A", tile, ld["kk"], plan["solo"])
+            a1 = LocalTensor(h, TPosition.A1, self.addr["A1"] + ld["slot"] * L["slot_a"], L["slot_a"] // es, _b=b)
+            if not self.trans_a:    # rows [ra0, +rows_a) x K [ka0, +kla) -> NZ, rap rows per column block
+                self._nd2nz(a1, self.ta[ra0 * lda + ka0:], rows_a, kla, kla, lda, rap)
+            else:                   # A stored K x M: K [ka0, +kla) x M [ra0, +rows_a), NZ with up(kla, 16) rows
+                self._nd2nz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda, _up(kla, 16))
+        else:
+            cb0, cbp, kb0, klb, cols_b = self._fill("B", tile, ld["kk"], plan["solo"])
+            b1 = LocalTensor(h, TPosition.B1, self.addr["B1"] + ld["slot"] * L["slot_b"], L["slot_b"] // es, _b=b)
+            if not self.trans_b:    # K [kb0, +klb) x N [cb0, +cols_b) -> NZ, up(klb, K0) rows per column block
+                self._nd2nz(b1, self.tb[kb0 * ldb + cb0:], klb, cols_b, cbp, ldb, _up(klb, K0))
+            else:                   # B stored N x K
+                self._nd2nz(b1, self.tb[cb0 * ldb + kb0:], cols_b, klb, klb, ldb, cbp)
+        setf(HardEvent.MTE2_MTE1, ev, _b=b)
+
+    def _emit_tile(self, plan, t, tile, c_gm, c_at):
+        """Tile t of the walk: its K steps (each: the L1 fills it needs first, then L0A / L0B from the
+        fills, then the mmad), then the L0C readout."""
+        b = self.b
+        L = self.l1
+        ids = self.l1_ids
+        mi, ni, m_eff, n_eff, mp, np_ = tile
+        bm, bn, bk = self.base
+        sk = self.single[2]
+        M, N, KA, KB = self.dims
+        lda, ldb = getattr(self, "ld", None) or (M if self.trans_a else KA, KB if self.trans_b else N)
+        es = self.es
+        h = self.ta.dtype
+        solo = plan["solo"]
+        K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
+        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
+        a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
+        b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
+        c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
+        steps, loads = plan["steps"], plan["loads"]
+        total = len(steps)
+        i0 = plan["first"][t]
+        i = i0
+        while i < total and steps[i]["tile"] == t:
+            st = steps[i]
+            s = i % 2
+            for _, kind, li in plan["issue"][i]:
+                self._issue(plan, kind, li, t, tile)
+            if st["kind"] == "bias":
+                ld = loads["BIAS"][st["BIAS"]]
+                bl1 = LocalTensor(dt.float32, TPosition.B1, self.addr["BIAS"], bn * 8, _b=b)
+                if ld["first"] == i:
+                    waitf(HardEvent.MTE2_MTE1, ids["BIAS"], _b=b)
+                if i >= 2:
+                    waitf(HardEvent.M_MTE1, s, _b=b)
+                self._bias_init(np_, mp, c1, a2s[s], bl1, b2s[s], s,
+                                free=ids["BIAS"] if ld["last"] == i and ld["freed"] else None,
+                                l0_free=s if i + 2 < total else None)
+                i += 1
+                continue
+            kk = st["kk"]
+            k0 = kk * bk
+            k_eff = min(bk, sk - k0)
+            kp = _up(k_eff, K0)
+            la, lb = loads["A"][st["A"]], loads["B"][st["B"]]
+            ra0, rap, ka0, kla, rows_a = self._fill("A", tile, kk, solo)
+            cb0, cbp, kb0, klb, cols_b = self._fill("B", tile, kk, solo)
+            a1 = LocalTensor(h, TPosition.A1, self.addr["A1"] + la["slot"] * L["slot_a"], L["slot_a"] // es, _b=b)
+            b1 = LocalTensor(h, TPosition.B1, self.addr["B1"] + lb["slot"] * L["slot_b"], L["slot_b"] // es, _b=b)
+            kra, krb = _up(kla, 16), _up(klb, K0)       # K rows of a transposed A fill / of a B fill
+            if la["first"] == i:
+                waitf(HardEvent.MTE2_MTE1, ids["A"][la["slot"]], _b=b)
+            if lb["first"] == i:
+                waitf(HardEvent.MTE2_MTE1, ids["B"][lb["slot"]], _b=b)
+            if i >= 2:
+                waitf(HardEvent.M_MTE1, s, _b=b)
+            r0 = 0 if solo else (mi - (mi // L["step_m"]) * L["step_m"]) * bm     # the tile's rows in the fill
+            c0 = 0 if solo else (ni - (ni // L["step_n"]) * L["step_n"]) * bn
+            kia = (k0 - ka0) // K0 if not self.trans_a else (k0 - ka0) // 16     # first K fractal in the fill
+            kib = (k0 - kb0) // K0 if self.trans_b else (k0 - kb0) // 16
+            kf, nf = kp // K0, np_ // 16
+            for r in range(mp // 16):       # L0A (ZZ): fractal row r holds kf fractals
+                if not self.trans_a:
+                    p = LoadData2DParams(kia * (rap // 16) + r0 // 16 + r, kf, rap // 16, 0, 0, False)
+                else:
+                    p = LoadData2DParams((r0 // 16 + r) * (kra // 16) + kia, kf, 1, 0, 0, True)
+                _ops.load_data.__wrapped__(a2s[s][r * kf * fr:], a1, p, _b=b)
+            for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
+                if not self.trans_b:
+                    p = LoadData2DParams((c0 // 16) * (krb // 16) + kib + j, nf, krb // 16, 0, 0, True)
+                else:
+                    p = LoadData2DParams((kib + j) * (cbp // 16) + c0 // 16, nf, 1, 0, 0, False)
+                _ops.load_data.__wrapped__(b2s[s][j * nf * fr:], b1, p, _b=b)
+            if la["last"] == i and la["freed"]:
+                setf(HardEvent.MTE1_MTE2, ids["A"][la["slot"]], _b=b)
+            if lb["last"] == i and lb["freed"]:
+                setf(HardEvent.MTE1_MTE2, ids["B"][lb["slot"]], _b=b)
+            setf(HardEvent.MTE1_M, s, _b=b)
+            waitf(HardEvent.MTE1_M, s, _b=b)
+            init = kk == 0 and not plan["bias"]
+            _ops.mmad.__wrapped__(c1, a2s[s], b2s[s], MmadParams(mp, np_, k_eff, cmatrix_init_val=init), _b=b)
+            if i + 2 < total:
+                setf(HardEvent.M_MTE1, s, _b=b)
+            i += 1
+        if not b.target["split"]:
+            self._readout_ub(c1, c_gm[mi * bm * N + ni * bn:], m_eff, n_eff, mp)
+            self.count += 1
+            return
+        setf(HardEvent.M_FIX, 0, _b=b)
+        waitf(HardEvent.M_FIX, 0, _b=b)
+        c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
+        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: self._fix_out(
+            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), ni, n_eff)))
+        setf(HardEvent.FIX_M, 0, _b=b)
+        waitf(HardEvent.FIX_M, 0, _b=b)
+        self.count += 1
 
     def set_batch_num(self, batch_a, batch_b):
         """SetBatchNum: the batch counts of a later iterate_batch(c, en_partial_sum, en_atomic,
@@ -681,90 +1061,12 @@ class Matmul:
                 ws.append(w)
 
     def _tile_body(self, mi, ni, m_eff, n_eff, mp, np_, c_gm, c_at=None):
-        b = self.b
-        bm, bn, bk = self.base
-        _, _, sk = self.single
-        M, N, KA, KB = self.dims
-        # row strides of A and B in GM: the matrices' own, or a batch layout's (iterate_batch)
-        lda, ldb = getattr(self, "ld", None) or (M if self.trans_a else KA, KB if self.trans_b else N)
-        es = self.es
-        h = self.ta.dtype
-        kt = -(-sk // bk)
-        a1s = [LocalTensor(h, TPosition.A1, self.addr["A1"] + s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
-        b1s = [LocalTensor(h, TPosition.B1, self.addr["B1"] + s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
-        a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
-        b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
-        c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
-        K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
-        setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-        bias = self.bias_gm is not None and (self.role == "direct" or getattr(self, "_serve_bias", False))
-        if bias:
-            self._bias_init(ni, n_eff, mp, np_, c1, a2s[1], b1s[1], b2s[1])
-        for kk in range(kt):
-            s = kk % 2
-            k0 = kk * bk
-            k_eff = min(bk, sk - k0)
-            kp = _up(k_eff, K0)
-            if kk >= 2:
-                waitf(HardEvent.MTE1_MTE2, s, _b=b)
-            if kk == 1 and bias:            # slot 1 held the bias row and the ones (_bias_init)
-                waitf(HardEvent.MTE1_MTE2, 3, _b=b)
-            # A block rows [mi*bm, +m_eff) x K [k0, +k_eff) -> L1 NZ (mp rows per 16-column block)
-            if not self.trans_a:
-                self._nd2nz(a1s[s], self.ta[mi * bm * lda + k0:], m_eff, k_eff, k_eff, lda, bm)
-            else:       # A stored K x M: the block K [k0, +k_eff) x M [mi*bm, +m_eff), NZ with kp rows
-                self._nd2nz(a1s[s], self.ta[k0 * lda + mi * bm:], k_eff, m_eff, mp, lda, kp)
-            if not self.trans_b:
-                self._nd2nz(b1s[s], self.tb[k0 * ldb + ni * bn:], k_eff, n_eff, np_, ldb, kp)
-            else:       # B stored N x K
-                self._nd2nz(b1s[s], self.tb[ni * bn * ldb + k0:], n_eff, k_eff, k_eff, ldb, bn)
-            setf(HardEvent.MTE2_MTE1, s, _b=b)
-            waitf(HardEvent.MTE2_MTE1, s, _b=b)
-            if kk >= 2:
-                waitf(HardEvent.M_MTE1, s, _b=b)
-            if kk == 1 and bias:
-                waitf(HardEvent.M_MTE1, 3, _b=b)
-            kf, nf = kp // K0, np_ // 16
-            for i in range(mp // 16):       # L0A (ZZ): fractal row i holds kf fractals
-                if not self.trans_a:
-                    p = LoadData2DParams(i, kf, bm // 16, 0, 0, False)
-                else:
-                    p = LoadData2DParams(i * (kp // 16), kf, 1, 0, 0, True)
-                _ops.load_data.__wrapped__(a2s[s][i * kf * fr:], a1s[s], p, _b=b)
-            for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
-                if not self.trans_b:
-                    p = LoadData2DParams(j, nf, kp // 16, 0, 0, True)
-                else:
-                    p = LoadData2DParams(j * (bn // 16), nf, 1, 0, 0, False)
-                _ops.load_data.__wrapped__(b2s[s][j * nf * fr:], b1s[s], p, _b=b)
-            if kk + 2 < kt:
-                setf(HardEvent.MTE1_MTE2, s, _b=b)
-            setf(HardEvent.MTE1_M, s, _b=b)
-            waitf(HardEvent.MTE1_M, s, _b=b)
-            _ops.mmad.__wrapped__(c1, a2s[s], b2s[s], MmadParams(mp, np_, k_eff, cmatrix_init_val=(kk == 0 and not bias)),
-                                  _b=b)
-            if kk + 2 < kt:
-                setf(HardEvent.M_MTE1, s, _b=b)
-        if kt == 1 and bias:
-            waitf(HardEvent.MTE1_MTE2, 3, _b=b)
-            waitf(HardEvent.M_MTE1, 3, _b=b)
-        # the tile's last loads and products are done before the next tile reuses slots 0/1
-        setf(HardEvent.MTE1_MTE2, 2, _b=b)
-        waitf(HardEvent.MTE1_MTE2, 2, _b=b)
-        setf(HardEvent.M_MTE1, 2, _b=b)
-        waitf(HardEvent.M_MTE1, 2, _b=b)
-        if not b.target["split"]:
-            self._readout_ub(c1, c_gm[mi * bm * N + ni * bn:], m_eff, n_eff, mp)
-            self.count += 1
-            return
-        setf(HardEvent.M_FIX, 0, _b=b)
-        waitf(HardEvent.M_FIX, 0, _b=b)
-        c_off, c_stride = c_at or (mi * bm * N + ni * bn, N)
-        _when(b, 0, m_eff, lambda: _when(b, 0, n_eff, lambda: self._fix_out(
-            c_gm[c_off:], c1, FixpipeParamsV220(n_eff, m_eff, mp, c_stride), ni, n_eff)))
-        setf(HardEvent.FIX_M, 0, _b=b)
-        waitf(HardEvent.FIX_M, 0, _b=b)
-        self.count += 1
+        """One tile on its own (mi / ni may be run-time values: get_tensor_c's tile `count`, the mix
+        kernel's server): its own L1 fills, nothing shared with other tiles, every flag settled at the
+        end."""
+        plan = self._walk_plan([(mi, ni)], True)
+        self._emit_tile(plan, 0, (mi, ni, m_eff, n_eff, mp, np_), c_gm, c_at)
+        self._walk_end()
 
     def _fix_out(self, c_gm, c1, p, ni, n_eff):
         """The tile's L0C -> GM readout: a plain fixpipe, or with set_quant_scalar / set_quant_vector
@@ -793,25 +1095,25 @@ class Matmul:
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
         bn = self.base[1]
         # FIX -> MTE2 and MTE2 -> FIX are no flag pairs of the AIC (target/config.c aic_pairs, arch 2201):
-        # through MTE1 both ways (events 4 of MTE1 <-> MTE2; the tiles' slots use 0..3)
+        # through MTE1 both ways (the last event id of MTE1 <-> MTE2; _l1_plan keeps it free)
         setf(HardEvent.FIX_MTE1, 0, _b=b)
         waitf(HardEvent.FIX_MTE1, 0, _b=b)
-        setf(HardEvent.MTE1_MTE2, 4, _b=b)
-        waitf(HardEvent.MTE1_MTE2, 4, _b=b)
+        setf(HardEvent.MTE1_MTE2, self.l1_ids["Q"], _b=b)
+        waitf(HardEvent.MTE1_MTE2, self.l1_ids["Q"], _b=b)
         g = val[ni * bn:]
         g32 = GlobalTensor(dt.uint32, _b=b)
         g32.addr, g32.size = g.addr, None
         q32 = LocalTensor(dt.uint32, TPosition.C1, self.addr["Q"], 2 * bn, _b=b)
         d = 2 * n_eff if is_static(n_eff) else b.binop("add", n_eff, n_eff)
         _ops.data_copy.__wrapped__(q32, g32, Nd2NzParams(1, 1, d, 0, d, 1, 1, 0), _b=b)
-        setf(HardEvent.MTE2_MTE1, 4, _b=b)
-        waitf(HardEvent.MTE2_MTE1, 4, _b=b)
+        setf(HardEvent.MTE2_MTE1, self.l1_ids["Q"], _b=b)
+        waitf(HardEvent.MTE2_MTE1, self.l1_ids["Q"], _b=b)
         setf(HardEvent.MTE1_FIX, 0, _b=b)
         waitf(HardEvent.MTE1_FIX, 0, _b=b)
         q64 = LocalTensor(dt.uint64, TPosition.C1, self.addr["Q"], bn, _b=b)
         _ops.fixpipe.__wrapped__(c_gm, c1, q64, p, _b=b)
 
-    def _bias_init(self, ni, n_eff, mp, np_, c1, a2, b1, b2):
+    def _bias_init(self, np_, mp, c1, a2, bl1, b2, s, free=None, l0_free=None):
         """L0C of the tile starts from the bias row: C(r, c) = bias[ni*base_n + c], then the K steps
         accumulate onto it (mmad init 0).  Real dav_c220 copies the bias L1 -> BT (copy_cbuf_to_bt,
         Ascend C DataCopy A1 -> C2, cannmirror/asc-devkit impl/basic_api/dav_c220/
@@ -819,29 +1121,33 @@ class Matmul:
         bias table (mad(..., cmatrixSource) in kernel_operator_mm_impl.h MmadCal).  The BT buffer is not
         modelled here: this is an exact lowering through existing instructions instead, a rank-1
         mmad.f32f32 with k = 1: A = ones (mp x 1, create_l0_matrix), B = the bias row (1 x np_, copied GM
-        -> L1 as an np_ x 1 ND matrix, whose NZ form is already B's f32 ZN fractals, then load_data).
-        1.0 * b is exact and sim/exec_cube.c adds the K steps onto L0C exactly as onto a BT-initialised
-        L0C, so C = bias + A x B rounded once, as the hardware computes it (with HF32 mode on, the f32
-        mmad would round the bias to HF32; a bias of -0.0 gives +0.0).  The cycles are those of one
-        small copy, fill, load and mmad, not of the BT path.  Slot 1 of L1 (B1), L0A and L0B holds the
-        operands until the K step that uses slot 1 (events 3)."""
+        -> L1 as an np_ x 1 ND matrix by _emit_tile, whose NZ form is already B's f32 ZN fractals, then
+        load_data).  1.0 * b is exact and sim/exec_cube.c adds the K steps onto L0C exactly as onto a
+        BT-initialised L0C, so C = bias + A x B rounded once, as the hardware computes it (with HF32 mode
+        on, the f32 mmad would round the bias to HF32; a bias of -0.0 gives +0.0).  The cycles are those
+        of one small copy, fill, load and mmad, not of the BT path.  The operands take the walk's next
+        L0A / L0B buffer (_walk_plan); `free` / `l0_free`: the flags that hand the bias L1 row and the
+        L0 buffer back."""
         b = self.b
         bn = self.base[1]
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-        bl1 = LocalTensor(dt.float32, TPosition.B1, b1.addr, bn * 8, _b=b)
         ones = LocalTensor(dt.float32, TPosition.A2, a2.addr, mp * 8, _b=b)
         bl0 = LocalTensor(dt.float32, TPosition.B2, b2.addr, bn * 8, _b=b)
-        # bias[ni*bn ..+n_eff] as n_eff rows of one f32: row r at L1 byte 32 r (the rest of each 32 B zero)
-        _ops.data_copy.__wrapped__(bl1, self.bias_gm[ni * bn:], Nd2NzParams(1, n_eff, 1, 0, 1, np_, 1, 0), _b=b)
-        _fill.init_const_value.__wrapped__(ones, _fill.InitConstValueParams(1, mp // 16, 0, 1.0), _b=b)
-        setf(HardEvent.MTE2_MTE1, 3, _b=b)
-        waitf(HardEvent.MTE2_MTE1, 3, _b=b)
         _ops.load_data.__wrapped__(bl0, bl1, LoadData2DParams(0, np_ // 16, 1, 0, 0, False), _b=b)
-        setf(HardEvent.MTE1_MTE2, 3, _b=b)
-        setf(HardEvent.MTE1_M, 3, _b=b)
-        waitf(HardEvent.MTE1_M, 3, _b=b)
+        if free is not None:
+            setf(HardEvent.MTE1_MTE2, free, _b=b)
+        _fill.init_const_value.__wrapped__(ones, _fill.InitConstValueParams(1, mp // 16, 0, 1.0), _b=b)
+        setf(HardEvent.MTE1_M, s, _b=b)
+        waitf(HardEvent.MTE1_M, s, _b=b)
+        # HF32 off for this mmad alone (set_hf32 / asc.set_hf32_mode may have it on): the mmad takes
+        # CTRL when it is issued (sim/scalar.c), so the bias is exact and the K steps keep the mode
+        from ..language.regmodes import HF32_MODE_BIT
+        ctrl = b.spr("ctrl")
+        b.emit(ir.Op("mtspr", None, [b.operand(ctrl & ~(1 << HF32_MODE_BIT))], {"spr": "ctrl"}))
         _ops.mmad.__wrapped__(c1, ones, bl0, MmadParams(mp, np_, 1, cmatrix_init_val=True), _b=b)
-        setf(HardEvent.M_MTE1, 3, _b=b)
+        b.emit(ir.Op("mtspr", None, [b.operand(ctrl)], {"spr": "ctrl"}))
+        if l0_free is not None:
+            setf(HardEvent.M_MTE1, l0_free, _b=b)
 
     def _readout_ub(self, c1, c_gm, m_eff, n_eff, mp):
         """A coupled profile's core (teach, ascend910) has no L0C -> GM path (fix_l0c_to_out is

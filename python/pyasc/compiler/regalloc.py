@@ -16,6 +16,11 @@ linear scan over x0..x(29-S) where, when no register is free, the interval that 
 (the current one or an active one) is spilled (Poletto and Sarkar's heuristic).  A spilled
 value lives in its 8-byte slot everywhere: each instruction that reads it loads it into a
 scratch register first (ld.d), each that writes it stores the scratch register after (st.d).
+A value whose one definition is `li v, imm` (a literal the lowering keeps in a register for its
+block, passes/lower.py) is rematerialised instead: it takes no slot, its `li` is dropped and each
+reader gets `li scratch, imm` (1-4 scalar words, where a GM ld.d waits for GM), and such values
+are spilled before any other (the unrolled asc.adv.Matmul lowering names hundreds of constant
+L1 / L0 addresses: their GM reloads made it scalar bound).
 """
 from __future__ import annotations
 
@@ -59,6 +64,18 @@ def allocate_with_spills(lin, args, first, last, stack_value):
     pinned[stack_value.id] = len(args)
     first, last = dict(first), dict(last)
     first[stack_value.id], last[stack_value.id] = 0, 0
+    ndef, remat = {}, {}
+    for ins in lin.code:
+        if ins.op and defines(ins.op) and ins.ops and isinstance(ins.ops[0], ir.Value):
+            vid = ins.ops[0].id
+            ndef[vid] = ndef.get(vid, 0) + 1
+            if ins.op == "li" and len(ins.ops) == 2 and isinstance(ins.ops[1], int) and \
+                    not isinstance(ins.ops[1], bool):
+                remat[vid] = ins.ops[1]
+    remat = {v: imm for v, imm in remat.items() if ndef[v] == 1 and v not in pinned}
+
+    def key(o):
+        return (o in remat, last[o], o)
     assign, spilled = {}, []
     owner = {}                                   # register -> value id holding it
     for vid, r in pinned.items():
@@ -73,19 +90,21 @@ def allocate_with_spills(lin, args, first, last, stack_value):
             hi = [r for r in free if r >= abi.FIRST_ARG_REG + abi.ARG_REGS]
             r = hi[0] if hi else free[0]
         else:
-            cand = max((o for o in owner.values() if o != stack_value.id), key=lambda o: (last[o], o))
-            if (last[cand], cand) <= (last[vid], vid):
+            cand = max((o for o in owner.values() if o != stack_value.id), key=key)
+            if key(cand) <= key(vid):
                 spilled.append(vid)
                 continue
             r = assign.pop(cand)
             spilled.append(cand)
         assign[vid] = r
         owner[r] = vid
+    rm = {vid for vid in spilled if vid in remat}
+    spilled = [vid for vid in spilled if vid not in rm]
     if len(spilled) > _SLOTS:
         raise CompileError(f"the kernel needs {len(spilled)} spilled scalar values at once, more than the "
                            f"{_SLOTS} slots of a {SPILL_FRAME_BYTES}-byte spill frame: simplify the scalar code")
     slot = {vid: 8 * i for i, vid in enumerate(sorted(spilled))}
-    regs = {vid: r for vid, r in assign.items() if vid not in slot}
+    regs = {vid: r for vid, r in assign.items() if vid not in slot and vid not in rm}
     fp = ir.Value(-1, "i64", "fp")
     regs[fp.id] = _FP
     scratch = []
@@ -107,7 +126,9 @@ def allocate_with_spills(lin, args, first, last, stack_value):
         if not ins.op:
             code.append(ins)
             continue
-        sp = [v for v in _values(ins.ops) if v.id in slot]
+        if ins.op == "li" and ins.ops and isinstance(ins.ops[0], ir.Value) and ins.ops[0].id in rm:
+            continue                    # rematerialised at each reader
+        sp = [v for v in _values(ins.ops) if v.id in slot or v.id in rm]
         if not sp:
             code.append(ins)
             continue
@@ -118,7 +139,9 @@ def allocate_with_spills(lin, args, first, last, stack_value):
             used = any((o is v or (isinstance(o, ir.Value) and o.id == v.id)) and (i > 0 or not d)
                        or (isinstance(o, tuple) and o and o[0] == "mem" and o[1].id == v.id)
                        for i, o in enumerate(ins.ops))
-            if used:
+            if used and v.id in rm:
+                code.append(ins_t("li", [sub[v.id], remat[v.id]], ins.loc))
+            elif used:
                 code.append(ins_t("ld.d", [sub[v.id], ("mem", fp, slot[v.id])], ins.loc))
 
         def rn(o):
