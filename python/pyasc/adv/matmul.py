@@ -610,26 +610,27 @@ class Matmul:
         self._walk = {"tiles": ts, "pos": 0, "plan": None}
         return ts
 
-    def _tile(self, ti, c_gm):
+    def _tile_dims(self, mi, ni):
+        """Tile (mi, ni) as (mi, ni, m_eff, n_eff, mp, np_). A run-time tail may leave it short or
+        empty: its copies move max(0, ...) rows and columns (0 bursts are no-ops), the cube runs on
+        the static padded size mp x np_, and only the fixpipe of a non-empty tile writes (a run-time
+        `if` around it alone keeps branches short)."""
         b = self.b
-        mi, ni = ti
-        bm, bn, bk = self.base
-        sm, sn, sk = self.single
+        bm, bn, _ = self.base
+        sm, sn, _ = self.single
         tm, tn = self.tails
-        # a run-time tail may leave this tile short or empty: its copies move max(0, ...) rows and
-        # columns (0 bursts are no-ops), the cube runs on the static padded size, and only the
-        # fixpipe of a non-empty tile writes (a run-time `if` around it alone keeps branches short)
-        m_eff = _max0(b, _min(b, bm, tm - mi * bm))
-        n_eff = _max0(b, _min(b, bn, tn - ni * bn))
-        mp = min(bm, _up(sm - mi * bm, 16))
-        np_ = min(bn, _up(sn - ni * bn, 16))
+        return (mi, ni, _max0(b, _min(b, bm, tm - mi * bm)), _max0(b, _min(b, bn, tn - ni * bn)),
+                min(bm, _up(sm - mi * bm, 16)), min(bn, _up(sn - ni * bn, 16)))
+
+    def _tile(self, ti, c_gm):
+        tile = self._tile_dims(*ti)
         w = getattr(self, "_walk", None)
         if w is None or w["pos"] >= len(w["tiles"]) or w["tiles"][w["pos"]] != ti:
-            self._tile_body(mi, ni, m_eff, n_eff, mp, np_, c_gm)      # a tile on its own
+            self._tile_body(*tile, c_gm)      # a tile on its own
             return
         if w["pos"] == 0:
             w["plan"] = self._walk_plan(w["tiles"], False)
-        self._emit_tile(w["plan"], w["pos"], (mi, ni, m_eff, n_eff, mp, np_), c_gm, None)
+        self._emit_tile(w["plan"], w["pos"], tile, c_gm, None)
         w["pos"] += 1
         if w["pos"] == len(w["tiles"]):
             self._walk_end()
@@ -720,29 +721,19 @@ class Matmul:
         sm, sn, sk = self.single
         tm, tn = self.tails
         mi, ni, m_eff, n_eff, mp, np_ = tile
-        if kind == "A":
-            st = 1 if solo else L["step_m"]
-            sl = L["step_ka"]
-            kc0 = (kk // sl) * sl * bk
-            k_len = min(sl * bk, sk - kc0)
-            if solo:
-                row0, rows, rp = mi * bm, m_eff, mp
-            else:
-                row0 = (mi // st) * st * bm
-                rows = _max0(b, _min(b, st * bm, tm - row0))
-                rp = min(st * bm, _up(sm - row0, 16))
-            return row0, rp, kc0, k_len, rows
-        st = 1 if solo else L["step_n"]
-        sl = L["step_kb"]
+        a = kind == "A"
+        # A's fill runs along M (rows), B's along N (columns); both along K
+        step, size, whole, tail, i, eff, pad = ((L["step_m"], bm, sm, tm, mi, m_eff, mp) if a else
+                                                (L["step_n"], bn, sn, tn, ni, n_eff, np_))
+        st = 1 if solo else step
+        sl = L["step_ka" if a else "step_kb"]
         kc0 = (kk // sl) * sl * bk
         k_len = min(sl * bk, sk - kc0)
         if solo:
-            col0, cols, cp = ni * bn, n_eff, np_
-        else:
-            col0 = (ni // st) * st * bn
-            cols = _max0(b, _min(b, st * bn, tn - col0))
-            cp = min(st * bn, _up(sn - col0, 16))
-        return col0, cp, kc0, k_len, cols
+            return i * size, pad, kc0, k_len, eff
+        start = (i // st) * st * size
+        used = _max0(b, _min(b, st * size, tail - start))
+        return start, min(st * size, _up(whole - start, 16)), kc0, k_len, used
 
     def _issue(self, plan, kind, li, t, tile):
         """MTE2 half of one L1 fill: wait until MTE1 has let go of the fill it replaces, copy GM -> L1,
@@ -750,12 +741,7 @@ class Matmul:
         b = self.b
         ld = plan["loads"][kind][li]
         if ld["tile"] != t and not plan["solo"]:
-            mi, ni = plan["tiles"][ld["tile"]]
-            bm, bn, _ = self.base
-            sm, sn, _ = self.single
-            tm, tn = self.tails
-            tile = (mi, ni, _max0(b, _min(b, bm, tm - mi * bm)), _max0(b, _min(b, bn, tn - ni * bn)),
-                    min(bm, _up(sm - mi * bm, 16)), min(bn, _up(sn - ni * bn, 16)))
+            tile = self._tile_dims(*plan["tiles"][ld["tile"]])
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
         ev = self.l1_ids[kind] if kind == "BIAS" else self.l1_ids[kind][ld["slot"]]
         if ld["prev"] is not None:
