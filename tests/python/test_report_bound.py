@@ -36,7 +36,6 @@ def test_one_core_adv_matmul_is_not_scalar_bound():
     # since the lowering rematerialises spilled literals (h-l1reuse) this kernel barely waits on
     # scalar loads; the load-wait attribution itself is tested on an asm load loop in
     # tests/cli/test_bound.sh
-    assert waited >= 0
     # the wait is lat.scalar_load per executed load: never more than the unit's time
     assert s["busy_cycles"] + waited <= r["total_cycles"]
 
