@@ -485,6 +485,11 @@ static const struct {
     {ASC_PIPE_MTE1, ASC_PIPE_FIX},  {ASC_PIPE_MTE2, ASC_PIPE_M},    {ASC_PIPE_MTE2, ASC_PIPE_MTE1},
     {ASC_PIPE_MTE2, ASC_PIPE_MTE3}, {ASC_PIPE_MTE3, ASC_PIPE_MTE1}, {ASC_PIPE_MTE3, ASC_PIPE_MTE2},
     {ASC_PIPE_FIX, ASC_PIPE_M},     {ASC_PIPE_FIX, ASC_PIPE_MTE1},
+    /* Table 2's "no application scenario yet" cells: the pairs exist in the hardware, and
+     * Ascend C uses two of them (impl/adv_api/detail/matmul/stage/copy_cube_out/quant/
+     * quant_processor_fixpipe.h: MTE2_FIX before a fixpipe reads the quant table). */
+    {ASC_PIPE_MTE2, ASC_PIPE_FIX},  {ASC_PIPE_MTE3, ASC_PIPE_FIX},  {ASC_PIPE_FIX, ASC_PIPE_MTE2},
+    {ASC_PIPE_FIX, ASC_PIPE_MTE3},
 };
 
 bool asc_config_sync_legal(const AscConfig *cfg, AscCoreKind core, AscPipe src, AscPipe dst)

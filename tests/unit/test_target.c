@@ -113,6 +113,11 @@ START_TEST(sync_pair)
     illegal(&t, ASC_CORE_AIC, INSN(WAIT_FLAG, .psrc = P(S), .pdst = P(M)), ASC_DIAG_SYNC_PAIR, ASC_FK_PSRC,
             "s -> m is not a legal flag pair on AIC cores of target ascend910b");
     illegal(&t, ASC_CORE_AIC, INSN(SET_FLAG, .psrc = P(V), .pdst = P(MTE2)), ASC_DIAG_SYNC_PAIR, ASC_FK_PSRC, NULL);
+    /* the table's "no application scenario yet" pairs exist; FIX -> S does not */
+    legal(&t, ASC_CORE_AIC, INSN(SET_FLAG, .psrc = P(MTE2), .pdst = P(FIX)));
+    legal(&t, ASC_CORE_AIC, INSN(WAIT_FLAG, .psrc = P(FIX), .pdst = P(MTE3)));
+    illegal(&t, ASC_CORE_AIC, INSN(SET_FLAG, .psrc = P(FIX), .pdst = P(S)), ASC_DIAG_SYNC_PAIR, ASC_FK_PSRC,
+            "fix -> s is not a legal flag pair on AIC cores of target ascend910b");
     /* coupled: any two distinct pipes the core has */
     legal(&t, ASC_CORE_COUPLED, INSN(SET_FLAG, .psrc = P(M), .pdst = P(V)));
     illegal(&t, ASC_CORE_COUPLED, INSN(SET_FLAG, .psrc = P(V), .pdst = P(V)), ASC_DIAG_SYNC_PAIR, ASC_FK_PSRC,

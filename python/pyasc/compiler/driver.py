@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from . import abi, codegen, ir, isa, passes, targets
+from . import events as _events
 from .builder import Builder, GmPtr, RVal
 from .errors import CompileError, NeedUnroll
 from .frontend import Frontend
@@ -169,9 +170,12 @@ def _check_core_kind(func, kind, mix):
     columns): name the first one that does not, at its Python line.  A coupled profile's core
     (teach, ascend910) has the cube and the vector unit both: every instruction exists there
     (the simulator's legality check still applies per profile)."""
-    if not targets.load(func.target)["split"]:
-        return
+    split = targets.load(func.target)["split"]
     for op in ir.walk(func.body):
+        if op.name in ("set_flag", "wait_flag") or op.name == "bar" and op.attrs.get("hard_event"):
+            _check_flag(func, op, kind if split else "coupled", mix)
+        if not split:
+            continue
         mn = op.attrs.get("mnem") if isinstance(op.attrs, dict) else None
         if not isinstance(mn, str) or not isa.has(mn) or isa.mnemonics()[mn][kind]:
             continue
@@ -183,6 +187,29 @@ def _check_core_kind(func, kind, mix):
         raise CompileError(f"{mn} does not exist on the {core} this {kind.upper()} kernel runs on "
                            f"(mix cube and vector code with kernel_type=asc.KernelType.MIX_AIC_1_2, or "
                            f"leave kernel_type out)", op.loc)
+
+
+def _check_flag(func, op, kind, mix):
+    """A set_flag/wait_flag the kernel wrote must join a pipe pair its core kind has a flag for
+    (libasc's table, asc_config_sync_legal in target/config.c), and the pipe barrier that
+    HardEvent.V_V becomes needs a vector pipe: name the event at its line instead of letting the
+    assembler reject the generated code."""
+    if op.name == "bar":
+        ev, args = op.attrs["hard_event"], ("bar", op.attrs["pipe"])
+    else:
+        ev = _events.name_of(op.attrs["src"], op.attrs["dst"])
+        args = (op.name, "s", op.attrs["src"], op.attrs["dst"])
+    rule = targets.check_sync(func.target, kind, *args)
+    if not rule:
+        return
+    hint = ""
+    if kind != "coupled":
+        other = {"aic": "aiv", "aiv": "aic"}[kind]
+        if not targets.check_sync(func.target, other, *args):
+            hint = (f": put it under `if asc.ascend_is_{other}():`" if mix else
+                    f" (it exists on {other.upper()} cores: a kernel_type that runs there)")
+    name = "set_flag" if op.name == "bar" else op.name
+    raise CompileError(f"asc.{name}(HardEvent.{ev}): {rule}{hint}", op.loc)
 
 
 def _compile_mix(fn, specs, options, target, tname, ratio, aiv, where=None):

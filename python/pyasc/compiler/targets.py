@@ -99,3 +99,19 @@ def check_op(target: str, mnemonic: str, pipe: str = "s") -> str | None:
             raise ValueError(f"internal: libasc knows no instruction '{mnemonic}'")
         texts.append(buf.value.decode() if n else None)
     return texts[0] if all(texts) else None
+
+
+def check_sync(target: str, kind: str, mnemonic: str, pipe: str = "s", src: str = "s", dst: str = "s") -> str | None:
+    """libasc's rule (asc_target_check_op: asc_config_sync_legal / asc_config_core_has_pipe in
+    target/config.c) for a set_flag/wait_flag joining ISA pipes `src` -> `dst`, or a `bar` of
+    `pipe`, on core kind `kind` ("aic", "aiv" or "coupled") of profile `target`: the rule's text
+    (isa/asc_diag.def), or None."""
+    lib = L.lib()
+    cfg = C.cast(config(target), C.c_void_p)
+    buf = C.create_string_buffer(512)
+    core = L.ASC_CORE_KINDS["coupled" if kind == "coupled" else kind.upper()]
+    n = lib.asc_target_check_op(cfg, core, mnemonic.encode(), abi.PIPES[pipe], abi.PIPES[src], abi.PIPES[dst], 0,
+                                buf, len(buf))
+    if n < 0:
+        raise ValueError(f"internal: libasc knows no instruction '{mnemonic}'")
+    return buf.value.decode() if n else None

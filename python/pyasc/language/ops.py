@@ -13,6 +13,7 @@ level-0 form `asc.add(dst, a, b, mask=..., repeat_times=..., repeat_params=...)`
 from __future__ import annotations
 
 import builtins as _bi
+import enum as _enum
 import functools
 
 from ..compiler import ir, isa, targets
@@ -960,6 +961,9 @@ def _event_id(b, event_id):
 
 
 def _flag(b, kind, event, event_id):
+    if isinstance(event, _enum.Enum) and not isinstance(event, HardEvent):
+        # an IntEnum of another kind (asc.PipeID.PIPE_V is 1) would otherwise name HardEvent 1
+        raise b.error(f"asc.{kind} needs an asc.HardEvent, got {type(event).__name__}.{event.name}")
     if not isinstance(event, HardEvent):
         try:
             event = HardEvent(event)
@@ -967,6 +971,12 @@ def _flag(b, kind, event, event_id):
             raise b.error(f"asc.{kind} needs an asc.HardEvent, got {'a run-time ' + tensor_type_name(event) if isinstance(event, RVal) else repr(event)}") from None
     src, dst = event_pipes(event)
     eid = _event_id(b, event_id)
+    if src == dst == "v":
+        # Ascend C's SetFlagImpl turns HardEvent::V_V into PipeBarrier<PIPE_V>() and WaitFlagImpl
+        # returns at once (impl/basic_api/kernel_event.h): the vector pipe has no flag to itself
+        if kind == "set_flag":
+            b.emit(ir.Op("bar", None, [], {"pipe": "v", "bpipe": "v", "hard_event": "V_V"}))
+        return
     b.fn.manual_events.add((event.name, eid))
     b.emit(ir.Op(kind, None, [], {"src": src, "dst": dst, "event": eid,
                                   "pipe": src if kind == "set_flag" else dst}))
