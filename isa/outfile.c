@@ -21,7 +21,7 @@
 
 #include "asc/outfile.h"
 
-enum { ENT_FILE, ENT_DIR, ENT_CHILD };
+enum { ENT_FILE, ENT_DIR, ENT_CHILD, ENT_DEV }; /* ENT_DEV: streamed to a device or FIFO, no temporary */
 
 typedef struct Ent {
     char *tmp;   /* the temporary (file or staged directory) */
@@ -173,6 +173,29 @@ FILE *asc_out_open(AscOutSet *s, const char *path, AscDiags *d)
     if (s->n >= ASC_OUT_MAX) {
         if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "create a temporary for", path, "too many output files");
         return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* -o /dev/null, /dev/stdout, a FIFO: write to it, never rename a regular file over the
+         * node (as root that would replace /dev/null for the whole machine) */
+        if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+            io_err(d, "write", path, EINVAL);
+            return NULL;
+        }
+        char *dst = dup_str(s, path, NULL);
+        int fd = dst ? open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) : -1;
+        int err = errno;
+        FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!f) {
+            if (fd >= 0) err = errno, close(fd);
+            if (dst) io_err(d, "write", path, err);
+            else if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
+            asc_free(&s->alloc, dst);
+            return NULL;
+        }
+        Ent *e = add(s, ENT_DEV, NULL, dst, d); /* cannot fail: there was room */
+        e->f = f;
+        return f;
     }
     remove_stale(path);
     char *pre = tmp_prefix(s, path), *dst = dup_str(s, path, NULL);
@@ -346,7 +369,7 @@ static void remove_ent(AscOutSet *s, int i)
     Ent *e = &s->e[i];
     if (e->f) fclose(e->f), e->f = NULL;
     if (e->kind == ENT_DIR) rmdir(e->tmp);
-    else unlink(e->tmp);
+    else if (e->kind != ENT_DEV) unlink(e->tmp);
     drop(s, i);
 }
 
@@ -378,6 +401,10 @@ bool asc_out_commit(AscOutSet *s, AscDiags *d)
     for (int i = 0; ok && i < s->n; i++) {
         Ent *e = &s->e[i];
         if (!s->live[i] || e->kind == ENT_DIR) continue; /* a staged directory goes once its files moved */
+        if (e->kind == ENT_DEV) {                         /* written already, nothing to move */
+            drop(s, i);
+            continue;
+        }
         if (rename(e->tmp, e->path) != 0) {
             io_err(d, "rename into place as", e->path, errno);
             ok = false;
@@ -392,7 +419,7 @@ bool asc_out_commit(AscOutSet *s, AscDiags *d)
 void asc_out_signal_cleanup(AscOutSet *s)
 {
     for (int i = s->n - 1; i >= 0; i--) {
-        if (!s->live[i]) continue;
+        if (!s->live[i] || s->e[i].kind == ENT_DEV) continue;
         if (s->e[i].kind == ENT_DIR) rmdir(s->e[i].tmp);
         else unlink(s->e[i].tmp);
     }

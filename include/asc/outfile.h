@@ -14,6 +14,9 @@
  *    paths stored before the entry was marked live), for a CLI's SIGINT /
  *    SIGTERM handler.  The library holds no global state: the CLI keeps the
  *    pointer to its set for the handler.
+ *  - An existing character device or FIFO target (/dev/null, /dev/stdout
+ *    into a pipe) is written directly: no temporary, commit only closes it;
+ *    another non-regular target (block device, socket) is an error.
  *  - A SIGKILL cannot be caught; its temporaries carry the dead PID, and the
  *    next asc_out_open for the same target removes `.BASE.asc-tmp.PID.*`
  *    entries whose PID no longer runs (and that the caller owns).

@@ -164,5 +164,28 @@ run > /dev/null
 [ -z "$(leftovers)" ] && complete || { fail "after the kills: $(leftovers)"; bad=1; }
 [ $bad = 0 ] && ok "$kills runs killed (INT, TERM, KILL) at random points within ${dur}us"
 
+
+# ---- an output that is a FIFO or a character device is written, not replaced --------------
+# (a regular file renamed over /dev/null, as root, would replace it for the whole machine)
+printf '.kernel k, aiv\n        end\n' > dev.s
+"$as" dev.s -o dev.ref 2> err || fail "asc-as dev.s: $(head -1 err)"
+mkfifo out.fifo
+cat out.fifo > fifo.got &
+reader=$!
+"$as" dev.s -o out.fifo 2> err; rc=$?
+wait $reader
+[ $rc = 0 ] && [ -p out.fifo ] && cmp -s fifo.got dev.ref && ok "asc-as -o a FIFO writes through it" ||
+  fail "asc-as -o FIFO: rc $rc, fifo still a FIFO: $([ -p out.fifo ] && echo yes || echo no), $(head -1 err)"
+if mknod null.dev c 1 3 2> /dev/null; then # root only: a private copy of /dev/null
+  "$as" dev.s -o null.dev 2> err; rc=$?
+  [ $rc = 0 ] && [ -c null.dev ] && ok "asc-as -o a character device keeps the device" ||
+    fail "asc-as -o a character device: rc $rc, still a device: $([ -c null.dev ] && echo yes || echo no)"
+  "$sim" "${runargs[@]}" --trace null.dev > /dev/null 2> err; rc=$?
+  [ $rc = 0 ] && [ -c null.dev ] && ok "asc-sim --trace a character device keeps the device" ||
+    fail "asc-sim --trace a character device: rc $rc, $(head -1 err)"
+else
+  echo "skip asc-as -o a character device (mknod needs root)"
+fi
+rm -f dev.s dev.ref out.fifo fifo.got null.dev
 echo "$fails failure(s)"
 [ $fails = 0 ]
