@@ -216,7 +216,7 @@ class Image:
                         where = _python_loc(lines, ln)
                 # the first error at the Python line that generated it (the .loc before it): a value
                 # the frontend let through (an enum of the wrong kind, say) fails the ISA's rules
-                raise CompileError("the assembler rejected the code generated here (the compiler should have "
+                raise CompileError("internal compiler error: the assembler rejected the code generated here (the compiler should have "
                                    "refused it: please report it):\n" + "\n".join(detail), where)
         finally:
             lib.asc_asm_free(asm)
