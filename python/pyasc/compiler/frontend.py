@@ -869,9 +869,15 @@ class Frontend:
         idx = self.expr(node.slice)
         self.setloc(node)
         if isinstance(obj, (list, tuple, str, dict)):
+            kind = {list: "list", tuple: "tuple", str: "str", dict: "dict"}.get(type(obj), type(obj).__name__)
             if isinstance(idx, (RVal, RCond)):
-                raise NeedUnroll("indexing a Python list needs a compile-time index", self.loc(node))
-            return obj[idx]
+                what = "key" if isinstance(obj, dict) else "index"
+                raise NeedUnroll(f"indexing a Python {kind} needs a compile-time {what}", self.loc(node))
+            try:
+                return obj[idx]
+            except (IndexError, KeyError, TypeError) as e:
+                raise self.err(f"indexing a Python {kind} of {len(obj)} item{'s' if len(obj) != 1 else ''} with {idx!r}: "
+                               f"{'no such key' if isinstance(e, KeyError) else e}", node) from None
         if isinstance(idx, RCond):      # a comparison is a Python bool: index 0 or 1
             idx = self.b.materialize(idx)
         if hasattr(obj, "__getitem__"):
