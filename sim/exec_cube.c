@@ -216,6 +216,8 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
  * r0..r0+7 of a C panel are 512 contiguous bytes inside the checked C
  * footprint (Mf*16 rows per panel). */
 #define MM_R8 8
+/* AscExecJob.u[11]: the host paths this mmad may take (mm_host below) */
+enum { MM_CHECKED = 1, MM_F16C = 2, MM_FMA = 4, MM_AVX512 = 8 };
 #if defined(__GNUC__) && defined(__x86_64__)
 #define MM_X86 1
 #include <cpuid.h>
@@ -273,6 +275,60 @@ __attribute__((target("avx512f"))) static void mm_f64_avx512(const double *A, co
             if (rows == MM_R8 && cols == 16) memcpy(cp, f, sizeof f);
             else
                 for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64, f + i * 16, cols * 4);
+        }
+    }
+}
+
+/* The same product with AVX2 + FMA (x86-64-v3 hosts without AVX-512F): tiles
+ * of MM_R4 = 4 rows x 8 columns (half a C panel), 8 accumulators of 4
+ * doubles, per k step two loads of B, four broadcasts of A and eight fused
+ * multiply-adds.  As above, fma(x, b, c) rounds as c + x * b (the product is
+ * exact in f64): each output is the same serial f64 sum in k order, the same
+ * bits as mm_f64 and mm_f64_avx512 (test_exec_cube_dma.c compares them).  A
+ * has a multiple of MM_R8 rows, so of MM_R4; the rows r0..r0+3 of a C panel
+ * lie inside the checked C footprint (Mf*16 rows per panel). */
+#define MM_R4 4
+__attribute__((target("avx2,fma"))) static void mm_f64_fma(const double *A, const double *B, uint8_t *pc,
+                                                          uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
+                                                          bool init, uint32_t j0, uint32_t j1)
+{
+    for (uint32_t j = j0; j < j1; j++) {
+        const double *bp = B + (size_t)j * k * 16;
+        uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+        for (uint32_t r0 = 0; r0 < m; r0 += MM_R4) {
+            uint8_t *cp = pc + ((uint64_t)j * mf * 16 + r0) * 64;
+            uint32_t rows = m - r0 < MM_R4 ? m - r0 : MM_R4;
+            const double *a0 = A + (size_t)r0 * k, *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
+            for (uint32_t h = 0; h < 16 && h < cols; h += 8) {
+                __m256d c0, c1, c2, c3, c4, c5, c6, c7;
+                if (init) {
+                    c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _mm256_setzero_pd();
+                } else {
+#define MM_CL(r, lo, hi)                                                                                         \
+    lo = _mm256_cvtps_pd(_mm_loadu_ps((const float *)(cp + (r) * 64 + h * 4)));                                 \
+    hi = _mm256_cvtps_pd(_mm_loadu_ps((const float *)(cp + (r) * 64 + h * 4 + 16)))
+                    MM_CL(0, c0, c1); MM_CL(1, c2, c3); MM_CL(2, c4, c5); MM_CL(3, c6, c7);
+#undef MM_CL
+                }
+                const double *b = bp + h;
+                for (uint32_t kk = 0; kk < k; kk++, b += 16) {
+                    __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4), x;
+#define MM_FR(ap, lo, hi)                                                                                        \
+    x = _mm256_broadcast_sd(ap + kk);                                                                            \
+    lo = _mm256_fmadd_pd(x, b0, lo);                                                                             \
+    hi = _mm256_fmadd_pd(x, b1, hi)
+                    MM_FR(a0, c0, c1); MM_FR(a1, c2, c3); MM_FR(a2, c4, c5); MM_FR(a3, c6, c7);
+#undef MM_FR
+                }
+                float f[MM_R4 * 8];
+#define MM_CS(r, lo, hi)                                                                                         \
+    _mm_storeu_ps(f + (r) * 8, _mm256_cvtpd_ps(lo));                                                             \
+    _mm_storeu_ps(f + (r) * 8 + 4, _mm256_cvtpd_ps(hi))
+                MM_CS(0, c0, c1); MM_CS(1, c2, c3); MM_CS(2, c4, c5); MM_CS(3, c6, c7);
+#undef MM_CS
+                uint32_t cn = cols - h < 8 ? cols - h : 8;
+                for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64 + h * 4, f + i * 8, cn * 4);
+            }
         }
     }
 }
@@ -484,11 +540,7 @@ static void mm_part(const AscExecJob *j, uint32_t p)
         mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
     } else {
         double *B = j->scratch, *A = B + nb + na * p;
-        bool f16c = false, avx512 = false;
-#ifdef MM_X86
-        f16c = j->u[11] == 0 && mm_has_f16c();
-        avx512 = j->u[11] == 0 && __builtin_cpu_supports("avx512f");
-#endif
+        bool f16c = j->u[11] & MM_F16C;
         if (dt0 == ASC_DT_F16) {
             mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
             mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
@@ -506,13 +558,34 @@ static void mm_part(const AscExecJob *j, uint32_t p)
             mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
         }
 #ifdef MM_X86
-        if (avx512) {
+        if (j->u[11] & MM_AVX512) {
             mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+            return;
+        }
+        if (j->u[11] & MM_FMA) {
+            mm_f64_fma(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
             return;
         }
 #endif
         mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
     }
+}
+
+/* The host paths mmad may take (AscExecCtx.mm_host: MM_CHECKED once the CPU was asked, on
+ * the core's first mmad; never again for that context), or none with ctx->mm_portable. */
+static uint32_t mm_host(AscExecCtx *ctx)
+{
+    if (!(ctx->mm_host & MM_CHECKED)) {
+        uint32_t h = MM_CHECKED;
+#ifdef MM_X86
+        if (mm_has_f16c()) h |= MM_F16C;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) h |= MM_FMA;
+        if (__builtin_cpu_supports("avx512f")) h |= MM_AVX512;
+#endif
+        ctx->mm_host = h;
+    }
+    return ctx->mm_portable ? 0 : ctx->mm_host;
 }
 
 /* The whole mmad on one thread: its parts in order. */
@@ -577,7 +650,7 @@ ASC_EXEC_FN(MMAD)
         .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
         .in0 = pa, .in1 = pb, .out = pc, .flag = init,
         .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
-              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, ctx->mm_portable},
+              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, mm_host(ctx)},
     };
     if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *
@@ -739,17 +812,22 @@ ASC_EXEC_FN(FIXPIPE)
     }
     for (uint64_t r = 0; r < m; r++) {
         uint8_t row[4095 * 4]; /* one ND row, written with one copy */
-        for (uint64_t c = 0; c < n; c++) {
-            float x = rd_f32(pc + (((c / 16) * S + r) * 16 + c % 16) * 4);
-            if (relu && !(x > 0)) x = 0.0f;
-            if (dt1 == ASC_DT_F16) {
-                uint16_t h = asc_f32_to_f16(x);
+        if (dt1 == ASC_DT_F32) {
+            /* row r of each fractal column: 16 contiguous f32 (64 B), copied whole */
+            for (uint64_t c0 = 0; c0 < n; c0 += 16)
+                memcpy(row + c0 * 4, pc + ((c0 / 16) * S + r) * 64, (n - c0 < 16 ? n - c0 : 16) * 4);
+            if (relu)
+                for (uint64_t c = 0; c < n; c++) {
+                    float x = rd_f32(row + c * 4);
+                    if (!(x > 0)) x = 0.0f;
+                    memcpy(row + c * 4, &x, 4);
+                }
+        } else {
+            for (uint64_t c = 0; c < n; c++) {
+                float x = rd_f32(pc + (((c / 16) * S + r) * 16 + c % 16) * 4);
+                if (relu && !(x > 0)) x = 0.0f;
+                uint16_t h = dt1 == ASC_DT_F16 ? asc_f32_to_f16(x) : asc_f32_to_bf16(x);
                 memcpy(row + c * 2, &h, 2);
-            } else if (dt1 == ASC_DT_BF16) {
-                uint16_t h = asc_f32_to_bf16(x);
-                memcpy(row + c * 2, &h, 2);
-            } else {
-                memcpy(row + c * 4, &x, 4);
             }
         }
         uint64_t at = dst + r * D * osize;
