@@ -121,6 +121,9 @@ static uint16_t rd_u16(const uint8_t *p)
  * its panels of C, so each output's sum and rounding are exactly as above,
  * whatever P is and whichever thread runs a part. */
 #define MM_R 2
+#define MM_PMUL 1
+
+
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define MM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -333,16 +336,6 @@ __attribute__((target("avx2,fma"))) static void mm_f64_fma(const double *A, cons
     }
 }
 
-/* 256 f16 (one fractal) to f64 with F16C: exact, as asc_f16_widen (the
- * unit test compares all 65536 values). */
-__attribute__((target("avx,f16c"))) static void mm_f16_frac_f16c(const uint8_t *f, double *out)
-{
-    for (unsigned i = 0; i < 256; i += 8) {
-        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(f + i * 2)));
-        _mm256_storeu_pd(out + i, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-        _mm256_storeu_pd(out + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-    }
-}
 #endif
 
 /* s8 x s8: the same tiles in s32, wrapping (unsigned arithmetic). */
@@ -413,18 +406,10 @@ static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf,
             }                                                                                                    \
     }
 
-/* f16: each 512-byte fractal is widened whole (F16C where the host has it,
- * asc_f16_widen otherwise: the same values), then placed as above; the
- * fractal's padding is converted but never placed. */
-static void mm_f16_frac(const uint8_t *f, double *out, bool f16c)
+/* f16 without F16C: a 512-byte fractal widened whole with asc_f16_widen, then placed as above;
+ * the fractal's padding is converted but never placed. */
+static void mm_f16_frac(const uint8_t *f, double *out)
 {
-#ifdef MM_X86
-    if (f16c) {
-        mm_f16_frac_f16c(f, out);
-        return;
-    }
-#endif
-    (void)f16c;
     for (unsigned i = 0; i < 256; i++) out[i] = (double)asc_f16_widen(rd_u16(f + i * 2));
 }
 
@@ -475,15 +460,37 @@ static void mm_unpack_f16_a(const uint8_t *pa, double *A, uint32_t m, uint32_t m
         }
 }
 
+/* B: with F16C each ZN fractal is first transposed as 16-bit elements (asc_frac_transpose16:
+ * row i then holds B(k1 + i, c0 .. c0 + 15)), then widened row by row straight into the panel
+ * (a partial panel through a 16-value buffer: only its n % 16 columns are placed); without it
+ * widened whole and placed element by element.  The same values either way. */
 static void mm_unpack_f16_b(const uint8_t *pb, double *B, uint32_t k, uint32_t n, bool f16c, uint64_t nf, uint32_t j0,
                             uint32_t j1)
 {
     double t16[256];
     if (n % 16 && j1 * 16 > n) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(double));
     uint32_t c1 = j1 * 16 < n ? j1 * 16 : n;
+    if (f16c) {
+        uint8_t tr[512];
+        for (uint32_t k1 = 0; k1 < k; k1 += 16)
+            for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {
+                asc_frac_transpose16(tr, pb + ((k1 / 16) * nf + c0 / 16) * 512);
+                uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
+                double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
+                for (uint32_t i = 0; i < kn; i++) {
+                    if (cn == 16) {
+                        mm_f16_row(tr + i * 32, dst + (size_t)i * 16, true);
+                    } else {
+                        mm_f16_row(tr + i * 32, t16, true);
+                        memcpy(dst + (size_t)i * 16, t16, cn * sizeof(double));
+                    }
+                }
+            }
+        return;
+    }
     for (uint32_t k1 = 0; k1 < k; k1 += 16)
         for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {
-            mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16, f16c);
+            mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16);
             uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
             double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
             for (uint32_t i = 0; i < kn; i++)
@@ -640,7 +647,7 @@ ASC_EXEC_FN(MMAD)
     void *scratch = ctx->mm_scratch;
     /* parts (ctx->mm_parts, set by sim/pool.c): as many as asked, at most one per column panel and
      * as many as the scratch holds A copies for; the count changes no bit of the result */
-    size_t parts = ctx->mm_parts > 1 ? ctx->mm_parts : 1;
+    size_t parts = ctx->mm_parts > 1 ? (size_t)ctx->mm_parts * MM_PMUL : 1;
     if (parts > nf) parts = (size_t)nf;
     if (parts > 1 && (ctx->mm_scratch_bytes / el - nb) / na < parts) parts = (ctx->mm_scratch_bytes / el - nb) / na;
     /* the arithmetic reads L0A and L0B and writes L0C only: it may run on

@@ -108,13 +108,14 @@ ASC_EXEC_FN(DMA)
 
 #define FRACTAL_BYTES 512u
 
-/* One fractal transposed as a 16x16 matrix of 2-byte elements: d(c, r) = s(r, c).  With SSE2
+/* One fractal transposed as a 16x16 matrix of 2-byte elements: d(c, r) = s(r, c) (LOAD2D here,
+ * mmad's f16 B unpack in exec_cube.c); d and s do not overlap.  With SSE2
  * (every x86-64) as four 8x8 blocks, each through three rounds of unpacks (16-, 32-, then
  * 64-bit interleaves): block (R, C) of s becomes block (C, R) of d.  Elsewhere element by
  * element.  Both move the same bytes. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
-static void frac_transpose(uint8_t *d, const uint8_t *s)
+void asc_frac_transpose16(uint8_t *d, const uint8_t *s)
 {
     for (unsigned br = 0; br < 16; br += 8)
         for (unsigned bc = 0; bc < 16; bc += 8) {
@@ -138,7 +139,7 @@ static void frac_transpose(uint8_t *d, const uint8_t *s)
         }
 }
 #else
-static void frac_transpose(uint8_t *d, const uint8_t *s)
+void asc_frac_transpose16(uint8_t *d, const uint8_t *s)
 {
     for (unsigned r = 0; r < 16; r++)
         for (unsigned c = 0; c < 16; c++) memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
@@ -193,7 +194,7 @@ ASC_EXEC_FN(LOAD2D)
             for (unsigned o = 0; o < FRACTAL_BYTES; o += 64) memcpy(d + o, s + o, 64);
             continue;
         }
-        frac_transpose(d, s); /* 16x16 two-byte elements: d(c, r) = s(r, c) */
+        asc_frac_transpose16(d, s); /* 16x16 two-byte elements: d(c, r) = s(r, c) */
     }
     st->bytes = repeat * FRACTAL_BYTES;
     return true;
