@@ -121,7 +121,6 @@ static uint16_t rd_u16(const uint8_t *p)
  * its panels of C, so each output's sum and rounding are exactly as above,
  * whatever P is and whichever thread runs a part. */
 #define MM_R 2
-#define MM_PMUL 1
 
 
 
@@ -647,7 +646,7 @@ ASC_EXEC_FN(MMAD)
     void *scratch = ctx->mm_scratch;
     /* parts (ctx->mm_parts, set by sim/pool.c): as many as asked, at most one per column panel and
      * as many as the scratch holds A copies for; the count changes no bit of the result */
-    size_t parts = ctx->mm_parts > 1 ? (size_t)ctx->mm_parts * MM_PMUL : 1;
+    size_t parts = ctx->mm_parts > 1 ? ctx->mm_parts : 1;
     if (parts > nf) parts = (size_t)nf;
     if (parts > 1 && (ctx->mm_scratch_bytes / el - nb) / na < parts) parts = (ctx->mm_scratch_bytes / el - nb) / na;
     /* the arithmetic reads L0A and L0B and writes L0C only: it may run on
