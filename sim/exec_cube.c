@@ -122,8 +122,6 @@ static uint16_t rd_u16(const uint8_t *p)
  * whatever P is and whichever thread runs a part. */
 #define MM_R 2
 
-
-
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define MM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
