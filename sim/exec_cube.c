@@ -117,9 +117,10 @@ static uint16_t rd_u16(const uint8_t *p)
  * Parts (AscExecCtx.mm_parts, set by sim/pool.c when a run has fewer cube
  * cores than host threads): the C column panels are split into P ranges,
  * one AscExecJob part each, which host threads may run at the same time;
- * each part unpacks its own copy of A and its panels of B and writes only
- * its panels of C, so each output's sum and rounding are exactly as above,
- * whatever P is and whichever thread runs a part. */
+ * the calling thread unpacks A once before handing the job over, each part
+ * unpacks its panels of B and writes only its panels of C, so each output's
+ * sum and rounding are exactly as above, whatever P is and whichever thread
+ * runs a part. */
 #define MM_R 2
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
@@ -217,7 +218,7 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
  * footprint (Mf*16 rows per panel). */
 #define MM_R8 8
 /* AscExecJob.u[11]: the host paths this mmad may take (mm_host below) */
-enum { MM_CHECKED = 1, MM_F16C = 2, MM_FMA = 4, MM_AVX512 = 8 };
+enum { MM_CHECKED = 1, MM_F16C = 2, MM_FMA = 4, MM_AVX512 = 8, MM_UNPACKED = 16 };
 #if defined(__GNUC__) && defined(__x86_64__)
 #define MM_X86 1
 #include <cpuid.h>
@@ -529,50 +530,71 @@ MM_UNPACK(mm_unpack_hf32_rz, double, (double)hf32_round(rd_f32(p), true))
  * is the same serial sum in k order whatever P is: the bits do not depend on
  * how many parts there are or which thread runs which (test_threads.sh,
  * test_exec_cube_dma.c mmad_parts). */
-static void mm_part(const AscExecJob *j, uint32_t p)
+/* Unpack A (all of it, when A is not NULL) and the panels [j0, j1) of B (when B is not NULL),
+ * f64, or s32 for s8. */
+static void mm_unpack(const AscExecJob *j, void *A, void *B, uint32_t j0, uint32_t j1)
 {
     uint32_t m = j->u[0], mp = j->u[1], k = j->u[2], n = j->u[3], k0 = j->u[4], esize = j->u[5];
-    uint64_t kf = j->u[6], nf = j->u[7], mf = j->u[8];
+    uint64_t kf = j->u[6], nf = j->u[7];
     AscDtype dt0 = (AscDtype)j->u[9];
+    bool f16c = j->u[11] & MM_F16C;
+    if (dt0 == ASC_DT_S8) {
+        if (A) mm_unpack_s8_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_s8_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (dt0 == ASC_DT_F16) {
+        if (A) mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
+        if (B) mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
+    } else if (dt0 == ASC_DT_BF16) {
+        if (A) mm_unpack_bf16_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_bf16_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (j->u[10] == 1) {
+        if (A) mm_unpack_hf32_rne_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_hf32_rne_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (j->u[10] == 3) {
+        if (A) mm_unpack_hf32_rz_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_hf32_rz_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else {
+        if (A) mm_unpack_f32_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    }
+}
+
+/* C panels [j0, j1) from the unpacked A and B. */
+static void mm_mul(const AscExecJob *j, const void *A, const void *B, uint32_t j0, uint32_t j1)
+{
+    uint32_t m = j->u[0], k = j->u[2], n = j->u[3];
+    uint64_t mf = j->u[8];
+    if ((AscDtype)j->u[9] == ASC_DT_S8) {
+        mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+#ifdef MM_X86
+    if (j->u[11] & MM_AVX512) {
+        mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+    if (j->u[11] & MM_FMA) {
+        mm_f64_fma(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+#endif
+    mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+}
+
+/* Part p of P: the C panels [p*Nf/P, (p+1)*Nf/P).  With MM_UNPACKED the calling thread
+ * unpacked both operands before the job was handed over (one A, right after B in the
+ * scratch); else the part unpacks all of A into its own copy (after B and the A of parts
+ * 0..p-1) and its panels of B. */
+static void mm_part(const AscExecJob *j, uint32_t p)
+{
+    uint32_t mp = j->u[1], k = j->u[2];
+    uint64_t nf = j->u[7];
     uint32_t parts = j->parts ? j->parts : 1;
     uint32_t j0 = (uint32_t)(nf * p / parts), j1 = (uint32_t)(nf * (p + 1) / parts);
-    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
-    if (dt0 == ASC_DT_S8) {
-        int32_t *B = j->scratch, *A = B + nb + na * p;
-        mm_unpack_s8_a(j->in0, A, m, mp, k, k0, esize, kf);
-        mm_unpack_s8_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-    } else {
-        double *B = j->scratch, *A = B + nb + na * p;
-        bool f16c = j->u[11] & MM_F16C;
-        if (dt0 == ASC_DT_F16) {
-            mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
-            mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
-        } else if (dt0 == ASC_DT_BF16) {
-            mm_unpack_bf16_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_bf16_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else if (j->u[10] == 1) {
-            mm_unpack_hf32_rne_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_hf32_rne_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else if (j->u[10] == 3) {
-            mm_unpack_hf32_rz_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_hf32_rz_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else {
-            mm_unpack_f32_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        }
-#ifdef MM_X86
-        if (j->u[11] & MM_AVX512) {
-            mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-            return;
-        }
-        if (j->u[11] & MM_FMA) {
-            mm_f64_fma(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-            return;
-        }
-#endif
-        mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-    }
+    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16, el = (AscDtype)j->u[9] == ASC_DT_S8 ? 4 : 8;
+    uint8_t *B = j->scratch, *A = B + (nb + (j->u[11] & MM_UNPACKED ? 0 : na * p)) * el;
+    mm_unpack(j, j->u[11] & MM_UNPACKED ? NULL : A, B, j0, j1);
+    mm_mul(j, A, B, j0, j1);
 }
 
 /* The host paths mmad may take (AscExecCtx.mm_host: MM_CHECKED once the CPU was asked, on
@@ -642,11 +664,13 @@ ASC_EXEC_FN(MMAD)
         return asc_exec_fault(ctx, "internal: mmad operands (%zu bytes) exceed the scratch (%zu)", (na + nb) * el,
                               ctx->mm_scratch_bytes);
     void *scratch = ctx->mm_scratch;
-    /* parts (ctx->mm_parts, set by sim/pool.c): as many as asked, at most one per column panel and
-     * as many as the scratch holds A copies for; the count changes no bit of the result */
-    size_t parts = ctx->mm_parts > 1 ? ctx->mm_parts : 1;
+    /* parts: two per host thread (ctx->mm_parts, set by sim/pool.c, is the thread count), at most
+     * one per column panel; the count changes no bit of the result.  Two per thread because the
+     * calling thread runs only the parts no worker has started when it has to wait for the job:
+     * with halves it ran a whole half after its own DMA and scalar work (2048^3 on one core,
+     * --threads 2: 0.58 s -> 0.50 s with quarters) */
+    size_t parts = ctx->mm_parts > 1 ? (size_t)ctx->mm_parts * 2 : 1;
     if (parts > nf) parts = (size_t)nf;
-    if (parts > 1 && (ctx->mm_scratch_bytes / el - nb) / na < parts) parts = (ctx->mm_scratch_bytes / el - nb) / na;
     /* the arithmetic reads L0A and L0B and writes L0C only: it may run on
      * host worker threads (sim/pool.c) while the engine goes on */
     AscExecJob job = {
@@ -656,6 +680,13 @@ ASC_EXEC_FN(MMAD)
         .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
               dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, mm_host(ctx)},
     };
+    if (parts > 1) {
+        /* this thread unpacks A once for every part (each part unpacks its own panels of B),
+         * so the job no longer reads L0A */
+        job.u[11] |= MM_UNPACKED;
+        job.bufs = 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C;
+        mm_unpack(&job, (uint8_t *)scratch + nb * el, NULL, 0, 0);
+    }
     if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *
                      ceil_div(n, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_N0]) * ceil_div(k, (uint64_t)cube_k0);
