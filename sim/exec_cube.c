@@ -117,9 +117,10 @@ static uint16_t rd_u16(const uint8_t *p)
  * Parts (AscExecCtx.mm_parts, set by sim/pool.c when a run has fewer cube
  * cores than host threads): the C column panels are split into P ranges,
  * one AscExecJob part each, which host threads may run at the same time;
- * each part unpacks its own copy of A and its panels of B and writes only
- * its panels of C, so each output's sum and rounding are exactly as above,
- * whatever P is and whichever thread runs a part. */
+ * the calling thread unpacks A once before handing the job over, each part
+ * unpacks its panels of B and writes only its panels of C, so each output's
+ * sum and rounding are exactly as above, whatever P is and whichever thread
+ * runs a part. */
 #define MM_R 2
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
@@ -216,6 +217,8 @@ static void mm_f64(const double *A, const double *B, uint8_t *pc, uint64_t mf, u
  * r0..r0+7 of a C panel are 512 contiguous bytes inside the checked C
  * footprint (Mf*16 rows per panel). */
 #define MM_R8 8
+/* AscExecJob.u[11]: the host paths this mmad may take (mm_host below) */
+enum { MM_CHECKED = 1, MM_F16C = 2, MM_FMA = 4, MM_AVX512 = 8, MM_UNPACKED = 16 };
 #if defined(__GNUC__) && defined(__x86_64__)
 #define MM_X86 1
 #include <cpuid.h>
@@ -277,16 +280,60 @@ __attribute__((target("avx512f"))) static void mm_f64_avx512(const double *A, co
     }
 }
 
-/* 256 f16 (one fractal) to f64 with F16C: exact, as asc_f16_widen (the
- * unit test compares all 65536 values). */
-__attribute__((target("avx,f16c"))) static void mm_f16_frac_f16c(const uint8_t *f, double *out)
+/* The same product with AVX2 + FMA (x86-64-v3 hosts without AVX-512F): tiles
+ * of MM_R4 = 4 rows x 8 columns (half a C panel), 8 accumulators of 4
+ * doubles, per k step two loads of B, four broadcasts of A and eight fused
+ * multiply-adds.  As above, fma(x, b, c) rounds as c + x * b (the product is
+ * exact in f64): each output is the same serial f64 sum in k order, the same
+ * bits as mm_f64 and mm_f64_avx512 (test_exec_cube_dma.c compares them).  A
+ * has a multiple of MM_R8 rows, so of MM_R4; the rows r0..r0+3 of a C panel
+ * lie inside the checked C footprint (Mf*16 rows per panel). */
+#define MM_R4 4
+__attribute__((target("avx2,fma"))) static void mm_f64_fma(const double *A, const double *B, uint8_t *pc,
+                                                          uint64_t mf, uint32_t m, uint32_t n, uint32_t k,
+                                                          bool init, uint32_t j0, uint32_t j1)
 {
-    for (unsigned i = 0; i < 256; i += 8) {
-        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(f + i * 2)));
-        _mm256_storeu_pd(out + i, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-        _mm256_storeu_pd(out + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    for (uint32_t j = j0; j < j1; j++) {
+        const double *bp = B + (size_t)j * k * 16;
+        uint32_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+        for (uint32_t r0 = 0; r0 < m; r0 += MM_R4) {
+            uint8_t *cp = pc + ((uint64_t)j * mf * 16 + r0) * 64;
+            uint32_t rows = m - r0 < MM_R4 ? m - r0 : MM_R4;
+            const double *a0 = A + (size_t)r0 * k, *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
+            for (uint32_t h = 0; h < 16 && h < cols; h += 8) {
+                __m256d c0, c1, c2, c3, c4, c5, c6, c7;
+                if (init) {
+                    c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _mm256_setzero_pd();
+                } else {
+#define MM_CL(r, lo, hi)                                                                                         \
+    lo = _mm256_cvtps_pd(_mm_loadu_ps((const float *)(cp + (r) * 64 + h * 4)));                                 \
+    hi = _mm256_cvtps_pd(_mm_loadu_ps((const float *)(cp + (r) * 64 + h * 4 + 16)))
+                    MM_CL(0, c0, c1); MM_CL(1, c2, c3); MM_CL(2, c4, c5); MM_CL(3, c6, c7);
+#undef MM_CL
+                }
+                const double *b = bp + h;
+                for (uint32_t kk = 0; kk < k; kk++, b += 16) {
+                    __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4), x;
+#define MM_FR(ap, lo, hi)                                                                                        \
+    x = _mm256_broadcast_sd(ap + kk);                                                                            \
+    lo = _mm256_fmadd_pd(x, b0, lo);                                                                             \
+    hi = _mm256_fmadd_pd(x, b1, hi)
+                    MM_FR(a0, c0, c1); MM_FR(a1, c2, c3); MM_FR(a2, c4, c5); MM_FR(a3, c6, c7);
+#undef MM_FR
+                }
+                float f[MM_R4 * 8];
+#define MM_CS(r, lo, hi)                                                                                         \
+    _mm_storeu_ps(f + (r) * 8, _mm256_cvtpd_ps(lo));                                                             \
+    _mm_storeu_ps(f + (r) * 8 + 4, _mm256_cvtpd_ps(hi))
+                MM_CS(0, c0, c1); MM_CS(1, c2, c3); MM_CS(2, c4, c5); MM_CS(3, c6, c7);
+#undef MM_CS
+                uint32_t cn = cols - h < 8 ? cols - h : 8;
+                for (uint32_t i = 0; i < rows; i++) memcpy(cp + i * 64 + h * 4, f + i * 8, cn * 4);
+            }
+        }
     }
 }
+
 #endif
 
 /* s8 x s8: the same tiles in s32, wrapping (unsigned arithmetic). */
@@ -357,18 +404,10 @@ static void mm_s32(const int32_t *A, const int32_t *B, uint8_t *pc, uint64_t mf,
             }                                                                                                    \
     }
 
-/* f16: each 512-byte fractal is widened whole (F16C where the host has it,
- * asc_f16_widen otherwise: the same values), then placed as above; the
- * fractal's padding is converted but never placed. */
-static void mm_f16_frac(const uint8_t *f, double *out, bool f16c)
+/* f16 without F16C: a 512-byte fractal widened whole with asc_f16_widen, then placed as above;
+ * the fractal's padding is converted but never placed. */
+static void mm_f16_frac(const uint8_t *f, double *out)
 {
-#ifdef MM_X86
-    if (f16c) {
-        mm_f16_frac_f16c(f, out);
-        return;
-    }
-#endif
-    (void)f16c;
     for (unsigned i = 0; i < 256; i++) out[i] = (double)asc_f16_widen(rd_u16(f + i * 2));
 }
 
@@ -419,15 +458,37 @@ static void mm_unpack_f16_a(const uint8_t *pa, double *A, uint32_t m, uint32_t m
         }
 }
 
+/* B: with F16C each ZN fractal is first transposed as 16-bit elements (asc_frac_transpose16:
+ * row i then holds B(k1 + i, c0 .. c0 + 15)), then widened row by row straight into the panel
+ * (a partial panel through a 16-value buffer: only its n % 16 columns are placed); without it
+ * widened whole and placed element by element.  The same values either way. */
 static void mm_unpack_f16_b(const uint8_t *pb, double *B, uint32_t k, uint32_t n, bool f16c, uint64_t nf, uint32_t j0,
                             uint32_t j1)
 {
     double t16[256];
     if (n % 16 && j1 * 16 > n) memset(B + (size_t)(n / 16) * k * 16, 0, (size_t)k * 16 * sizeof(double));
     uint32_t c1 = j1 * 16 < n ? j1 * 16 : n;
+    if (f16c) {
+        uint8_t tr[512];
+        for (uint32_t k1 = 0; k1 < k; k1 += 16)
+            for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {
+                asc_frac_transpose16(tr, pb + ((k1 / 16) * nf + c0 / 16) * 512);
+                uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
+                double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
+                for (uint32_t i = 0; i < kn; i++) {
+                    if (cn == 16) {
+                        mm_f16_row(tr + i * 32, dst + (size_t)i * 16, true);
+                    } else {
+                        mm_f16_row(tr + i * 32, t16, true);
+                        memcpy(dst + (size_t)i * 16, t16, cn * sizeof(double));
+                    }
+                }
+            }
+        return;
+    }
     for (uint32_t k1 = 0; k1 < k; k1 += 16)
         for (uint32_t c0 = j0 * 16; c0 < c1; c0 += 16) {
-            mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16, f16c);
+            mm_f16_frac(pb + ((k1 / 16) * nf + c0 / 16) * 512, t16);
             uint32_t kn = k - k1 < 16 ? k - k1 : 16, cn = n - c0 < 16 ? n - c0 : 16;
             double *dst = B + ((size_t)(c0 / 16) * k + k1) * 16;
             for (uint32_t i = 0; i < kn; i++)
@@ -469,50 +530,88 @@ MM_UNPACK(mm_unpack_hf32_rz, double, (double)hf32_round(rd_f32(p), true))
  * is the same serial sum in k order whatever P is: the bits do not depend on
  * how many parts there are or which thread runs which (test_threads.sh,
  * test_exec_cube_dma.c mmad_parts). */
-static void mm_part(const AscExecJob *j, uint32_t p)
+/* Unpack A (all of it, when A is not NULL) and the panels [j0, j1) of B (when B is not NULL),
+ * f64, or s32 for s8. */
+static void mm_unpack(const AscExecJob *j, void *A, void *B, uint32_t j0, uint32_t j1)
 {
     uint32_t m = j->u[0], mp = j->u[1], k = j->u[2], n = j->u[3], k0 = j->u[4], esize = j->u[5];
-    uint64_t kf = j->u[6], nf = j->u[7], mf = j->u[8];
+    uint64_t kf = j->u[6], nf = j->u[7];
     AscDtype dt0 = (AscDtype)j->u[9];
+    bool f16c = j->u[11] & MM_F16C;
+    if (dt0 == ASC_DT_S8) {
+        if (A) mm_unpack_s8_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_s8_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (dt0 == ASC_DT_F16) {
+        if (A) mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
+        if (B) mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
+    } else if (dt0 == ASC_DT_BF16) {
+        if (A) mm_unpack_bf16_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_bf16_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (j->u[10] == 1) {
+        if (A) mm_unpack_hf32_rne_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_hf32_rne_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else if (j->u[10] == 3) {
+        if (A) mm_unpack_hf32_rz_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_hf32_rz_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    } else {
+        if (A) mm_unpack_f32_a(j->in0, A, m, mp, k, k0, esize, kf);
+        if (B) mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
+    }
+}
+
+/* C panels [j0, j1) from the unpacked A and B. */
+static void mm_mul(const AscExecJob *j, const void *A, const void *B, uint32_t j0, uint32_t j1)
+{
+    uint32_t m = j->u[0], k = j->u[2], n = j->u[3];
+    uint64_t mf = j->u[8];
+    if ((AscDtype)j->u[9] == ASC_DT_S8) {
+        mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+#ifdef MM_X86
+    if (j->u[11] & MM_AVX512) {
+        mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+    if (j->u[11] & MM_FMA) {
+        mm_f64_fma(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        return;
+    }
+#endif
+    mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+}
+
+/* Part p of P: the C panels [p*Nf/P, (p+1)*Nf/P).  With MM_UNPACKED the calling thread
+ * unpacked both operands before the job was handed over (one A, right after B in the
+ * scratch); else the part unpacks all of A into its own copy (after B and the A of parts
+ * 0..p-1) and its panels of B. */
+static void mm_part(const AscExecJob *j, uint32_t p)
+{
+    uint32_t mp = j->u[1], k = j->u[2];
+    uint64_t nf = j->u[7];
     uint32_t parts = j->parts ? j->parts : 1;
     uint32_t j0 = (uint32_t)(nf * p / parts), j1 = (uint32_t)(nf * (p + 1) / parts);
-    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16;
-    if (dt0 == ASC_DT_S8) {
-        int32_t *B = j->scratch, *A = B + nb + na * p;
-        mm_unpack_s8_a(j->in0, A, m, mp, k, k0, esize, kf);
-        mm_unpack_s8_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        mm_s32(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-    } else {
-        double *B = j->scratch, *A = B + nb + na * p;
-        bool f16c = false, avx512 = false;
+    size_t na = (size_t)mp * k, nb = (size_t)nf * k * 16, el = (AscDtype)j->u[9] == ASC_DT_S8 ? 4 : 8;
+    uint8_t *B = j->scratch, *A = B + (nb + (j->u[11] & MM_UNPACKED ? 0 : na * p)) * el;
+    mm_unpack(j, j->u[11] & MM_UNPACKED ? NULL : A, B, j0, j1);
+    mm_mul(j, A, B, j0, j1);
+}
+
+/* The host paths mmad may take (AscExecCtx.mm_host: MM_CHECKED once the CPU was asked, on
+ * the core's first mmad; never again for that context), or none with ctx->mm_portable. */
+static uint32_t mm_host(AscExecCtx *ctx)
+{
+    if (!(ctx->mm_host & MM_CHECKED)) {
+        uint32_t h = MM_CHECKED;
 #ifdef MM_X86
-        f16c = j->u[11] == 0 && mm_has_f16c();
-        avx512 = j->u[11] == 0 && __builtin_cpu_supports("avx512f");
+        if (mm_has_f16c()) h |= MM_F16C;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) h |= MM_FMA;
+        if (__builtin_cpu_supports("avx512f")) h |= MM_AVX512;
 #endif
-        if (dt0 == ASC_DT_F16) {
-            mm_unpack_f16_a(j->in0, A, m, mp, k, f16c, kf);
-            mm_unpack_f16_b(j->in1, B, k, n, f16c, nf, j0, j1);
-        } else if (dt0 == ASC_DT_BF16) {
-            mm_unpack_bf16_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_bf16_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else if (j->u[10] == 1) {
-            mm_unpack_hf32_rne_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_hf32_rne_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else if (j->u[10] == 3) {
-            mm_unpack_hf32_rz_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_hf32_rz_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        } else {
-            mm_unpack_f32_a(j->in0, A, m, mp, k, k0, esize, kf);
-            mm_unpack_f32_b(j->in1, B, k, n, k0, esize, nf, j0, j1);
-        }
-#ifdef MM_X86
-        if (avx512) {
-            mm_f64_avx512(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
-            return;
-        }
-#endif
-        mm_f64(A, B, j->out, mf, m, n, k, j->flag, j0, j1);
+        ctx->mm_host = h;
     }
+    return ctx->mm_portable ? 0 : ctx->mm_host;
 }
 
 /* The whole mmad on one thread: its parts in order. */
@@ -565,11 +664,13 @@ ASC_EXEC_FN(MMAD)
         return asc_exec_fault(ctx, "internal: mmad operands (%zu bytes) exceed the scratch (%zu)", (na + nb) * el,
                               ctx->mm_scratch_bytes);
     void *scratch = ctx->mm_scratch;
-    /* parts (ctx->mm_parts, set by sim/pool.c): as many as asked, at most one per column panel and
-     * as many as the scratch holds A copies for; the count changes no bit of the result */
-    size_t parts = ctx->mm_parts > 1 ? ctx->mm_parts : 1;
+    /* parts: two per host thread (ctx->mm_parts, set by sim/pool.c, is the thread count), at most
+     * one per column panel; the count changes no bit of the result.  Two per thread because the
+     * calling thread runs only the parts no worker has started when it has to wait for the job:
+     * with halves it ran a whole half after its own DMA and scalar work (2048^3 on one core,
+     * --threads 2: 0.58 s -> 0.50 s with quarters) */
+    size_t parts = ctx->mm_parts > 1 ? (size_t)ctx->mm_parts * 2 : 1;
     if (parts > nf) parts = (size_t)nf;
-    if (parts > 1 && (ctx->mm_scratch_bytes / el - nb) / na < parts) parts = (ctx->mm_scratch_bytes / el - nb) / na;
     /* the arithmetic reads L0A and L0B and writes L0C only: it may run on
      * host worker threads (sim/pool.c) while the engine goes on */
     AscExecJob job = {
@@ -577,8 +678,15 @@ ASC_EXEC_FN(MMAD)
         .bufs = 1u << ASC_BUF_L0A | 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C, .scratch = scratch,
         .in0 = pa, .in1 = pb, .out = pc, .flag = init,
         .u = {m, mp, k, n, k0, esize, (uint32_t)kf, (uint32_t)nf, (uint32_t)mf, (uint32_t)dt0,
-              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, ctx->mm_portable},
+              dt0 == ASC_DT_F32 ? (uint32_t)((q->ctrl >> ASC_CTRL_HF32_BIT) & 3) : 0, mm_host(ctx)},
     };
+    if (parts > 1) {
+        /* this thread unpacks A once for every part (each part unpacks its own panels of B),
+         * so the job no longer reads L0A */
+        job.u[11] |= MM_UNPACKED;
+        job.bufs = 1u << ASC_BUF_L0B | 1u << ASC_BUF_L0C;
+        mm_unpack(&job, (uint8_t *)scratch + nb * el, NULL, 0, 0);
+    }
     if (!ctx->defer || !ctx->defer(ctx->pool_ud, &job)) mm_job(&job);
     st->cube_steps = ceil_div(m, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_M0]) *
                      ceil_div(n, (uint64_t)ctx->cfg->v[ASC_KEY_CUBE_N0]) * ceil_div(k, (uint64_t)cube_k0);
@@ -739,17 +847,22 @@ ASC_EXEC_FN(FIXPIPE)
     }
     for (uint64_t r = 0; r < m; r++) {
         uint8_t row[4095 * 4]; /* one ND row, written with one copy */
-        for (uint64_t c = 0; c < n; c++) {
-            float x = rd_f32(pc + (((c / 16) * S + r) * 16 + c % 16) * 4);
-            if (relu && !(x > 0)) x = 0.0f;
-            if (dt1 == ASC_DT_F16) {
-                uint16_t h = asc_f32_to_f16(x);
+        if (dt1 == ASC_DT_F32) {
+            /* row r of each fractal column: 16 contiguous f32 (64 B), copied whole */
+            for (uint64_t c0 = 0; c0 < n; c0 += 16)
+                memcpy(row + c0 * 4, pc + ((c0 / 16) * S + r) * 64, (n - c0 < 16 ? n - c0 : 16) * 4);
+            if (relu)
+                for (uint64_t c = 0; c < n; c++) {
+                    float x = rd_f32(row + c * 4);
+                    if (!(x > 0)) x = 0.0f;
+                    memcpy(row + c * 4, &x, 4);
+                }
+        } else {
+            for (uint64_t c = 0; c < n; c++) {
+                float x = rd_f32(pc + (((c / 16) * S + r) * 16 + c % 16) * 4);
+                if (relu && !(x > 0)) x = 0.0f;
+                uint16_t h = dt1 == ASC_DT_F16 ? asc_f32_to_f16(x) : asc_f32_to_bf16(x);
                 memcpy(row + c * 2, &h, 2);
-            } else if (dt1 == ASC_DT_BF16) {
-                uint16_t h = asc_f32_to_bf16(x);
-                memcpy(row + c * 2, &h, 2);
-            } else {
-                memcpy(row + c * 4, &x, 4);
             }
         }
         uint64_t at = dst + r * D * osize;

@@ -108,6 +108,44 @@ ASC_EXEC_FN(DMA)
 
 #define FRACTAL_BYTES 512u
 
+/* One fractal transposed as a 16x16 matrix of 2-byte elements: d(c, r) = s(r, c) (LOAD2D here,
+ * mmad's f16 B unpack in exec_cube.c); d and s do not overlap.  With SSE2
+ * (every x86-64) as four 8x8 blocks, each through three rounds of unpacks (16-, 32-, then
+ * 64-bit interleaves): block (R, C) of s becomes block (C, R) of d.  Elsewhere element by
+ * element.  Both move the same bytes. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+void asc_frac_transpose16(uint8_t *d, const uint8_t *s)
+{
+    for (unsigned br = 0; br < 16; br += 8)
+        for (unsigned bc = 0; bc < 16; bc += 8) {
+            __m128i a[8], t[8], u[8];
+            for (unsigned i = 0; i < 8; i++) a[i] = _mm_loadu_si128((const __m128i *)(s + ((br + i) * 16 + bc) * 2));
+            for (unsigned i = 0; i < 8; i += 2) {
+                t[i] = _mm_unpacklo_epi16(a[i], a[i + 1]);
+                t[i + 1] = _mm_unpackhi_epi16(a[i], a[i + 1]);
+            }
+            for (unsigned i = 0; i < 8; i += 4) {
+                u[i] = _mm_unpacklo_epi32(t[i], t[i + 2]);
+                u[i + 1] = _mm_unpackhi_epi32(t[i], t[i + 2]);
+                u[i + 2] = _mm_unpacklo_epi32(t[i + 1], t[i + 3]);
+                u[i + 3] = _mm_unpackhi_epi32(t[i + 1], t[i + 3]);
+            }
+            /* u[0..3] hold columns (0,1), (2,3), (4,5), (6,7) of rows 0..3; u[4..7] of rows 4..7 */
+            for (unsigned i = 0; i < 4; i++) {
+                _mm_storeu_si128((__m128i *)(d + ((bc + 2 * i) * 16 + br) * 2), _mm_unpacklo_epi64(u[i], u[i + 4]));
+                _mm_storeu_si128((__m128i *)(d + ((bc + 2 * i + 1) * 16 + br) * 2), _mm_unpackhi_epi64(u[i], u[i + 4]));
+            }
+        }
+}
+#else
+void asc_frac_transpose16(uint8_t *d, const uint8_t *s)
+{
+    for (unsigned r = 0; r < 16; r++)
+        for (unsigned c = 0; c < 16; c++) memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
+}
+#endif
+
 ASC_EXEC_FN(LOAD2D)
 {
     (void)dt0;
@@ -156,9 +194,7 @@ ASC_EXEC_FN(LOAD2D)
             for (unsigned o = 0; o < FRACTAL_BYTES; o += 64) memcpy(d + o, s + o, 64);
             continue;
         }
-        /* 16x16 two-byte elements: d(c, r) = s(r, c) */
-        for (unsigned r = 0; r < 16; r++)
-            for (unsigned c = 0; c < 16; c++) memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
+        asc_frac_transpose16(d, s); /* 16x16 two-byte elements: d(c, r) = s(r, c) */
     }
     st->bytes = repeat * FRACTAL_BYTES;
     return true;

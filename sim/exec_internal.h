@@ -50,6 +50,8 @@ bool asc_exec_gm_store(AscExecCtx *ctx, uint64_t st_atomic, uint64_t addr, const
 
 /* mov_out_to_l1 with config bit 15 set: DataCopy with Nd2NzParams
  * (exec_nd2nz.c); fills st like every DMA copy. */
+/* d(c, r) = s(r, c) for a 16 x 16 fractal of 2-byte elements (exec_dma.c; no overlap) */
+void asc_frac_transpose16(uint8_t *d, const uint8_t *s);
 bool asc_exec_nd2nz(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st);
 
 /* ---- f16 -> f32 widening: the one definition (asc_f16_to_f32 in fp16.c

@@ -209,22 +209,11 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
         cube += c->ctx.mm_scratch != NULL;
     }
     /* fewer cube cores than threads: one mmad's arithmetic is split across the threads (by
-     * column panels, exec_cube.c), one part per thread; each part has its own copy of A in the
-     * scratch; when the bigger scratch cannot be had, the core keeps its one-part scratch.
+     * column panels, exec_cube.c, two parts per thread; A unpacked once into the core's scratch).
      * (bench/README.md: on the 2-vCPU host this gains little, the host lines of L0A / L0B / L0C
      * moving between the CPUs cost about what the second CPU adds) */
-    uint32_t parts = sim->threads;
-    for (uint32_t i = 0; cube && cube < sim->threads && i < sim->ncores; i++) {
-        AscCore *c = &sim->cores[i];
-        if (!c->ctx.mm_scratch) continue;
-        size_t bytes = 4 * ((size_t)parts * c->ctx.mem[ASC_BUF_L0A].size + c->ctx.mem[ASC_BUF_L0B].size);
-        void *p = asc_malloc(&sim->alloc, bytes);
-        if (!p) continue;
-        asc_free(&sim->alloc, c->ctx.mm_scratch);
-        c->ctx.mm_scratch = p;
-        c->ctx.mm_scratch_bytes = bytes;
-        c->ctx.mm_parts = parts;
-    }
+    for (uint32_t i = 0; cube && cube < sim->threads && i < sim->ncores; i++)
+        if (sim->cores[i].ctx.mm_scratch) sim->cores[i].ctx.mm_parts = sim->threads;
     return true;
 fail_work:
     pthread_cond_destroy(&pl->work);

@@ -155,6 +155,9 @@ typedef struct AscExecCtx {
     /* true: mmad's arithmetic takes the portable C path even where the host has F16C or
      * AVX-512F (the unit tests compare both; zero-initialised contexts take the fast path) */
     bool mm_portable;
+    /* the host's fast paths for mmad (exec_cube.c mm_host): 0 until the first mmad asks the
+     * CPU, once per context (cpuid is slow, and traps to the hypervisor in a VM) */
+    uint32_t mm_host;
     /* VMS4_SR: per-list counts the last vmrgsort4 consumed (exec_vsort.c), read by mfspr vms4_sr */
     uint64_t vms4_sr;
     /* the CMPMASK register, 128 bits (exec_cmpmask.c: set_cmpmask / get_cmpmask; vsel cmpreg) */

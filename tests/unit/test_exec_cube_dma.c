@@ -579,19 +579,16 @@ START_TEST(mmad_portable_and_fast)
 }
 END_TEST
 
-/* One mmad's arithmetic in parts (ctx.mm_parts: column panels, each part
- * with its own copy of A, as sim/pool.c sets for a run with fewer cube cores
+/* One mmad's arithmetic in parts (ctx.mm_parts threads, two column-panel parts
+ * each, A unpacked once, as sim/pool.c sets for a run with fewer cube cores
  * than host threads), here run one after another on this thread: every dtype
- * and path gives the triple loop's bits for 2, 3 and 5 parts, with more
- * parts than panels (n = 9) and uneven splits (Nf = 5 into 2 or 3). */
+ * and path gives the triple loop's bits for 2, 3 and 5 threads (4, 6 and 10
+ * parts, at most Nf), with more parts than panels (n = 9) and uneven splits
+ * (Nf = 5 into 4; Nf = 3 into 3). */
 START_TEST(mmad_parts)
 {
     Env e;
     env_init(&e);
-    free(e.ctx.mm_scratch);
-    e.ctx.mm_scratch_bytes = 4 * (5 * (size_t)e.ctx.mem[ASC_BUF_L0A].size + e.ctx.mem[ASC_BUF_L0B].size);
-    e.ctx.mm_scratch = malloc(e.ctx.mm_scratch_bytes);
-    ck_assert(e.ctx.mm_scratch != NULL);
     static const unsigned shapes[][3] = {{128, 128, 128}, {30, 70, 40}, {17, 9, 33}, {40, 48, 80}, {1, 1, 1}};
     static const AscOp ops[] = {ASC_OP_MMAD_F16F32, ASC_OP_MMAD_BF16F32, ASC_OP_MMAD_F32F32, ASC_OP_MMAD_S8S32};
     static const uint32_t parts[] = {2, 3, 5};
