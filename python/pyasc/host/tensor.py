@@ -129,7 +129,9 @@ class AscendTensor:
         it = self._dtype.itemsize
         proto = np.lib.stride_tricks.as_strided(np.zeros(1, self._dtype), self._shape,
                                                 tuple(s * it for s in self._strides))
-        v = proto[key]
+        # with an Ellipsis numpy gives a (0-d) view even when every axis has an integer index;
+        # without one it gives a scalar copy, whose address is not in proto's memory
+        v = proto[keys if any(k is Ellipsis for k in keys) else keys + (Ellipsis,)]
         off = v.__array_interface__["data"][0] - proto.__array_interface__["data"][0] if v.size else 0
         t = AscendTensor(self._alloc, v.shape, self._dtype, self._offset + off, tuple(s // it for s in v.strides))
         t._base = self

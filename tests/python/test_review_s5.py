@@ -1,0 +1,42 @@
+"""Adversarial review (silent wrong answers, bad input), session 5: each test failed before its fix.
+
+  * AscendTensor indexing with an integer for every axis (t[3] of a 1-d tensor, t[1, 2] of a 2-d
+    one) made a 0-d view at a wrong address: numpy gives a scalar copy for such a key, and the view's
+    offset was taken from that copy's address (t[3].numpy() read 0.0, or bytes before the
+    allocation); host/tensor.py now indexes with an Ellipsis added, which numpy answers with a view."""
+import numpy as np
+import pytest
+
+import pyasc
+
+pytestmark = pytest.mark.libasc
+
+
+_KEYS = [0, 3, -1, -4, np.int64(2), (1, 2), (-1, -2, 1), (1, 2, 3, 4), (-1, -1, -1, -1), (0, 0, 0, 1),
+         (np.int32(-1), 2, np.int64(0), -3), (slice(None, None, -1), 0, 0, 0), (Ellipsis, 2), (1, Ellipsis, -1),
+         (None, 1, 2, 3, 4), (slice(1, None), slice(None, None, 2))]
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.int32])
+@pytest.mark.parametrize("key", _KEYS, ids=repr)
+def test_host_tensor_integer_index_views_the_right_element(dt, key):
+    a = (np.arange(4 * 3 * 4 * 5) % 97).astype(dt).reshape(4, 3, 4, 5)
+    t = pyasc.from_numpy(a)
+    v = t[key]
+    exp = a[key]
+    assert v.shape == np.shape(exp)
+    np.testing.assert_array_equal(v.numpy(), exp)
+    # the view's address is that of numpy's view of the same key (an Ellipsis added: a view, not a copy)
+    keys = key if isinstance(key, tuple) else (key,)
+    ref = a[keys if Ellipsis in keys else keys + (Ellipsis,)]
+    if ref.size:
+        assert v.data_ptr - t.data_ptr == ref.__array_interface__["data"][0] - a.__array_interface__["data"][0]
+
+def test_host_tensor_scalar_element_item_and_chain():
+    a = np.arange(5, dtype=np.float32) * 3 + 1
+    t = pyasc.from_numpy(a)
+    for i in range(-5, 5):
+        assert t[i].item() == a[i]
+        assert t[i].data_ptr == t.data_ptr + (i % 5) * 4
+    m = pyasc.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert m[2][1].item() == 9.0 and m[-1, -1].item() == 11.0 and m[1:][1][2].item() == 10.0
