@@ -3,10 +3,15 @@
   * AscendTensor indexing with an integer for every axis (t[3] of a 1-d tensor, t[1, 2] of a 2-d
     one) made a 0-d view at a wrong address: numpy gives a scalar copy for such a key, and the view's
     offset was taken from that copy's address (t[3].numpy() read 0.0, or bytes before the
-    allocation); host/tensor.py now indexes with an Ellipsis added, which numpy answers with a view."""
+    allocation); host/tensor.py now indexes with an Ellipsis added, which numpy answers with a view.
+  * host operators on overlapping views of one tensor (x[1:] - x[:-1], fused or not) failed: the
+    launch refused gm arguments whose arrays overlap in part (and an argument containing an
+    earlier one, k(x[64:], x)); runtime/launch.py now places the span of all the arrays sharing
+    memory as one GM buffer, each argument a pointer into it, as on the device."""
 import numpy as np
 import pytest
 
+import asc
 import pyasc
 
 pytestmark = pytest.mark.libasc
@@ -40,3 +45,42 @@ def test_host_tensor_scalar_element_item_and_chain():
         assert t[i].data_ptr == t.data_ptr + (i % 5) * 4
     m = pyasc.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4))
     assert m[2][1].item() == 9.0 and m[-1, -1].item() == 11.0 and m[1:][1][2].item() == 10.0
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+@pytest.mark.parametrize("n", [9, 300, 4099])
+def test_host_ops_on_overlapping_views(dt, n):
+    a = ((np.arange(n) % 37) * 0.5).astype(dt)
+    x = pyasc.from_numpy(a)
+    np.testing.assert_array_equal((x[1:] - x[:-1]).numpy(), a[1:] - a[:-1])
+    np.testing.assert_array_equal((x[1:] + x[:-1]).numpy(), a[1:] + a[:-1])
+    np.testing.assert_array_equal((x[:-2] * x[2:]).numpy(), a[:-2] * a[2:])
+    with pyasc.fuse():
+        z = (x[1:] - x[:-1]) * 2.0 + x[:-1]
+    np.testing.assert_array_equal(z.numpy(), ((a[1:] - a[:-1]) * dt(2)) + a[:-1])
+
+
+@asc.jit
+def _copy_into(z: asc.GlobalAddress, x: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    xl = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, n)
+    asc.data_copy(xl, xg, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.adds(xl, xl, 1.0, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, xl, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@pytest.mark.parametrize("zs,xs", [((8, 72), (0, 64)), ((0, 64), (8, 72)), ((64, 128), (0, 128)),
+                                   ((0, 64), (0, 64)), ((0, 64), (64, 128))])
+def test_kernel_arguments_sharing_memory_are_one_buffer(zs, xs):
+    x = np.arange(128, dtype=np.float32)
+    y = x.copy()
+    _copy_into[1](y[zs[0]:zs[1]], y[xs[0]:xs[1]], 64)
+    ref = x.copy()
+    ref[zs[0]:zs[1]] = x[xs[0]:xs[0] + 64] + 1     # the whole tile is read before any byte is written
+    np.testing.assert_array_equal(y, ref)

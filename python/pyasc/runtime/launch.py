@@ -376,10 +376,10 @@ def _record(c, img, blocks, values):
 
 
 def _alias_of(name, a, placed):
-    """The GM address of array `a` when its bytes lie inside an array placed earlier (placed:
-    (array, GM address, _) of this launch), None when it shares no memory with one; an argument
-    that overlaps an earlier one only in part, or contains it, is refused (one GM buffer each
-    could not give both views the same bytes)."""
+    """The GM address of array `a` (a tensor list's) when its bytes lie inside an array placed
+    earlier (placed: (array, GM address, _) of this launch), None when it shares no memory with
+    one; one that overlaps an earlier one only in part, or contains it, is refused (a tensor
+    list's arrays are placed one by one, so one GM buffer could not give both views the same bytes)."""
     if not a.nbytes:
         return None
     lo = a.ctypes.data
@@ -389,9 +389,44 @@ def _alias_of(name, a, placed):
         plo = p.ctypes.data
         if plo <= lo and lo + a.nbytes <= plo + p.nbytes:
             return addr + (lo - plo)
-        raise LaunchError(f"argument '{name}': its array overlaps an earlier argument's without lying "
-                          f"inside it: pass the larger array first, or separate arrays")
+        raise LaunchError(f"argument '{name}': a tensor list's array overlaps an earlier array's without lying "
+                          f"inside it (a list's arrays are placed one by one): pass the larger array first, or "
+                          f"separate arrays")
     return None
+
+
+def _spans(c, values):
+    """The host byte spans [lo, hi) the launch's gm arguments are placed as, sorted: each array's
+    own bytes, merged with those of every other gm argument it overlaps (transitively).  Views of
+    one buffer (k(x, x), k(x[1:], x[:-1]), k(x[64:], x)) are one GM buffer at the same relative
+    offsets, as device pointers into one allocation, whatever their order; two buffers that only
+    touch stay two."""
+    rng, vals = [], iter(values)
+    for name, kind, dtype in c.args:
+        if kind in ("stack", "sysws"):
+            continue
+        v = next(vals)
+        if kind != "gm" or isinstance(v, (list, tuple)):
+            continue
+        a = _to_numpy(v)[0]
+        if a is not None and a.nbytes and a.flags.c_contiguous:
+            rng.append((a.ctypes.data, a.ctypes.data + a.nbytes))
+    out = []
+    for lo, hi in sorted(rng):
+        if out and lo < out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return out
+
+
+def _span_of(spans, a):
+    """The span of _spans holding array a's bytes (a is one of the arguments it was built from)."""
+    lo = a.ctypes.data
+    for s in spans:
+        if s[0] <= lo < s[1]:
+            return s
+    raise LaunchError("internal: a gm argument's array is in no span of the launch")
 
 
 def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
@@ -433,6 +468,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if tr:
             lib.asc_trace_bind(tr, sim)
         arrays = []
+        spans, span_addr = _spans(c, values), {}
         vals = iter(values)
         for i, (name, kind, dtype) in enumerate(c.args):
             if kind == "stack":   # the compiler's spill area (compiler.regalloc, docs/pyasc.md)
@@ -487,21 +523,33 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                                       f"torch tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
-                inside = _alias_of(name, a, arrays)
-                if inside is not None:
-                    # the same memory as an earlier argument (an in-place call, kernel(x, x)): the
-                    # kernel sees one GM buffer, as a device pointer passed twice (not a second
-                    # copy whose read-back would overwrite what the kernel wrote through the first)
-                    lib.asc_sim_set_arg(sim, i, inside)
+                if not a.nbytes:
+                    addr = C.c_uint64()
+                    if not lib.asc_sim_gm_place(sim, 1, C.byref(addr)):
+                        raise LaunchError(f"argument '{name}': 1 byte does not fit in simulated GM "
+                                          f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
+                    lib.asc_sim_set_arg(sim, i, addr.value)
+                    arrays.append((a, addr.value, orig))
                     continue
-                addr = C.c_uint64()
-                if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
-                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
-                if a.nbytes:
-                    lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
-                lib.asc_sim_set_arg(sim, i, addr.value)
-                arrays.append((a, addr.value, orig))
+                # the GM buffer of the array's span (_spans): placed and written whole by the
+                # first argument in it; an array sharing memory with an earlier one is then the
+                # same bytes, as a device pointer into one allocation (not a second copy whose
+                # read-back would overwrite what the kernel wrote through the first)
+                span = _span_of(spans, a)
+                if span[0] not in span_addr:
+                    addr = C.c_uint64()
+                    nb = span[1] - span[0]
+                    if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
+                        raise LaunchError(f"argument '{name}': {nb} bytes do not fit in simulated GM "
+                                          f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
+                    lib.asc_sim_gm_write(sim, addr.value, span[0], nb)
+                    span_addr[span[0]] = addr.value
+                addr = span_addr[span[0]] + (a.ctypes.data - span[0])
+                lib.asc_sim_set_arg(sim, i, addr)
+                lo = a.ctypes.data
+                if not any(p.nbytes and p.ctypes.data <= lo and lo + a.nbytes <= p.ctypes.data + p.nbytes
+                           for p, _, _ in arrays):   # bytes an earlier argument reads back anyway
+                    arrays.append((a, addr, orig))
             elif kind == "float":
                 bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
                 lib.asc_sim_set_arg(sim, i, bits)
