@@ -7,7 +7,13 @@
   * host operators on overlapping views of one tensor (x[1:] - x[:-1], fused or not) failed: the
     launch refused gm arguments whose arrays overlap in part (and an argument containing an
     earlier one, k(x[64:], x)); runtime/launch.py now places the span of all the arrays sharing
-    memory as one GM buffer, each argument a pointer into it, as on the device."""
+    memory as one GM buffer, each argument a pointer into it, as on the device.
+  * a kernel's element-wise vector op whose destination overlaps a source in part (asc.adds(x[8:],
+    x, ...)) compiled without a word and computed what the repeat-by-repeat order gives, not the
+    element-wise result: language/ops.py _overlap_check now warns at the kernel line (in place,
+    the same start, stays silent; so do disjoint or interleaved operands)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -84,3 +90,47 @@ def test_kernel_arguments_sharing_memory_are_one_buffer(zs, xs):
     ref = x.copy()
     ref[zs[0]:zs[1]] = x[xs[0]:xs[0] + 64] + 1     # the whole tile is read before any byte is written
     np.testing.assert_array_equal(y, ref)
+
+
+@asc.jit
+def _shifted(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], d: asc.ConstExpr[int],
+             s: asc.ConstExpr[int], level0: asc.ConstExpr[int]):
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    xl = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 2 * n + 128)
+    asc.data_copy(xl, xg, n + 128)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    if level0 == 2:     # interleaved blocks: dst even blocks, src odd ones
+        asc.add(xl[d:], xl[s:], xl[s:], 64, n // 128, asc.BinaryRepeatParams(2, 2, 2, 16, 16, 16))
+    elif level0 == 1:
+        asc.add(xl[d:], xl[s:], xl[s:], 64, n // 64, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8))
+    else:
+        asc.adds(xl[d:], xl[s:], 1.0, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, xl, n + 128)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+def _run_shifted(d, s, level0):
+    x = np.arange(1024 + 128, dtype=np.float32)
+    z = np.zeros_like(x)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = _shifted[1](x, z, 1024, d, s, level0)
+    return [str(w.message) for w in ws] + list(r.warnings)
+
+
+@pytest.mark.parametrize("d,s,level0", [(8, 0, 0), (0, 8, 0), (64, 0, 0), (8, 0, 1), (0, 72, 1), (64, 0, 1)])
+def test_vector_op_dst_overlapping_a_source_in_part_is_warned(d, s, level0):
+    ws = _run_shifted(d, s, level0)
+    hits = [w for w in ws if "overlaps" in w]
+    assert hits, ws
+    assert "test_review_s5.py:" in hits[0] and "in part" in hits[0] and "the same one (in place)" in hits[0]
+
+
+@pytest.mark.parametrize("d,s,level0", [(0, 0, 0), (0, 0, 1), (1024, 0, 0), (0, 1024, 1), (8, 0, 2), (0, 8, 2)])
+def test_vector_op_in_place_or_disjoint_is_not_warned(d, s, level0):
+    ws = _run_shifted(d, s, level0)
+    assert not [w for w in ws if "overlaps" in w], ws
