@@ -11,7 +11,12 @@
   * a kernel's element-wise vector op whose destination overlaps a source in part (asc.adds(x[8:],
     x, ...)) compiled without a word and computed what the repeat-by-repeat order gives, not the
     element-wise result: language/ops.py _overlap_check now warns at the kernel line (in place,
-    the same start, stays silent; so do disjoint or interleaved operands)."""
+    the same start, stays silent; so do disjoint or interleaved operands).
+  * a big-endian numpy array ('>f4', '>f2', '>i4') given to pyasc.from_numpy (or a dtype given to
+    zeros/full/empty) made a tensor holding big-endian bytes in the little-endian device memory:
+    every kernel read other numbers (or the operator refused "float32" as not float32); the host
+    tensor now holds the little-endian twin, the values converted.  A kernel launch refused the
+    array with "cannot be passed to a kernel"; it now says it is big-endian and what to pass."""
 import warnings
 
 import numpy as np
@@ -19,6 +24,7 @@ import pytest
 
 import asc
 import pyasc
+from pyasc.compiler.errors import LaunchError
 
 pytestmark = pytest.mark.libasc
 
@@ -134,3 +140,22 @@ def test_vector_op_dst_overlapping_a_source_in_part_is_warned(d, s, level0):
 def test_vector_op_in_place_or_disjoint_is_not_warned(d, s, level0):
     ws = _run_shifted(d, s, level0)
     assert not [w for w in ws if "overlaps" in w], ws
+
+
+@pytest.mark.parametrize("d", [">f4", ">f2", ">i4", ">i2", ">u2"])
+def test_host_tensor_from_big_endian_array_holds_little_endian_values(d):
+    a = (np.arange(40) % 11 - 3).astype(np.dtype(d).newbyteorder("<")).astype(d)
+    t = pyasc.from_numpy(a)
+    assert t.dtype.byteorder != ">" and t.dtype == a.dtype.newbyteorder("<")
+    np.testing.assert_array_equal(t.numpy(), a)
+    raw = t._flat().view(np.uint8)
+    np.testing.assert_array_equal(raw, a.astype(t.dtype).view(np.uint8))   # the device's bytes
+    if d in (">f4", ">f2"):
+        np.testing.assert_array_equal((t + t).numpy(), a + a)
+        np.testing.assert_array_equal(pyasc.full((3,), 2.5, dtype=d).numpy(), np.full(3, 2.5, d))
+
+
+def test_kernel_launch_big_endian_array_is_refused_naming_it():
+    x = np.zeros(64, ">f4")
+    with pytest.raises(LaunchError, match=r"argument 'z': arrays of dtype >f4 are big-endian .*astype\('<f4'\)"):
+        _copy_into[1](x, np.zeros(64, np.float32), 64)

@@ -18,7 +18,7 @@ class AscendTensor:
     def __init__(self, alloc, shape, dtype, offset=0, strides=None):
         self._alloc = alloc
         self._shape = tuple(int(s) for s in shape)
-        self._dtype = np.dtype(dtype)
+        self._dtype = _device_dtype(dtype)
         self._offset = offset                      # bytes from the allocation's start
         self._strides = tuple(strides) if strides is not None else _contig(self._shape)
         self._pinned = False
@@ -29,7 +29,7 @@ class AscendTensor:
     def empty(cls, shape, dtype=np.float32, target=None, device=None):
         """device: a memory.Device (a rank of pyasc.distributed); else the profile's device."""
         shape = _shape(shape)
-        dtype = np.dtype(dtype)
+        dtype = _device_dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         a = device.alloc(n) if device is not None else memory.allocate(n, target)
         t = cls(a, shape, dtype)
@@ -43,7 +43,7 @@ class AscendTensor:
         if a.dtype == object or a.dtype.kind not in "biuf":
             raise AscendError(f"from_numpy: dtype {a.dtype} cannot be placed in device memory")
         t = cls.empty(a.shape, a.dtype, target, device)
-        t._host_view()[...] = a
+        t._host_view()[...] = a        # a big-endian array's values, converted to little-endian
         return t
 
     # ---- properties -----------------------------------------------------------------------
@@ -206,6 +206,14 @@ class AscendTensor:
     def __neg__(self):
         from . import ops
         return ops.mul(self, -1.0)
+
+
+def _device_dtype(dtype):
+    """The dtype a tensor holds in device memory: the device is little-endian, so a big-endian
+    numpy dtype ('>f4') is taken as its little-endian twin (from_numpy converts the values; the
+    bytes as given would read as other numbers)."""
+    dtype = np.dtype(dtype)
+    return dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype
 
 
 def _contig(shape):
