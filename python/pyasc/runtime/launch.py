@@ -526,7 +526,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 if not a.nbytes:
                     addr = C.c_uint64()
                     if not lib.asc_sim_gm_place(sim, 1, C.byref(addr)):
-                        raise LaunchError(f"argument '{name}': 1 byte does not fit in simulated GM "
+                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
                                           f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                     lib.asc_sim_set_arg(sim, i, addr.value)
                     arrays.append((a, addr.value, orig))
