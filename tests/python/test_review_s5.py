@@ -16,7 +16,10 @@
     zeros/full/empty) made a tensor holding big-endian bytes in the little-endian device memory:
     every kernel read other numbers (or the operator refused "float32" as not float32); the host
     tensor now holds the little-endian twin, the values converted.  A kernel launch refused the
-    array with "cannot be passed to a kernel"; it now says it is big-endian and what to pass."""
+    array with "cannot be passed to a kernel"; it now says it is big-endian and what to pass.
+  * `pyasc compile -a tile=0128` (a ConstExpr) took the value as the float 128.0 (int(v, 0) refuses
+    a leading 0, float() does not); now an error, as asc-sim's --arg n=010 and --set key=010 (which
+    strtoll read as octal 8) are."""
 import warnings
 
 import numpy as np
@@ -159,3 +162,21 @@ def test_kernel_launch_big_endian_array_is_refused_naming_it():
     x = np.zeros(64, ">f4")
     with pytest.raises(LaunchError, match=r"argument 'z': arrays of dtype >f4 are big-endian .*astype\('<f4'\)"):
         _copy_into[1](x, np.zeros(64, np.float32), 64)
+
+
+@pytest.mark.parametrize("v", ["0128", "010", "-07", "00"])
+def test_pyasc_cli_constexpr_leading_zero_is_refused(tmp_path, v):
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    r = subprocess.run([sys.executable, "-m", "pyasc", "compile", os.path.join(root, "kernels", "pyasc", "vadd_tque.py"),
+                        "-o", str(tmp_path / "k.bin"), "-a", f"tile={v}", "-a", "x=f32", "-a", "y=f32", "-a", "z=f32"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode != 0 and not (tmp_path / "k.bin").exists()
+    assert f"-a tile={v}: a leading 0 would make the number octal" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "pyasc", "compile", os.path.join(root, "kernels", "pyasc", "vadd_tque.py"),
+                        "-o", str(tmp_path / "k.bin"), "-a", "tile=0x80", "-a", "x=f32", "-a", "y=f32", "-a", "z=f32"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
