@@ -19,7 +19,11 @@
     array with "cannot be passed to a kernel"; it now says it is big-endian and what to pass.
   * `pyasc compile -a tile=0128` (a ConstExpr) took the value as the float 128.0 (int(v, 0) refuses
     a leading 0, float() does not); now an error, as asc-sim's --arg n=010 and --set key=010 (which
-    strtoll read as octal 8) are."""
+    strtoll read as octal 8) are.
+  * a float kernel argument past the f32 range raised struct's "float too large to pack", and a
+    nonzero one below the smallest f32 (1e-50) reached the kernel as 0 silently: both are now a
+    LaunchError naming the argument; a subnormal f32 (1e-40) is kept, as the vector unit keeps
+    subnormals, and warned (asc-sim's --arg alpha= gets the same rule, tests/cli/test_asc_sim.sh)."""
 import warnings
 
 import numpy as np
@@ -180,3 +184,42 @@ def test_pyasc_cli_constexpr_leading_zero_is_refused(tmp_path, v):
                         "-o", str(tmp_path / "k.bin"), "-a", "tile=0x80", "-a", "x=f32", "-a", "y=f32", "-a", "z=f32"],
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+@asc.jit
+def _fill(z: asc.GlobalAddress, a: float, n: asc.ConstExpr[int]):
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+    zl = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 0, n)
+    asc.duplicate(zl, a, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+    asc.data_copy(zg, zl, n)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@pytest.mark.parametrize("v", [1e39, -3.5e38, 1e-50, -1e-46])
+def test_float_argument_not_representable_in_f32_is_refused(v):
+    z = np.full(64, 7, np.float32)
+    with pytest.raises(LaunchError, match=r"argument 'a' = .* (beyond the f32 range|below the smallest f32)"):
+        _fill[1](z, v, 64)
+    assert (z == 7).all()
+
+
+@pytest.mark.parametrize("v", [1e-40, -2.5e-42, 1.4e-45])
+def test_float_argument_subnormal_in_f32_is_kept_and_warned(v):
+    z = np.zeros(64, np.float32)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        _fill[1](z, v, 64)
+    np.testing.assert_array_equal(z, np.full(64, np.float32(v)))
+    assert any("argument 'a'" in str(w.message) and "subnormal in f32" in str(w.message) for w in ws)
+
+
+@pytest.mark.parametrize("v", [0.0, -0.0, 1e-30, 3.4e38, float("inf")])
+def test_float_argument_in_range_is_not_warned(v):
+    z = np.zeros(64, np.float32)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        _fill[1](z, v, 64)
+    np.testing.assert_array_equal(z, np.full(64, np.float32(v)))
+    assert not [w for w in ws if "f32" in str(w.message)]

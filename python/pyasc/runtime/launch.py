@@ -368,11 +368,32 @@ def _record(c, img, blocks, values):
         if kind == "gm":
             plan.append(("gm", _to_numpy(v)[0]))
         elif kind == "float":
-            plan.append(("float", struct.unpack("<I", struct.pack("<f", float(v)))[0]))
+            plan.append(("float", _f32_bits(name, v, warn=False)))
         else:
             plan.append(("int", int(v) & ((1 << 64) - 1)))
     for r in RECORDERS:
         r.launch(c, img, blocks, plan)
+
+
+def _f32_bits(name, v, warn=True):
+    """The f32 bits a float argument reaches the kernel as (its x register): v rounded to the
+    nearest f32, as asc-sim's --arg.  A finite v past the f32 range (it would be inf) or a nonzero
+    one rounding to 0 is refused; a subnormal f32 is kept (the vector unit keeps subnormals,
+    docs/semantics.md) and warned: it has fewer significant bits than v."""
+    f = float(v)
+    try:
+        b = struct.pack("<f", f)
+    except OverflowError:
+        raise LaunchError(f"argument '{name}' = {f!r} is beyond the f32 range (largest 3.40282347e+38): it "
+                          f"would reach the kernel as inf") from None
+    g = struct.unpack("<f", b)[0]
+    if f != 0 and g == 0:
+        raise LaunchError(f"argument '{name}' = {f!r} is below the smallest f32 magnitude (1.40129846e-45): it "
+                          f"would reach the kernel as 0")
+    if warn and g != 0 and abs(g) < 2.0 ** -126:
+        warnings.warn(f"argument '{name}' = {f!r} is subnormal in f32 (below 1.17549435e-38): it reaches the "
+                      f"kernel as {g!r}, with fewer significant bits", RuntimeWarning, stacklevel=4)
+    return struct.unpack("<I", b)[0]
 
 
 def _alias_of(name, a, placed):
@@ -551,7 +572,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                            for p, _, _ in arrays):   # bytes an earlier argument reads back anyway
                     arrays.append((a, addr, orig))
             elif kind == "float":
-                bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
+                bits = _f32_bits(name, v)
                 lib.asc_sim_set_arg(sim, i, bits)
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
