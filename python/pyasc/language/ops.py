@@ -241,8 +241,8 @@ def _overlap_check(b, name, dst, srcs, count=None, repeat=1, blk=(1, 1, 1), rep=
     and is not warned.  Checked when every address, count, repeat and stride is a compile-time
     value; run-time ones are not known here."""
     vals = ([count] if count is not None else [repeat, *blk, *rep])
-    if not all(is_static(v) and not isinstance(v, bool) for v in vals) or (count is None and repeat < 1):
-        return
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in vals) or (count is None and repeat < 1):
+        return      # run-time values, or ones _emit_vec refuses (a float repeat_times) with its message
     d = _static_off(dst)
     if d is None:
         return
