@@ -627,6 +627,9 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         char *end;
         errno = 0;
         if (ai->kind == ASC_ARG_INT) {
+            if (asc_int_text_octal(a->value))
+                return arg_err(d, "argument '%s' is an int: '%s' has a leading 0, which would make it octal; write it "
+                                  "in decimal without the leading 0, or in hex with 0x", ai->name, a->value);
             long long v = strtoll(a->value, &end, 0);
             if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
             asc_sim_set_arg(sim, i, (uint64_t)v);
