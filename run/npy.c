@@ -15,6 +15,8 @@
  * leaves a half-written output.  Only the arguments given as @out.npy are
  * written after a run; inputs are never written back. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -634,9 +636,27 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
             if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
             asc_sim_set_arg(sim, i, (uint64_t)v);
         } else {
-            /* a float argument travels as its f32 bits in the x register */
+            /* a float argument travels as its f32 bits in the x register: the text rounded to the
+             * nearest f32 (strtof, as the assembler's .float).  Past the f32 range, or nonzero and
+             * rounding to 0, it would reach the kernel changed (inf, 0): refused.  A subnormal f32 is
+             * kept, as the vector unit keeps subnormals (docs/semantics.md), with a warning: it has
+             * fewer significant bits than the text may expect (strtof flags it ERANGE too). */
             float f = strtof(a->value, &end);
-            if (*end || errno) return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            if (*end || end == a->value)
+                return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            if (errno == ERANGE && isinf(f))
+                return arg_err(d, "argument '%s' is a float: '%s' is beyond the f32 range (largest %.9g): it "
+                                  "would reach the kernel as inf", ai->name, a->value, (double)FLT_MAX);
+            if (errno == ERANGE && f == 0)
+                return arg_err(d, "argument '%s' is a float: '%s' is below the smallest f32 magnitude (%.9g): it "
+                                  "would reach the kernel as 0", ai->name, a->value, (double)FLT_TRUE_MIN);
+            if (fpclassify(f) == FP_SUBNORMAL && d) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "argument '%s' is a float: '%.100s' is subnormal in f32 (below %.9g): it "
+                         "reaches the kernel as %.9g, with fewer significant bits", ai->name, a->value,
+                         (double)FLT_MIN, (double)f);
+                asc_diag_sev(d, ASC_DIAG_SIM_ARG, ASC_SEV_WARNING, (AscLoc){0}, msg);
+            }
             uint32_t bits;
             memcpy(&bits, &f, 4);
             asc_sim_set_arg(sim, i, bits);
