@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "asc/config.h"
+#include "asc/json.h"
 #include "asc/run.h"
 
 typedef struct Buf {
@@ -486,6 +487,13 @@ char *asc_bundle_run(const char *path, const char *target, const AscRunArg *args
     if (!root) {
         bad(&c, "not JSON at byte %ld: an asc bundle is JSON (asc does not read Huawei OM files)",
             err ? (long)(err - buf) : 0L);
+        free(buf);
+        return NULL;
+    }
+    const char *rest = asc_json_trailing(err, buf, len);
+    if (rest) {
+        bad(&c, "text after the top-level JSON value at byte %ld: an asc bundle is one JSON object", (long)(rest - buf));
+        cJSON_Delete(root);
         free(buf);
         return NULL;
     }

@@ -136,15 +136,20 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
     set_defaults(cfg);
     const char *at = NULL; /* not cJSON_GetErrorPtr(): that is cJSON's global */
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &at, false);
-    if (!root) {
-        /* turn cJSON's error pointer into line:col for the caret */
+    const char *rest = root ? asc_json_trailing(at, json, len) : NULL;
+    if (!root || rest) {
+        /* turn cJSON's error pointer (or the first byte after the object) into line:col for the caret */
+        if (rest) at = rest;
         AscLoc loc = origin_loc(origin);
         loc.line = 1, loc.col = 1, loc.len = 1;
         for (const char *q = json; at && at >= json && at <= json + len && q < at; q++) {
             if (*q == '\n') loc.line++, loc.col = 1;
             else loc.col++;
         }
-        asc_diag(d, ASC_DIAG_CONFIG, loc, "config is not valid JSON: the error is at or just before this point");
+        asc_diag(d, ASC_DIAG_CONFIG, loc, rest ? "config has text after its top-level JSON value: a profile is one "
+                                                 "JSON object"
+                                               : "config is not valid JSON: the error is at or just before this point");
+        cJSON_Delete(root);
         return false;
     }
     bool ok = true;

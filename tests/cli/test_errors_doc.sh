@@ -48,6 +48,9 @@ cp "$src"/tests/asm/err_*.s . && cp -r "$src/tests/asm/inc" . || exit 1
 { echo '.kernel k, aiv'; for _ in $(seq 60); do echo '        frob'; done; echo '        end'; } > many.s
 # profiles: an unknown key, a future version, a non-power-of-two and an out-of-range value
 echo '{"version": 1, "frob": 1}' > cfg_key.json
+printf '{"version": 1}\n  trailing\n' > cfg_trail.json
+echo '{"total_cycles": 1} {}' > run_trail.json
+echo '{"format": "asc-bundle"} x' > trail.om
 echo '{"version": 99}' > cfg_ver.json
 echo '{"version": 1, "ub_bank_groups": 3}' > cfg_pow.json
 echo '{"version": 1, "ub_bank_groups": 128}' > cfg_rng.json

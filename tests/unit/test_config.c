@@ -184,6 +184,27 @@ START_TEST(set_leading_zero)
 }
 END_TEST
 
+/* cJSON parses the first value and stops: `{...} garbage` loaded as the object alone (review s5:
+ * failed before the fix); refused with the position of the first byte after the object */
+START_TEST(trailing_text)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    const char *t1 = "{\"version\": 1}\n  garbage";
+    ck_assert(!asc_config_parse(&c, "t1.json", t1, strlen(t1), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "config has text after its top-level JSON value"));
+    ck_assert_uint_eq(d.items[d.count - 1].loc.line, 2);
+    ck_assert_uint_eq(d.items[d.count - 1].loc.col, 3);
+    const char *t2 = "{\"version\": 1}{\"version\": 1}";
+    ck_assert(!asc_config_parse(&c, "t2.json", t2, strlen(t2), &d));
+    const char *t3 = "{\"version\": 1} \r\n\t\n";
+    ck_assert(asc_config_parse(&c, "t3.json", t3, strlen(t3), &d));
+    ck_assert(asc_config_parse(&c, "t4.json", t3, strlen(t3) + 1, &d)); /* its NUL counted */
+    asc_diags_free(&d);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     AscConfig c;
@@ -286,6 +307,7 @@ int main(void)
     tcase_add_test(tc, named_from_dir);
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, set_leading_zero);
+    tcase_add_test(tc, trailing_text);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, legality);
