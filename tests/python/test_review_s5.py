@@ -23,7 +23,9 @@
   * a float kernel argument past the f32 range raised struct's "float too large to pack", and a
     nonzero one below the smallest f32 (1e-50) reached the kernel as 0 silently: both are now a
     LaunchError naming the argument; a subnormal f32 (1e-40) is kept, as the vector unit keeps
-    subnormals, and warned (asc-sim's --arg alpha= gets the same rule, tests/cli/test_asc_sim.sh)."""
+    subnormals, and warned (asc-sim's --arg alpha= gets the same rule, docs/errors.md rows).
+  * host tensor shapes were int()-ed: pyasc.zeros((2.5, 3)) made a (2, 3) tensor, zeros(-1) a tensor
+    of shape (-1,), reshape(3, 8.0) went through; now a ShapeError, as numpy's TypeError/ValueError."""
 import warnings
 
 import numpy as np
@@ -32,6 +34,7 @@ import pytest
 import asc
 import pyasc
 from pyasc.compiler.errors import LaunchError
+from pyasc.host.errors import ShapeError
 
 pytestmark = pytest.mark.libasc
 
@@ -223,3 +226,18 @@ def test_float_argument_in_range_is_not_warned(v):
         _fill[1](z, v, 64)
     np.testing.assert_array_equal(z, np.full(64, np.float32(v)))
     assert not [w for w in ws if "f32" in str(w.message)]
+
+
+@pytest.mark.parametrize("shape", [(2.5, 3), 2.0, ("3",), -1, (2, -3), (4, None)])
+def test_host_tensor_bad_shape_is_refused(shape):
+    with pytest.raises(ShapeError, match="a shape is an integer|negative dimensions are not allowed"):
+        pyasc.zeros(shape)
+
+
+def test_host_tensor_shape_takes_integers_as_numpy():
+    assert pyasc.zeros((np.int64(2), 3)).shape == (2, 3) and pyasc.zeros(np.int32(4)).shape == (4,)
+    assert pyasc.zeros((0, 3)).shape == (0, 3)
+    t = pyasc.zeros((4, 6))
+    assert t.reshape(3, -1).shape == (3, 8) and t.reshape((np.int64(8), 3)).shape == (8, 3)
+    with pytest.raises(ShapeError, match="a shape is an integer"):
+        t.reshape(3, 8.0)

@@ -6,6 +6,8 @@ contiguous operands and make a contiguous device copy of a strided view with the
 (pyasc.host.kernels).  Data moves host -> device only in from_numpy/zeros/ones/randn (which fill
 on the host and upload: they are inputs, not results) and device -> host only in .numpy().
 """
+import operator
+
 import numpy as np
 
 from . import memory
@@ -139,7 +141,7 @@ class AscendTensor:
         return t
 
     def reshape(self, *shape):
-        shape = _shape(shape[0] if len(shape) == 1 else shape)
+        shape = _shape(shape[0] if len(shape) == 1 else shape, reshape=True)
         if shape.count(-1) > 1 or any(s < -1 for s in shape):
             raise ShapeError(f"reshape: {shape} may have one -1 and no other negative size")
         if -1 in shape:
@@ -224,10 +226,20 @@ def _contig(shape):
     return tuple(reversed(st))
 
 
-def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+def _shape(shape, reshape=False):
+    """A shape as numpy takes one: an integer or a sequence of integers (operator.index, so a
+    float or a str is an error, never truncated: (2.5, 3) is not (2, 3)), none negative (reshape:
+    -1 may stand for one size, which reshape checks)."""
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        try:
+            dims = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise ShapeError(f"a shape is an integer or a sequence of integers, got {shape!r}") from None
+    if not reshape and any(d < 0 for d in dims):
+        raise ShapeError(f"negative dimensions are not allowed, got the shape {dims}")
+    return dims
 
 
 def from_numpy(a, target=None):
