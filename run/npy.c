@@ -378,6 +378,10 @@ static bool parse_shape(const char *s, size_t n, uint64_t *shape, uint32_t *ndim
     uint64_t count = 1;
     while (n) {
         if (*s < '0' || *s > '9' || *ndim == 8) return false;
+        /* a size is decimal with no leading 0: "04096" and above all "0x1000" (which the 'x'
+         * separator would read as 0 x 1000, an empty output) are refused, as --arg n=010 is */
+        if (*s == '0' && n > 1 && s[1] >= '0' && s[1] <= '9') return false;
+        if (*s == '0' && n > 1 && (s[1] == 'x' || s[1] == 'X')) return false;
         uint64_t v = 0;
         while (n && *s >= '0' && *s <= '9') {
             unsigned dgt = (unsigned)(*s++ - '0');
@@ -419,8 +423,8 @@ bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
             return arg_err(d, "--arg %s: bad output path", text);
         memcpy(a->path, v + 1, (size_t)(c1 - v - 1));
         if (!parse_shape(c1 + 1, (size_t)(c2 - c1 - 1), a->shape, &a->ndim))
-            return arg_err(d, "--arg %s: SHAPE must be 1 to 8 sizes separated by ',' (e.g. 4096 or 64,64) whose "
-                              "product fits in 64 bits", text);
+            return arg_err(d, "--arg %s: SHAPE must be 1 to 8 decimal sizes (no leading 0, no 0x) separated by ',' "
+                              "or 'x' (e.g. 4096, 64,64 or 64x64) whose product fits in 64 bits", text);
         int dt = asc_dtype_lookup(c2 + 1, strlen(c2 + 1));
         if (dt <= 0 || !asc_npy_descr((unsigned)dt))
             return arg_err(d, "--arg %s: unknown dtype '%s': dtypes are f16, bf16, f32, s8, u8, s16, u16, s32, u32, s64, u64",
