@@ -25,7 +25,9 @@
     LaunchError naming the argument; a subnormal f32 (1e-40) is kept, as the vector unit keeps
     subnormals, and warned (asc-sim's --arg alpha= gets the same rule, docs/errors.md rows).
   * host tensor shapes were int()-ed: pyasc.zeros((2.5, 3)) made a (2, 3) tensor, zeros(-1) a tensor
-    of shape (-1,), reshape(3, 8.0) went through; now a ShapeError, as numpy's TypeError/ValueError."""
+    of shape (-1,), reshape(3, 8.0) went through; now a ShapeError, as numpy's TypeError/ValueError.
+  * kernel[n](..., max_cycles=2.5) failed in ctypes ("argument 2: wrong type"), max_cycles="100" with
+    a TypeError from '<': both now the LaunchError naming max_cycles and the rule."""
 import warnings
 
 import numpy as np
@@ -241,3 +243,12 @@ def test_host_tensor_shape_takes_integers_as_numpy():
     assert t.reshape(3, -1).shape == (3, 8) and t.reshape((np.int64(8), 3)).shape == (8, 3)
     with pytest.raises(ShapeError, match="a shape is an integer"):
         t.reshape(3, 8.0)
+
+
+@pytest.mark.parametrize("m", [2.5, "100", None, True])
+def test_launch_max_cycles_not_an_integer_is_refused(m):
+    with pytest.raises(LaunchError, match=r"max_cycles=.*: an integer in \[0, 2\*\*64\)"):
+        _fill[1](np.zeros(64, np.float32), 1.0, 64, max_cycles=m)
+    z = np.zeros(64, np.float32)
+    _fill[1](z, 1.0, 64, max_cycles=np.int64(10 ** 6))
+    assert (z == 1).all()

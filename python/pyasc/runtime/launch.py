@@ -291,8 +291,10 @@ SLICE_CYCLES = 1 << 22
 
 def _run_sliced(lib, sim, cfg, max_cycles, d):
     """asc_sim_run in slices up to max_cycles (0: the profile's max_cycles key)."""
-    if max_cycles < 0 or max_cycles >= 1 << 64:
-        raise LaunchError(f"max_cycles={max_cycles}: an integer in [0, 2**64) (0 = the profile's limit)")
+    if (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 0
+            or max_cycles >= 1 << 64):   # a float or str reached ctypes (ArgumentError) or '<' (TypeError)
+        raise LaunchError(f"max_cycles={max_cycles!r}: an integer in [0, 2**64) (0 = the profile's limit)")
+    max_cycles = int(max_cycles)
     limit = max_cycles
     if not limit:
         v = C.c_int64()
