@@ -252,3 +252,38 @@ def test_launch_max_cycles_not_an_integer_is_refused(m):
     z = np.zeros(64, np.float32)
     _fill[1](z, 1.0, 64, max_cycles=np.int64(10 ** 6))
     assert (z == 1).all()
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", 18446744073709551616, 1e30])
+def test_bundle_int_argument_past_64_bits_is_refused(tmp_path, value):
+    import json
+    import os
+    import subprocess
+    from pyasc.script import compile_script
+    here = os.path.dirname(os.path.abspath(__file__))
+    sim = os.path.join(os.path.dirname(os.environ.get("ASC_LIB", "build/libasc.so")), "sim", "asc-sim")
+    om = str(tmp_path / "mm.om")
+    compile_script(os.path.join(here, "scripts", "mm_ew.py"), om, opt_level=2)
+    d = json.load(open(om))
+    where = None
+    for si, st in enumerate(d["native"]["steps"]):
+        for li, la in enumerate(st.get("launches", [])):
+            for ai, a in enumerate(la["args"]):
+                if a.get("kind") == "int" and where is None:
+                    where = (si, li, ai)
+                    a["value"] = value
+    assert where is not None
+    p = str(tmp_path / "v.om")
+    with open(p, "w") as f:
+        json.dump(d, f)
+    ins = []
+    for name, shape in (("a", (256, 256)), ("b", (256, 256))):
+        np.save(tmp_path / f"{name}.npy", np.ones(shape, np.float16))
+        ins += ["--arg", f"{name}={tmp_path / name}.npy"]
+    r = subprocess.run([sim, "run", om, *ins], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr          # the bundle as written runs
+    r = subprocess.run([sim, "run", p, *ins], capture_output=True, text=True)
+    assert r.returncode == 1
+    si, li, ai = where
+    assert (f"native.steps[{si}].launches[{li}].args[{ai}].value: needs an integer in [0, 18446744073709551615]"
+            in r.stderr), r.stderr
