@@ -27,7 +27,9 @@
   * host tensor shapes were int()-ed: pyasc.zeros((2.5, 3)) made a (2, 3) tensor, zeros(-1) a tensor
     of shape (-1,), reshape(3, 8.0) went through; now a ShapeError, as numpy's TypeError/ValueError.
   * kernel[n](..., max_cycles=2.5) failed in ctypes ("argument 2: wrong type"), max_cycles="100" with
-    a TypeError from '<': both now the LaunchError naming max_cycles and the rule."""
+    a TypeError from '<': both now the LaunchError naming max_cycles and the rule.
+  * a read-only numpy array given as a kernel's output was silently left unchanged (read-only arrays
+    are not copied back): when the kernel changed its bytes, the launch now warns naming it."""
 import warnings
 
 import numpy as np
@@ -287,3 +289,20 @@ def test_bundle_int_argument_past_64_bits_is_refused(tmp_path, value):
     si, li, ai = where
     assert (f"native.steps[{si}].launches[{li}].args[{ai}].value: needs an integer in [0, 18446744073709551615]"
             in r.stderr), r.stderr
+
+
+def test_read_only_array_written_by_the_kernel_is_warned():
+    z = np.zeros(64, np.float32)
+    z.flags.writeable = False
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = _fill[1](z, 3.0, 64)
+    msg = "argument 'z': the kernel changed 128 of its 256 bytes, but its array is read-only"
+    assert any(msg in str(w.message) for w in ws) and any(msg in w for w in r.warnings)
+    assert (z == 0).all()
+    x = np.full(64, 3.0, np.float32)       # read-only and unchanged (an input): nothing to say
+    x.flags.writeable = False
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = _fill[1](x, 3.0, 64)
+    assert not [w for w in ws if "read-only" in str(w.message)] and not r.warnings

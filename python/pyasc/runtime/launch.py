@@ -528,7 +528,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                     if a.nbytes:
                         lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                     addrs.append(addr.value)
-                    arrays.append((a, addr.value, None))
+                    arrays.append((a, addr.value, name))
                 words = tensor_list.descriptor([a.shape for a in lst], addrs)
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, words.nbytes, C.byref(addr)):
@@ -538,7 +538,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             if kind == "gm":
-                a, orig = _to_numpy(v)
+                a, _ = _to_numpy(v)
                 if a is None:
                     # unreachable: runtime/jit.py binds a GlobalAddress only to an array (its
                     # LaunchError "is a GlobalAddress and needs a numpy array" comes first)
@@ -552,7 +552,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                         raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
                                           f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
                     lib.asc_sim_set_arg(sim, i, addr.value)
-                    arrays.append((a, addr.value, orig))
+                    arrays.append((a, addr.value, name))
                     continue
                 # the GM buffer of the array's span (_spans): placed and written whole by the
                 # first argument in it; an array sharing memory with an earlier one is then the
@@ -572,7 +572,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lo = a.ctypes.data
                 if not any(p.nbytes and p.ctypes.data <= lo and lo + a.nbytes <= p.ctypes.data + p.nbytes
                            for p, _, _ in arrays):   # bytes an earlier argument reads back anyway
-                    arrays.append((a, addr, orig))
+                    arrays.append((a, addr, name))
             elif kind == "float":
                 bits = _f32_bits(name, v)
                 lib.asc_sim_set_arg(sim, i, bits)
@@ -612,11 +612,21 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             races, total = _races(lib, sim, img)
             if total:
                 raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))
-        for a, addr, orig in arrays:
+        lost = []
+        for a, addr, name in arrays:
             if a.nbytes:
                 if not a.flags.writeable:
+                    # not copied back; but when the kernel wrote it, the results would vanish silently
+                    back = np.empty(a.nbytes, np.uint8)
+                    lib.asc_sim_gm_read(sim, addr, back.ctypes.data, a.nbytes)
+                    n = int(np.count_nonzero(back != a.reshape(-1).view(np.uint8)))
+                    if n:
+                        lost.append(f"argument '{name}': the kernel changed {n} of its {a.nbytes} bytes, but its array "
+                                    f"is read-only, so they are not copied back (pass a writeable array)")
                     continue
                 lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
+        for w in lost:
+            warnings.warn(w, RuntimeWarning, stacklevel=3)
         cycles = lib.asc_sim_cycles(sim)
         if ex:
             L.explain_analyse(lib, ex, sim)
@@ -625,7 +635,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         run_notes = _notes_of(lib, sim, img, lossy)
         for w in lossy:   # what the card drops silently: said, not only kept in the result
             warnings.warn(w, RuntimeWarning, stacklevel=3)
-        notes = list(c.warnings or []) + run_notes
+        notes = list(c.warnings or []) + run_notes + lost
         if notes:
             report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
         rjson = L.take_string(lib.asc_report_json(sim, ex))
