@@ -637,8 +637,19 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
                 return arg_err(d, "argument '%s' is an int: '%s' has a leading 0, which would make it octal; write it "
                                   "in decimal without the leading 0, or in hex with 0x", ai->name, a->value);
             long long v = strtoll(a->value, &end, 0);
-            if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
-            asc_sim_set_arg(sim, i, (uint64_t)v);
+            uint64_t bits = (uint64_t)v;
+            if (!*end && errno == ERANGE && a->value[0] != '-') {
+                /* 2^63 .. 2^64 - 1: the register's bit pattern, as the assembler's literals and pyasc's
+                 * launch take it (0xffffffffffffffff is -1) */
+                errno = 0;
+                bits = strtoull(a->value, &end, 0);
+            }
+            if (*end || end == a->value)
+                return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
+            if (errno)
+                return arg_err(d, "argument '%s' is an int: '%s' does not fit in 64 bits (the scalar registers' "
+                                  "width): give a value in [-2^63, 2^64)", ai->name, a->value);
+            asc_sim_set_arg(sim, i, bits);
         } else {
             /* a float argument travels as its f32 bits in the x register: the text rounded to the
              * nearest f32 (strtof, as the assembler's .float).  Past the f32 range, or nonzero and
