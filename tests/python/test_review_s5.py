@@ -4,6 +4,8 @@
     one) made a 0-d view at a wrong address: numpy gives a scalar copy for such a key, and the view's
     offset was taken from that copy's address (t[3].numpy() read 0.0, or bytes before the
     allocation); host/tensor.py now indexes with an Ellipsis added, which numpy answers with a view.
+    A bool index (t[1, True]: numpy's boolean index, a copy) gave the view of other rows: refused as
+    the other advanced indexes are.
   * host operators on overlapping views of one tensor (x[1:] - x[:-1], fused or not) failed: the
     launch refused gm arguments whose arrays overlap in part (and an argument containing an
     earlier one, k(x[64:], x)); runtime/launch.py now places the span of all the arrays sharing
@@ -306,3 +308,10 @@ def test_read_only_array_written_by_the_kernel_is_warned():
         warnings.simplefilter("always")
         r = _fill[1](x, 3.0, 64)
     assert not [w for w in ws if "read-only" in str(w.message)] and not r.warnings
+
+
+@pytest.mark.parametrize("key", [True, False, (1, True), (Ellipsis, False)], ids=repr)
+def test_host_tensor_bool_index_is_refused(key):
+    t = pyasc.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4))
+    with pytest.raises(pyasc.AscendError, match="indexing takes ints, slices, None and ...; got bool"):
+        t[key]

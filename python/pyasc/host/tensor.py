@@ -125,7 +125,8 @@ class AscendTensor:
         """Basic indexing gives a view of the same device memory; other indexing is an error."""
         keys = key if isinstance(key, tuple) else (key,)
         for k in keys:
-            if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
+            # a bool is numpy's boolean (advanced) index, not the int 0/1: t[1, True] gave a wrong view
+            if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))) or isinstance(k, bool):
                 raise AscendError(f"AscendTensor indexing takes ints, slices, None and ...; got "
                                   f"{type(k).__name__} (advanced indexing has no device kernel)")
         it = self._dtype.itemsize
