@@ -90,3 +90,13 @@ bool asc_json_name_map(FILE *f, const char *(*name)(unsigned), unsigned from, un
     }
     return ok;
 }
+
+const char *asc_json_trailing(const char *end, const char *json, size_t len)
+{
+    if (!end || end < json) return NULL;
+    for (const char *q = end; q < json + len; q++) {
+        if (*q == 0 && q + 1 == json + len) return NULL; /* a NUL-terminated buffer's terminator */
+        if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') return q;
+    }
+    return NULL;
+}

@@ -9,6 +9,7 @@
  * reports; the buffers are copied back after each launch.  Every rule the
  * file breaks is a SIM_LAUNCH diagnostic naming the bundle and the JSON
  * path ("native.steps[1].launches[0].args[3]"). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "asc/config.h"
+#include "asc/json.h"
 #include "asc/run.h"
 
 typedef struct Buf {
@@ -51,14 +53,17 @@ static bool uint_of(const Ctx *c, const cJSON *o, const char *k, const char *whe
     const cJSON *v = member(o, k);
     if (cJSON_IsString(v) && v->valuestring[0] >= '0' && v->valuestring[0] <= '9') {
         char *end;
+        errno = 0;
         unsigned long long n = strtoull(v->valuestring, &end, 10);
-        if (!*end && n <= hi) {
+        if (!*end && !errno && n <= hi) { /* errno: past 2^64 strtoull gives 2^64 - 1 (ERANGE) */
             *out = n;
             return true;
         }
     }
-    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= (double)hi &&
-        v->valuedouble == (double)(uint64_t)v->valuedouble) {
+    /* (double)UINT64_MAX is 2^64, which no uint64_t holds: compare below it, convert only then */
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 18446744073709551616.0 &&
+        v->valuedouble <= (double)hi && v->valuedouble == (double)(uint64_t)v->valuedouble &&
+        (uint64_t)v->valuedouble <= hi) {
         *out = (uint64_t)v->valuedouble;
         return true;
     }
@@ -486,6 +491,13 @@ char *asc_bundle_run(const char *path, const char *target, const AscRunArg *args
     if (!root) {
         bad(&c, "not JSON at byte %ld: an asc bundle is JSON (asc does not read Huawei OM files)",
             err ? (long)(err - buf) : 0L);
+        free(buf);
+        return NULL;
+    }
+    const char *rest = asc_json_trailing(err, buf, len);
+    if (rest) {
+        bad(&c, "text after the top-level JSON value at byte %ld: an asc bundle is one JSON object", (long)(rest - buf));
+        cJSON_Delete(root);
         free(buf);
         return NULL;
     }

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "asc/json.h"
 #include "asc/run.h"
 #include "textbuf.h"
 
@@ -48,8 +49,18 @@ static cJSON *load(const char *path, const AscAlloc *a, AscDiags *d)
         asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return NULL;
     }
-    cJSON *j = cJSON_ParseWithLength(buf, n);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, false);
+    const char *after = j ? asc_json_trailing(end, buf, n) : NULL;
+    long rest = after ? (long)(after - buf) : -1;
     asc_free(a, buf);
+    if (rest >= 0) {
+        char why[120];
+        snprintf(why, sizeof why, "text after the JSON object at byte %ld (an asc-sim --json result is one object)", rest);
+        asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", file, why);
+        cJSON_Delete(j);
+        return NULL;
+    }
     if (!cJSON_IsObject(j) || !cJSON_GetObjectItemCaseSensitive(j, "total_cycles")) {
         asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", file,
                  "not an asc-sim --json result (a JSON object with total_cycles)");

@@ -15,6 +15,8 @@
  * leaves a half-written output.  Only the arguments given as @out.npy are
  * written after a run; inputs are never written back. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +378,10 @@ static bool parse_shape(const char *s, size_t n, uint64_t *shape, uint32_t *ndim
     uint64_t count = 1;
     while (n) {
         if (*s < '0' || *s > '9' || *ndim == 8) return false;
+        /* a size is decimal with no leading 0: "04096" and above all "0x1000" (which the 'x'
+         * separator would read as 0 x 1000, an empty output) are refused, as --arg n=010 is */
+        if (*s == '0' && n > 1 && s[1] >= '0' && s[1] <= '9') return false;
+        if (*s == '0' && n > 1 && (s[1] == 'x' || s[1] == 'X')) return false;
         uint64_t v = 0;
         while (n && *s >= '0' && *s <= '9') {
             unsigned dgt = (unsigned)(*s++ - '0');
@@ -417,8 +423,8 @@ bool asc_run_arg_parse(AscRunArg *a, const char *text, AscDiags *d)
             return arg_err(d, "--arg %s: bad output path", text);
         memcpy(a->path, v + 1, (size_t)(c1 - v - 1));
         if (!parse_shape(c1 + 1, (size_t)(c2 - c1 - 1), a->shape, &a->ndim))
-            return arg_err(d, "--arg %s: SHAPE must be 1 to 8 sizes separated by ',' (e.g. 4096 or 64,64) whose "
-                              "product fits in 64 bits", text);
+            return arg_err(d, "--arg %s: SHAPE must be 1 to 8 decimal sizes (no leading 0, no 0x) separated by ',' "
+                              "or 'x' (e.g. 4096, 64,64 or 64x64) whose product fits in 64 bits", text);
         int dt = asc_dtype_lookup(c2 + 1, strlen(c2 + 1));
         if (dt <= 0 || !asc_npy_descr((unsigned)dt))
             return arg_err(d, "--arg %s: unknown dtype '%s': dtypes are f16, bf16, f32, s8, u8, s16, u16, s32, u32, s64, u64",
@@ -627,13 +633,45 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
         char *end;
         errno = 0;
         if (ai->kind == ASC_ARG_INT) {
+            if (asc_int_text_octal(a->value))
+                return arg_err(d, "argument '%s' is an int: '%s' has a leading 0, which would make it octal; write it "
+                                  "in decimal without the leading 0, or in hex with 0x", ai->name, a->value);
             long long v = strtoll(a->value, &end, 0);
-            if (*end || errno) return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
-            asc_sim_set_arg(sim, i, (uint64_t)v);
+            uint64_t bits = (uint64_t)v;
+            if (!*end && errno == ERANGE && a->value[0] != '-') {
+                /* 2^63 .. 2^64 - 1: the register's bit pattern, as the assembler's literals and pyasc's
+                 * launch take it (0xffffffffffffffff is -1) */
+                errno = 0;
+                bits = strtoull(a->value, &end, 0);
+            }
+            if (*end || end == a->value)
+                return arg_err(d, "argument '%s' is an int: '%s' is not an integer", ai->name, a->value);
+            if (errno)
+                return arg_err(d, "argument '%s' is an int: '%s' does not fit in 64 bits (the scalar registers' "
+                                  "width): give a value in [-2^63, 2^64)", ai->name, a->value);
+            asc_sim_set_arg(sim, i, bits);
         } else {
-            /* a float argument travels as its f32 bits in the x register */
+            /* a float argument travels as its f32 bits in the x register: the text rounded to the
+             * nearest f32 (strtof, as the assembler's .float).  Past the f32 range, or nonzero and
+             * rounding to 0, it would reach the kernel changed (inf, 0): refused.  A subnormal f32 is
+             * kept, as the vector unit keeps subnormals (docs/semantics.md), with a warning: it has
+             * fewer significant bits than the text may expect (strtof flags it ERANGE too). */
             float f = strtof(a->value, &end);
-            if (*end || errno) return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            if (*end || end == a->value)
+                return arg_err(d, "argument '%s' is a float: '%s' is not a number", ai->name, a->value);
+            if (errno == ERANGE && isinf(f))
+                return arg_err(d, "argument '%s' is a float: '%s' is beyond the f32 range (largest %.9g): it "
+                                  "would reach the kernel as inf", ai->name, a->value, (double)FLT_MAX);
+            if (errno == ERANGE && f == 0)
+                return arg_err(d, "argument '%s' is a float: '%s' is below the smallest f32 magnitude (%.9g): it "
+                                  "would reach the kernel as 0", ai->name, a->value, (double)FLT_TRUE_MIN);
+            if (fpclassify(f) == FP_SUBNORMAL && d) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "argument '%s' is a float: '%.100s' is subnormal in f32 (below %.9g): it "
+                         "reaches the kernel as %.9g, with fewer significant bits", ai->name, a->value,
+                         (double)FLT_MIN, (double)f);
+                asc_diag_sev(d, ASC_DIAG_SIM_ARG, ASC_SEV_WARNING, (AscLoc){0}, msg);
+            }
             uint32_t bits;
             memcpy(&bits, &f, 4);
             asc_sim_set_arg(sim, i, bits);

@@ -10,7 +10,8 @@
  * .rodata is one more, read-only.  Placement leaves the rest of each 2 MiB slot unused: the
  * red zone.  An access belongs to the allocation its first byte falls in (the simplest sound
  * rule); it is an error when it runs past that allocation's end, when its first byte is in no
- * allocation (a red zone or unplaced GM), or when it writes .rodata.  The check runs once per
+ * allocation (a red zone or unplaced GM), or when it writes .rodata; a read also when it reaches
+ * the extent's padding block past the data's last 32-byte block (no data there).  The check runs once per
  * instruction on the whole footprint the exec function checks against the GM size (a DMA's
  * span from its first burst to the end of its last), before any byte moves.  Out-of-allocation
  * WRITES are checked in every run that placed an allocation (they can never be right) and are
@@ -220,6 +221,17 @@ static bool mem_violation(const AscSim *sim, bool write, uint64_t lo, uint64_t h
         if (a->rodata && write) {
             if (why) snprintf(why, size, "%s [0x%llx, 0x%llx) is read-only", a->name, (unsigned long long)a->base,
                      (unsigned long long)(a->base + a->bytes));
+            return true;
+        }
+        /* a read may take the data's last 32-byte block whole (DataCopy moves whole blocks), not the
+         * padding block of the extent past it: those bytes are no data, so a kernel using them
+         * computes with whatever is there, as wrong as a read past the extent */
+        uint64_t data = a->rodata ? a->bytes : (a->req + 31) / 32 * 32;
+        if (!write && hi > a->base + data && hi <= a->base + a->bytes) {
+            if (why) snprintf(why, size, "it starts in %s (%llu B at 0x%llx, %llu B allocated) and reads %llu B of "
+                              "its padding past the data's last 32-byte block (bytes that are not data)",
+                              a->name, (unsigned long long)a->req, (unsigned long long)a->base,
+                              (unsigned long long)a->bytes, (unsigned long long)(hi - a->base - data));
             return true;
         }
         if (hi <= a->base + a->bytes) return false;

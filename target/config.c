@@ -136,15 +136,20 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
     set_defaults(cfg);
     const char *at = NULL; /* not cJSON_GetErrorPtr(): that is cJSON's global */
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &at, false);
-    if (!root) {
-        /* turn cJSON's error pointer into line:col for the caret */
+    const char *rest = root ? asc_json_trailing(at, json, len) : NULL;
+    if (!root || rest) {
+        /* turn cJSON's error pointer (or the first byte after the object) into line:col for the caret */
+        if (rest) at = rest;
         AscLoc loc = origin_loc(origin);
         loc.line = 1, loc.col = 1, loc.len = 1;
         for (const char *q = json; at && at >= json && at <= json + len && q < at; q++) {
             if (*q == '\n') loc.line++, loc.col = 1;
             else loc.col++;
         }
-        asc_diag(d, ASC_DIAG_CONFIG, loc, "config is not valid JSON: the error is at or just before this point");
+        asc_diag(d, ASC_DIAG_CONFIG, loc, rest ? "config has text after its top-level JSON value: a profile is one "
+                                                 "JSON object"
+                                               : "config is not valid JSON: the error is at or just before this point");
+        cJSON_Delete(root);
         return false;
     }
     bool ok = true;
@@ -252,9 +257,16 @@ bool asc_config_builtin(AscConfig *cfg, const char *name, AscDiags *d)
     return false;
 }
 
+bool asc_int_text_octal(const char *s)
+{
+    if (*s == '-' || *s == '+') s++;
+    return s[0] == '0' && s[1] >= '0' && s[1] <= '9';
+}
+
 /* assignment := key "=" value
  * value      := integer [k|K|m|M|g|G]   (binary multiples: 64k = 65536;
- *               the integer is decimal, 0x hex or 0 octal, as strtoll) */
+ *               the integer is decimal or 0x hex; a leading 0 before a digit is refused,
+ *               since strtoll would read it as octal: asc_int_text_octal) */
 bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
 {
     AscLoc none = {0};
@@ -273,6 +285,14 @@ bool asc_config_set(AscConfig *cfg, const char *assign, AscDiags *d)
         return false;
     }
     const char *v = eq + 1;
+    if (asc_int_text_octal(v)) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "--set %.*s=%.100s: a leading 0 would make the number octal; write it in decimal "
+                 "without the leading 0, or in hex with 0x", (int)(eq - assign) < 100 ? (int)(eq - assign) : 100,
+                 assign, v);
+        asc_diag(d, ASC_DIAG_CONFIG, none, msg);
+        return false;
+    }
     char *end = NULL;
     errno = 0;
     long long n = strtoll(v, &end, 0);

@@ -76,6 +76,10 @@ bool asc_config_parse(AscConfig *cfg, const char *origin, const char *json, size
 bool asc_config_read_file(AscConfig *cfg, const char *path, AscDiags *d);
 /* Apply "key=value"; the key's range is checked. */
 bool asc_config_set(AscConfig *cfg, const char *assignment, AscDiags *d);
+/* Whether integer text a user wrote (--set key=, --arg n=) starts, after an optional sign, with
+ * a 0 followed by a digit ("010", "-07"): strtoll's base 0 reads that as octal (8), where most
+ * mean decimal 10, so the callers refuse it.  "0", "0x1f" and decimals are not. */
+bool asc_int_text_octal(const char *s);
 /* Cross-key checks (e.g. reserved UB smaller than UB); run after overrides. */
 bool asc_config_check(const AscConfig *cfg, AscDiags *d);
 /* Load profile `name`: the built-in one, else the file $ASC_CONFIG_DIR/<name>.json (the one place

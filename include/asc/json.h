@@ -13,6 +13,7 @@
 #define ASC_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "asc/alloc.h"
@@ -27,6 +28,12 @@ char *asc_json_quote(const char *s, const AscAlloc *alloc);
  * the body, for a caller that prints the quotes itself.  false when out of
  * memory (nothing written) or the write failed. */
 bool asc_json_put(FILE *f, const char *s, bool quotes);
+
+/* Where text follows a JSON document's top-level value: `end` is where the parser stopped
+ * (cJSON's return_parse_end) in json[0, len); the first byte from there that is neither JSON
+ * whitespace nor a NUL ending the text, or NULL when there is none.  `{...} garbage` parses as
+ * the object alone: a reader of user files refuses it (the rest may be an edit gone wrong). */
+const char *asc_json_trailing(const char *end, const char *json, size_t len);
 
 /* The members of a JSON object from a name table: `"name(i)": value(i)` for i in [from, to),
  * separated by ", " (no braces); value NULL writes i itself, a NULL name writes "".  For the

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import sys
 
 _DT = {"f16": "float16", "half": "float16", "f32": "float32", "float": "float32", "bf16": "bfloat16",
@@ -46,6 +47,11 @@ def _specs(jf, given):
                     out.append(ArgSpec(p.name, "const", value=p.default))
                     continue
                 raise SystemExit(f"pyasc: error: ConstExpr argument '{p.name}' needs a value: -a {p.name}=VALUE")
+            if re.fullmatch(r"[+-]?0[0-9]+", v.strip()):
+                # Python's int(v, 0) refuses a leading 0 and float() would take "0128" as 128.0:
+                # the same rule as asc-sim's --arg and --set (a leading 0 would read as octal in C)
+                raise SystemExit(f"pyasc: error: -a {p.name}={v}: a leading 0 would make the number octal in C "
+                                 f"(asc-sim refuses it too); write it in decimal without the leading 0, or in hex with 0x")
             try:
                 val = int(v, 0)
             except ValueError:

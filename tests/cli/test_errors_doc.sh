@@ -48,6 +48,9 @@ cp "$src"/tests/asm/err_*.s . && cp -r "$src/tests/asm/inc" . || exit 1
 { echo '.kernel k, aiv'; for _ in $(seq 60); do echo '        frob'; done; echo '        end'; } > many.s
 # profiles: an unknown key, a future version, a non-power-of-two and an out-of-range value
 echo '{"version": 1, "frob": 1}' > cfg_key.json
+printf '{"version": 1}\n  trailing\n' > cfg_trail.json
+echo '{"total_cycles": 1} {}' > run_trail.json
+echo '{"format": "asc-bundle"} x' > trail.om
 echo '{"version": 99}' > cfg_ver.json
 echo '{"version": 1, "ub_bank_groups": 3}' > cfg_pow.json
 echo '{"version": 1, "ub_bank_groups": 128}' > cfg_rng.json
@@ -76,6 +79,7 @@ fault f_fbuf '.kernel k, aic\n        li x1, 7040\n        mov_l1_to_fb x1, x0, 
 fault f_fpc '.kernel k, aic\n        fix_l0c_to_out.q x0, x0, m=16, n=16, quant=2\n        end\n' || exit 1
 fault f_vdeq '.kernel k, aiv\n        li x3, 0x3fff\n        mtspr deqscale, x3\n        li x1, 0\n        li x2, 0x0100000808000101\n        vconv.x x1, x1, x2, s16.vb8l, none\n        end\n' || exit 1
 fault f_loop '.kernel k, aiv\nL:\n        beq x0, x0, L\n        end\n' || exit 1
+fault f_farg '.kernel k, aiv\n.arg alpha, float\n        end\n' || exit 1
 # sanitizer findings (docs/timing.md, Sanitizers)
 $py -c "
 import numpy as np

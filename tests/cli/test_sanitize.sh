@@ -85,6 +85,19 @@ expect c "(/"
 expect c "vadd_single.s:51) at cycle"
 expect c "memcheck: GM write of 8192 B [0x40400000, 0x40402000): it starts in argument 'z' (32 B at 0x40400000, 64 B allocated) and runs 8128 B past its end"
 absent c zc.npy
+# (d) a 64-byte read of a 32-byte argument: the second block is the extent's padding, no data
+# (review s5: it was clean, the extent being 64 B); a 40-byte one is read in whole blocks: clean
+printf '.kernel rp, aiv\n.arg a, gm, f16\n  li x3, 0\n  mov_out_to_ub x3, x0, nburst=1, len=2\n  end\n' > rp.s
+"$as" rp.s -o rp.bin
+$py -c "import numpy as np; np.save('a20.npy', np.zeros(20, np.float16))"
+check pad_memcheck 1 "$sim" run rp.bin --sanitize=memcheck --arg a=a.npy
+expect pad_memcheck "invalid GM read of 64 B [0x40000000, 0x40000040) by MTE2 \`mov_out_to_ub x3, x0, x31\` at rp.s:4"
+expect pad_memcheck "it starts in argument 'a' (32 B at 0x40000000, 64 B allocated) and reads 32 B of its padding past the data's last 32-byte block (bytes that are not data)"
+check pad_default 0 "$sim" run rp.bin --arg a=a.npy
+expect pad_default "asc-sim: warning: rp.s:4 (first on core 0): GM read of 64 bytes at 0x40000000 runs outside the argument it starts in"
+check pad_whole 0 "$sim" run rp.bin --sanitize=memcheck --arg a=a20.npy
+clean pad_whole
+if grep -q "warning" <<<"$out"; then echo "FAIL pad_whole: a warning"; fails=$((fails + 1)); fi
 # initcheck: an output read before the kernel wrote it (x passed as an output)
 check init 1 "$sim" run vadd_single.bin --sanitize=initcheck --arg x=@xo.npy:8192:f16 --arg y=y.npy --arg z=@zi.npy:8192:f16 --arg n=8192
 expect init "error: initcheck: 2 errors (1 distinct listed below)"

@@ -157,6 +157,54 @@ START_TEST(set_overrides)
 }
 END_TEST
 
+/* strtoll's base 0 took "010" as octal 8: a leading 0 before a digit is refused, naming the
+ * assignment; 0, decimals and 0x hex stay (review s5: failed before the fix, clock_mhz was 8) */
+START_TEST(set_leading_zero)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    ck_assert(asc_config_builtin(&c, "ascend910b", &d));
+    int64_t before = c.v[ASC_KEY_CLOCK_MHZ];
+    ck_assert(!asc_config_set(&c, "clock_mhz=010", &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "--set clock_mhz=010: a leading 0 would make the number octal"));
+    ck_assert(!asc_config_set(&c, "ub_bytes=0256k", &d));
+    ck_assert(!asc_config_set(&c, "lat.vec_add=-07", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_CLOCK_MHZ], before);
+    ck_assert(asc_config_set(&c, "clock_mhz=0x10", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_CLOCK_MHZ], 16);
+    ck_assert(asc_config_set(&c, "clock_mhz=100", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_CLOCK_MHZ], 100);
+    ck_assert(asc_config_set(&c, "lat.vec_add=0", &d));
+    ck_assert_int_eq(c.v[ASC_KEY_LAT_VEC_ADD], 0);
+    ck_assert(asc_int_text_octal("010") && asc_int_text_octal("-00") && asc_int_text_octal("+09"));
+    ck_assert(!asc_int_text_octal("0") && !asc_int_text_octal("-0") && !asc_int_text_octal("0x10") &&
+              !asc_int_text_octal("10") && !asc_int_text_octal(""));
+    asc_diags_free(&d);
+}
+END_TEST
+
+/* cJSON parses the first value and stops: `{...} garbage` loaded as the object alone (review s5:
+ * failed before the fix); refused with the position of the first byte after the object */
+START_TEST(trailing_text)
+{
+    AscConfig c;
+    AscDiags d;
+    asc_diags_init(&d, NULL);
+    const char *t1 = "{\"version\": 1}\n  garbage";
+    ck_assert(!asc_config_parse(&c, "t1.json", t1, strlen(t1), &d));
+    ck_assert(has_diag(&d, ASC_DIAG_CONFIG, "config has text after its top-level JSON value"));
+    ck_assert_uint_eq(d.items[d.count - 1].loc.line, 2);
+    ck_assert_uint_eq(d.items[d.count - 1].loc.col, 3);
+    const char *t2 = "{\"version\": 1}{\"version\": 1}";
+    ck_assert(!asc_config_parse(&c, "t2.json", t2, strlen(t2), &d));
+    const char *t3 = "{\"version\": 1} \r\n\t\n";
+    ck_assert(asc_config_parse(&c, "t3.json", t3, strlen(t3), &d));
+    ck_assert(asc_config_parse(&c, "t4.json", t3, strlen(t3) + 1, &d)); /* its NUL counted */
+    asc_diags_free(&d);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     AscConfig c;
@@ -258,6 +306,8 @@ int main(void)
     tcase_add_test(tc, read_by_name);
     tcase_add_test(tc, named_from_dir);
     tcase_add_test(tc, set_overrides);
+    tcase_add_test(tc, set_leading_zero);
+    tcase_add_test(tc, trailing_text);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, legality);

@@ -6,6 +6,8 @@ contiguous operands and make a contiguous device copy of a strided view with the
 (pyasc.host.kernels).  Data moves host -> device only in from_numpy/zeros/ones/randn (which fill
 on the host and upload: they are inputs, not results) and device -> host only in .numpy().
 """
+import operator
+
 import numpy as np
 
 from . import memory
@@ -18,7 +20,7 @@ class AscendTensor:
     def __init__(self, alloc, shape, dtype, offset=0, strides=None):
         self._alloc = alloc
         self._shape = tuple(int(s) for s in shape)
-        self._dtype = np.dtype(dtype)
+        self._dtype = _device_dtype(dtype)
         self._offset = offset                      # bytes from the allocation's start
         self._strides = tuple(strides) if strides is not None else _contig(self._shape)
         self._pinned = False
@@ -29,7 +31,7 @@ class AscendTensor:
     def empty(cls, shape, dtype=np.float32, target=None, device=None):
         """device: a memory.Device (a rank of pyasc.distributed); else the profile's device."""
         shape = _shape(shape)
-        dtype = np.dtype(dtype)
+        dtype = _device_dtype(dtype)
         n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         a = device.alloc(n) if device is not None else memory.allocate(n, target)
         t = cls(a, shape, dtype)
@@ -43,7 +45,7 @@ class AscendTensor:
         if a.dtype == object or a.dtype.kind not in "biuf":
             raise AscendError(f"from_numpy: dtype {a.dtype} cannot be placed in device memory")
         t = cls.empty(a.shape, a.dtype, target, device)
-        t._host_view()[...] = a
+        t._host_view()[...] = a        # a big-endian array's values, converted to little-endian
         return t
 
     # ---- properties -----------------------------------------------------------------------
@@ -123,13 +125,16 @@ class AscendTensor:
         """Basic indexing gives a view of the same device memory; other indexing is an error."""
         keys = key if isinstance(key, tuple) else (key,)
         for k in keys:
-            if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
+            # a bool is numpy's boolean (advanced) index, not the int 0/1: t[1, True] gave a wrong view
+            if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))) or isinstance(k, bool):
                 raise AscendError(f"AscendTensor indexing takes ints, slices, None and ...; got "
                                   f"{type(k).__name__} (advanced indexing has no device kernel)")
         it = self._dtype.itemsize
         proto = np.lib.stride_tricks.as_strided(np.zeros(1, self._dtype), self._shape,
                                                 tuple(s * it for s in self._strides))
-        v = proto[key]
+        # with an Ellipsis numpy gives a (0-d) view even when every axis has an integer index;
+        # without one it gives a scalar copy, whose address is not in proto's memory
+        v = proto[keys if any(k is Ellipsis for k in keys) else keys + (Ellipsis,)]
         off = v.__array_interface__["data"][0] - proto.__array_interface__["data"][0] if v.size else 0
         t = AscendTensor(self._alloc, v.shape, self._dtype, self._offset + off, tuple(s // it for s in v.strides))
         t._base = self
@@ -137,7 +142,7 @@ class AscendTensor:
         return t
 
     def reshape(self, *shape):
-        shape = _shape(shape[0] if len(shape) == 1 else shape)
+        shape = _shape(shape[0] if len(shape) == 1 else shape, reshape=True)
         if shape.count(-1) > 1 or any(s < -1 for s in shape):
             raise ShapeError(f"reshape: {shape} may have one -1 and no other negative size")
         if -1 in shape:
@@ -206,6 +211,14 @@ class AscendTensor:
         return ops.mul(self, -1.0)
 
 
+def _device_dtype(dtype):
+    """The dtype a tensor holds in device memory: the device is little-endian, so a big-endian
+    numpy dtype ('>f4') is taken as its little-endian twin (from_numpy converts the values; the
+    bytes as given would read as other numbers)."""
+    dtype = np.dtype(dtype)
+    return dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype
+
+
 def _contig(shape):
     st, acc = [], 1
     for s in reversed(shape):
@@ -214,10 +227,20 @@ def _contig(shape):
     return tuple(reversed(st))
 
 
-def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+def _shape(shape, reshape=False):
+    """A shape as numpy takes one: an integer or a sequence of integers (operator.index, so a
+    float or a str is an error, never truncated: (2.5, 3) is not (2, 3)), none negative (reshape:
+    -1 may stand for one size, which reshape checks)."""
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        try:
+            dims = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise ShapeError(f"a shape is an integer or a sequence of integers, got {shape!r}") from None
+    if not reshape and any(d < 0 for d in dims):
+        raise ShapeError(f"negative dimensions are not allowed, got the shape {dims}")
+    return dims
 
 
 def from_numpy(a, target=None):

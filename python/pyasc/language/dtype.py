@@ -67,6 +67,10 @@ def from_numpy(dt) -> DataType:
     s = aliases.get(s, s)
     if s in _BY_NAME:
         return _BY_NAME[s]
+    if isinstance(dt, np.dtype) and dt.byteorder == ">" and str(dt.newbyteorder("<")) in _BY_NAME:
+        # the device is little-endian: a big-endian array's bytes would be read as other numbers
+        raise TypeError(f"arrays of dtype {dt} are big-endian and the device is little-endian: pass "
+                        f"a.astype('{dt.newbyteorder('<').str}') (and read an output back from that array)")
     raise TypeError(f"arrays of dtype {dt} cannot be passed to a kernel")
 
 

@@ -217,6 +217,52 @@ def _same_dtype(b, name, *ts):
                        f"and '{tensor_type_name(t)}'")
 
 
+def _static_off(t):
+    """(buffer key, byte offset) of a LocalTensor whose address is known at compile time, else None."""
+    if isinstance(t.addr, ir.Sym):
+        return ((t.buf, t.addr.kind, t.addr.key), t.addr.offset) if is_static(t.addr.offset) else None
+    if is_static(t.addr) and not isinstance(t.addr, bool):
+        return ((t.buf, "static"), t.addr)
+    return None
+
+
+def _blocks(off, count, elem, repeat, blk, rep):
+    """Byte ranges an operand at byte `off` touches: one range in the count form; its 32-byte
+    blocks (repeat by repeat, 8 per repeat) in the level-0 form."""
+    if count is not None:
+        return [(off, off + count * elem)]
+    return [(off + (r * rep + j * blk) * 32, off + (r * rep + j * blk) * 32 + 32) for r in _bi.range(repeat) for j in _bi.range(8)]
+
+
+def _overlap_check(b, name, dst, srcs, count=None, repeat=1, blk=(1, 1, 1), rep=(8, 8, 8)):
+    """Warn at the kernel line when an element-wise vector op's destination overlaps a source in
+    part (the same buffer, shifted): the vector unit reads and writes repeat by repeat, so a
+    repeat reads what an earlier one wrote (or the other way round) and the result is not the
+    element-wise one numpy gives.  The same start (in place, dst is src) is the documented use
+    and is not warned.  Checked when every address, count, repeat and stride is a compile-time
+    value; run-time ones are not known here."""
+    vals = ([count] if count is not None else [repeat, *blk, *rep])
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in vals) or (count is None and repeat < 1):
+        return      # run-time values, or ones _emit_vec refuses (a float repeat_times) with its message
+    d = _static_off(dst)
+    if d is None:
+        return
+    elem = dst.dtype.sizeof()
+    dr = _blocks(d[1], count, elem, repeat, blk[0], rep[0])
+    for i, s in enumerate(srcs):
+        o = _static_off(s)
+        if o is None or o[0] != d[0] or o[1] == d[1]:
+            continue
+        k = _bi.min(i + 1, _bi.len(blk) - 1)
+        sr = _blocks(o[1], count, s.dtype.sizeof(), repeat, blk[k], rep[k])
+        if _bi.any(lo < shi and slo < hi for lo, hi in dr for slo, shi in sr):
+            what = "source" if len(srcs) == 1 else f"src{i}"
+            dst._warn(f"asc.{name}: the destination (byte {d[1]} of its buffer) overlaps {what} (byte {o[1]}) in "
+                      f"part: the vector unit reads and writes repeat by repeat, so the result is not the "
+                      f"element-wise one (a repeat reads what an earlier one wrote); use separate tensors, or "
+                      f"the same one (in place)")
+
+
 # ---- binary ---------------------------------------------------------------------------------
 def _binary(name, base, allowed=None):
     @intrinsic
@@ -234,7 +280,11 @@ def _binary(name, base, allowed=None):
         mnem = _suffix(b, name, base, dst.dtype, allowed)
         count, mask, rt, p = _split_form(b, name, rest, kwargs, BinaryRepeatParams)
         if count is not None:
+            _overlap_check(b, name, dst, [src0, src1], count=count)
             return _emit_vec(b, name, mnem, dst, [src0, src1], count=count)
+        _overlap_check(b, name, dst, [src0, src1], repeat=rt,
+                       blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
+                       rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
         _emit_vec(b, name, mnem, dst, [src0, src1], mask=mask, repeat_times=rt,
                   blk=(p.dst_blk_stride, p.src0_blk_stride, p.src1_blk_stride),
                   rep=(p.dst_rep_stride, p.src0_rep_stride, p.src1_rep_stride))
@@ -252,7 +302,10 @@ def _unary(name, base, allowed=None):
         mnem = _suffix(b, name, base, dst.dtype, allowed)
         count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
+            _overlap_check(b, name, dst, [src], count=count)
             return _emit_vec(b, name, mnem, dst, [src], count=count)
+        _overlap_check(b, name, dst, [src], repeat=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+                       rep=(p.dst_rep_stride, p.src_rep_stride))
         _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
                   rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name
@@ -273,7 +326,10 @@ def _scalar_op(name, base, reads_dst=False):
         scalar = _scalar_for(b, dst.dtype, scalar)
         count, mask, rt, p = _split_form(b, name, rest, kwargs, UnaryRepeatParams)
         if count is not None:
+            _overlap_check(b, name, dst, [src], count=count)
             return _emit_vec(b, name, mnem, dst, [src], count=count, scalar=scalar, reads_dst=reads_dst)
+        _overlap_check(b, name, dst, [src], repeat=rt, blk=(p.dst_blk_stride, p.src_blk_stride),
+                       rep=(p.dst_rep_stride, p.src_rep_stride))
         _emit_vec(b, name, mnem, dst, [src], mask=mask, repeat_times=rt, scalar=scalar, reads_dst=reads_dst,
                   blk=(p.dst_blk_stride, p.src_blk_stride), rep=(p.dst_rep_stride, p.src_rep_stride))
     op.__name__ = name

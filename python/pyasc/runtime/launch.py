@@ -291,8 +291,10 @@ SLICE_CYCLES = 1 << 22
 
 def _run_sliced(lib, sim, cfg, max_cycles, d):
     """asc_sim_run in slices up to max_cycles (0: the profile's max_cycles key)."""
-    if max_cycles < 0 or max_cycles >= 1 << 64:
-        raise LaunchError(f"max_cycles={max_cycles}: an integer in [0, 2**64) (0 = the profile's limit)")
+    if (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 0
+            or max_cycles >= 1 << 64):   # a float or str reached ctypes (ArgumentError) or '<' (TypeError)
+        raise LaunchError(f"max_cycles={max_cycles!r}: an integer in [0, 2**64) (0 = the profile's limit)")
+    max_cycles = int(max_cycles)
     limit = max_cycles
     if not limit:
         v = C.c_int64()
@@ -368,18 +370,39 @@ def _record(c, img, blocks, values):
         if kind == "gm":
             plan.append(("gm", _to_numpy(v)[0]))
         elif kind == "float":
-            plan.append(("float", struct.unpack("<I", struct.pack("<f", float(v)))[0]))
+            plan.append(("float", _f32_bits(name, v, warn=False)))
         else:
             plan.append(("int", int(v) & ((1 << 64) - 1)))
     for r in RECORDERS:
         r.launch(c, img, blocks, plan)
 
 
+def _f32_bits(name, v, warn=True):
+    """The f32 bits a float argument reaches the kernel as (its x register): v rounded to the
+    nearest f32, as asc-sim's --arg.  A finite v past the f32 range (it would be inf) or a nonzero
+    one rounding to 0 is refused; a subnormal f32 is kept (the vector unit keeps subnormals,
+    docs/semantics.md) and warned: it has fewer significant bits than v."""
+    f = float(v)
+    try:
+        b = struct.pack("<f", f)
+    except OverflowError:
+        raise LaunchError(f"argument '{name}' = {f!r} is beyond the f32 range (largest 3.40282347e+38): it "
+                          f"would reach the kernel as inf") from None
+    g = struct.unpack("<f", b)[0]
+    if f != 0 and g == 0:
+        raise LaunchError(f"argument '{name}' = {f!r} is below the smallest f32 magnitude (1.40129846e-45): it "
+                          f"would reach the kernel as 0")
+    if warn and g != 0 and abs(g) < 2.0 ** -126:
+        warnings.warn(f"argument '{name}' = {f!r} is subnormal in f32 (below 1.17549435e-38): it reaches the "
+                      f"kernel as {g!r}, with fewer significant bits", RuntimeWarning, stacklevel=4)
+    return struct.unpack("<I", b)[0]
+
+
 def _alias_of(name, a, placed):
-    """The GM address of array `a` when its bytes lie inside an array placed earlier (placed:
-    (array, GM address, _) of this launch), None when it shares no memory with one; an argument
-    that overlaps an earlier one only in part, or contains it, is refused (one GM buffer each
-    could not give both views the same bytes)."""
+    """The GM address of array `a` (a tensor list's) when its bytes lie inside an array placed
+    earlier (placed: (array, GM address, _) of this launch), None when it shares no memory with
+    one; one that overlaps an earlier one only in part, or contains it, is refused (a tensor
+    list's arrays are placed one by one, so one GM buffer could not give both views the same bytes)."""
     if not a.nbytes:
         return None
     lo = a.ctypes.data
@@ -389,9 +412,44 @@ def _alias_of(name, a, placed):
         plo = p.ctypes.data
         if plo <= lo and lo + a.nbytes <= plo + p.nbytes:
             return addr + (lo - plo)
-        raise LaunchError(f"argument '{name}': its array overlaps an earlier argument's without lying "
-                          f"inside it: pass the larger array first, or separate arrays")
+        raise LaunchError(f"argument '{name}': a tensor list's array overlaps an earlier array's without lying "
+                          f"inside it (a list's arrays are placed one by one): pass the larger array first, or "
+                          f"separate arrays")
     return None
+
+
+def _spans(c, values):
+    """The host byte spans [lo, hi) the launch's gm arguments are placed as, sorted: each array's
+    own bytes, merged with those of every other gm argument it overlaps (transitively).  Views of
+    one buffer (k(x, x), k(x[1:], x[:-1]), k(x[64:], x)) are one GM buffer at the same relative
+    offsets, as device pointers into one allocation, whatever their order; two buffers that only
+    touch stay two."""
+    rng, vals = [], iter(values)
+    for name, kind, dtype in c.args:
+        if kind in ("stack", "sysws"):
+            continue
+        v = next(vals)
+        if kind != "gm" or isinstance(v, (list, tuple)):
+            continue
+        a = _to_numpy(v)[0]
+        if a is not None and a.nbytes and a.flags.c_contiguous:
+            rng.append((a.ctypes.data, a.ctypes.data + a.nbytes))
+    out = []
+    for lo, hi in sorted(rng):
+        if out and lo < out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return out
+
+
+def _span_of(spans, a):
+    """The span of _spans holding array a's bytes (a is one of the arguments it was built from)."""
+    lo = a.ctypes.data
+    for s in spans:
+        if s[0] <= lo < s[1]:
+            return s
+    raise LaunchError("internal: a gm argument's array is in no span of the launch")
 
 
 def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cycles=0, check_races=False,
@@ -433,6 +491,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         if tr:
             lib.asc_trace_bind(tr, sim)
         arrays = []
+        spans, span_addr = _spans(c, values), {}
         vals = iter(values)
         for i, (name, kind, dtype) in enumerate(c.args):
             if kind == "stack":   # the compiler's spill area (compiler.regalloc, docs/pyasc.md)
@@ -469,7 +528,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                     if a.nbytes:
                         lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
                     addrs.append(addr.value)
-                    arrays.append((a, addr.value, None))
+                    arrays.append((a, addr.value, name))
                 words = tensor_list.descriptor([a.shape for a in lst], addrs)
                 addr = C.c_uint64()
                 if not lib.asc_sim_gm_place(sim, words.nbytes, C.byref(addr)):
@@ -479,7 +538,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 lib.asc_sim_set_arg(sim, i, addr.value)
                 continue
             if kind == "gm":
-                a, orig = _to_numpy(v)
+                a, _ = _to_numpy(v)
                 if a is None:
                     # unreachable: runtime/jit.py binds a GlobalAddress only to an array (its
                     # LaunchError "is a GlobalAddress and needs a numpy array" comes first)
@@ -487,23 +546,35 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                                       f"torch tensor), not {type(v).__name__}")
                 if not a.flags.c_contiguous:
                     raise LaunchError(f"argument '{name}': arrays must be C-contiguous")
-                inside = _alias_of(name, a, arrays)
-                if inside is not None:
-                    # the same memory as an earlier argument (an in-place call, kernel(x, x)): the
-                    # kernel sees one GM buffer, as a device pointer passed twice (not a second
-                    # copy whose read-back would overwrite what the kernel wrote through the first)
-                    lib.asc_sim_set_arg(sim, i, inside)
+                if not a.nbytes:
+                    addr = C.c_uint64()
+                    if not lib.asc_sim_gm_place(sim, 1, C.byref(addr)):
+                        raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
+                                          f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
+                    lib.asc_sim_set_arg(sim, i, addr.value)
+                    arrays.append((a, addr.value, name))
                     continue
-                addr = C.c_uint64()
-                if not lib.asc_sim_gm_place(sim, max(a.nbytes, 1), C.byref(addr)):
-                    raise LaunchError(f"argument '{name}': {a.nbytes} bytes do not fit in simulated GM "
-                                      f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
-                if a.nbytes:
-                    lib.asc_sim_gm_write(sim, addr.value, a.ctypes.data, a.nbytes)
-                lib.asc_sim_set_arg(sim, i, addr.value)
-                arrays.append((a, addr.value, orig))
+                # the GM buffer of the array's span (_spans): placed and written whole by the
+                # first argument in it; an array sharing memory with an earlier one is then the
+                # same bytes, as a device pointer into one allocation (not a second copy whose
+                # read-back would overwrite what the kernel wrote through the first)
+                span = _span_of(spans, a)
+                if span[0] not in span_addr:
+                    addr = C.c_uint64()
+                    nb = span[1] - span[0]
+                    if not lib.asc_sim_gm_place(sim, nb, C.byref(addr)):
+                        raise LaunchError(f"argument '{name}': {nb} bytes do not fit in simulated GM "
+                                          f"(GM is full, or the launch places more arrays than the simulator tracks: ASC_SIM_MAX_ALLOCS, sim/sim_internal.h; a tensor list's arrays count one each)")
+                    lib.asc_sim_gm_write(sim, addr.value, span[0], nb)
+                    span_addr[span[0]] = addr.value
+                addr = span_addr[span[0]] + (a.ctypes.data - span[0])
+                lib.asc_sim_set_arg(sim, i, addr)
+                lo = a.ctypes.data
+                if not any(p.nbytes and p.ctypes.data <= lo and lo + a.nbytes <= p.ctypes.data + p.nbytes
+                           for p, _, _ in arrays):   # bytes an earlier argument reads back anyway
+                    arrays.append((a, addr, name))
             elif kind == "float":
-                bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
+                bits = _f32_bits(name, v)
                 lib.asc_sim_set_arg(sim, i, bits)
             else:
                 lib.asc_sim_set_arg(sim, i, int(v) & ((1 << 64) - 1))
@@ -541,11 +612,21 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
             races, total = _races(lib, sim, img)
             if total:
                 raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))
-        for a, addr, orig in arrays:
+        lost = []
+        for a, addr, name in arrays:
             if a.nbytes:
                 if not a.flags.writeable:
+                    # not copied back; but when the kernel wrote it, the results would vanish silently
+                    back = np.empty(a.nbytes, np.uint8)
+                    lib.asc_sim_gm_read(sim, addr, back.ctypes.data, a.nbytes)
+                    n = int(np.count_nonzero(back != a.reshape(-1).view(np.uint8)))
+                    if n:
+                        lost.append(f"argument '{name}': the kernel changed {n} of its {a.nbytes} bytes, but its array "
+                                    f"is read-only, so they are not copied back (pass a writeable array)")
                     continue
                 lib.asc_sim_gm_read(sim, addr, a.ctypes.data, a.nbytes)
+        for w in lost:
+            warnings.warn(w, RuntimeWarning, stacklevel=3)
         cycles = lib.asc_sim_cycles(sim)
         if ex:
             L.explain_analyse(lib, ex, sim)
@@ -554,7 +635,7 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
         run_notes = _notes_of(lib, sim, img, lossy)
         for w in lossy:   # what the card drops silently: said, not only kept in the result
             warnings.warn(w, RuntimeWarning, stacklevel=3)
-        notes = list(c.warnings or []) + run_notes
+        notes = list(c.warnings or []) + run_notes + lost
         if notes:
             report = (report or "").rstrip("\n") + "\n\nwarnings:\n" + "".join(f"  {w}\n" for w in notes)
         rjson = L.take_string(lib.asc_report_json(sim, ex))
