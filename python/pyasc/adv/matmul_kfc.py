@@ -58,8 +58,9 @@ from ..language.enums import HardEvent, PipeID, TPosition
 from ..language.tensor import GlobalTensor, LocalTensor
 from ..language.types import BinaryRepeatParams, DataCopyExtParams, DataCopyParams
 
-F_QUIT, F_ALL, F_TILE, F_ITER = 1, 2, 3, 4
+F_QUIT, F_ALL, F_TILE, F_ITER, F_BATCH, F_NBATCH = 1, 2, 3, 4, 5, 6
 MSG_WORDS = 16
+MAX_OBJS = 4              # Matmul objects one register_matmul serves (word 9 of the message names one)
 TILE_AREA = 64 * MSG_WORDS * 8   # bytes of messages before the C tiles (64 AIVs)
 REQ = 0                   # AIVs -> AIC: mode 2 join of every AIV of the AI core (the AIC's counter 0)
 RESP = 0                  # AIC -> AIVs: mode 2 broadcast (each AIV's counter 0)
@@ -135,10 +136,11 @@ def drain(m):
     _if(b, ("ne", pend, b.reg(0)), take)
 
 
-def send(m, func, c_addr=0, tile=0, wait=True, async_=False):
+def send(m, func, c_addr=0, tile=0, wait=True, async_=False, batch=None):
     """Post a message of function `func`.  wait: a synchronous call (take the round's response
     now); async_: sync=False (the response is taken later by drain); neither: the quit path,
-    which takes its responses itself."""
+    which takes its responses itself.  batch: (batch_a, batch_b, stride_a, stride_b, loops) of
+    iterate_batch / iterate_n_batch (words 10..14)."""
     b = m.b
     drain(m)
     idx = _ops.get_block_idx.__wrapped__(_b=b)
@@ -149,8 +151,12 @@ def send(m, func, c_addr=0, tile=0, wait=True, async_=False):
     if func == F_ALL and m.bias_gm is not None and not int(m.tiling.is_bias):
         raise CompileError("asc.adv.Matmul.set_bias with iterate_all into GM in a mix kernel: the AIC serving the "
                            "call adds the bias only when the tiling has is_bias (host enable_bias(True))", b.loc)
-    for w, v in ((1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (8, bias),
-                 (0, func)):
+    words = [(1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (8, bias)]
+    if len(getattr(b, "kfc_objs", ())) > 1:
+        words.append((9, b.kfc_objs.index(m)))
+    if batch is not None:
+        words += [(10 + i, v) for i, v in enumerate(batch)]
+    for w, v in words + [(0, func)]:
         ws.set_value(base + w, v)
     _SET_CC(REQ, 2, PipeID.PIPE_MTE2, _b=b)
     if wait:
@@ -159,11 +165,23 @@ def send(m, func, c_addr=0, tile=0, wait=True, async_=False):
         b.mov_into(m.kfc_pend, 1)
 
 
-def client_register(m):
-    m.kfc_pend = m.b.new_value(hint="kfc_pending.")   # 1: a sync=False call's response is still to come
-    m.b.mov_into(m.kfc_pend, 0)
-    m.kfc_k = m.b.new_value(hint="kfc_async_tile.")   # the next tile get_tensor_c(sync=False) fetches
-    m.b.mov_into(m.kfc_k, 0)
+def slot_bytes(b):
+    """Bytes of each AIV's C tile slot (get_tensor_c): the largest base_m x base_n float32 tile of
+    the registered objects."""
+    return max(int(o.tiling.base_m) * int(o.tiling.base_n) * 4 for o in b.kfc_objs)
+
+
+def client_register(objs):
+    """The AIV side of register_matmul: the objects share the AIV's message slot, so one pending
+    register (a sync=False call of any of them is taken before the next message) and one QUIT."""
+    b = objs[0].b
+    pend = b.new_value(hint="kfc_pending.")   # 1: a sync=False call's response is still to come
+    b.mov_into(pend, 0)
+    for m in objs:
+        m.kfc_pend = pend
+        m.kfc_k = b.new_value(hint="kfc_async_tile.")   # the next tile get_tensor_c(sync=False) fetches
+        b.mov_into(m.kfc_k, 0)
+    m = objs[0]
 
     def quit_(b):
         # after QUIT the AIV still takes part in every round (a QUIT message, one response) until
@@ -182,7 +200,7 @@ def client_register(m):
         send(m, F_QUIT, wait=False)     # still here: take part in the next round
         b.pop()
         b.emit(loop)
-    m.b.at_end.append(quit_)
+    b.at_end.append(quit_)
 
 
 def _tails(m):
@@ -232,7 +250,7 @@ def get_tensor_c(m, dst, tile):
     ws = _ws(m)
     idx = _ops.get_block_idx.__wrapped__(_b=b)
     slot = GlobalTensor(dt.float32, _b=b)
-    slot.addr, slot.gm = ws.addr + TILE_AREA + idx * (bm * bn * 4), ws.gm
+    slot.addr, slot.gm = ws.addr + TILE_AREA + idx * slot_bytes(b), ws.gm
     _tile_to_ub(b, dst, slot, bm * bn)
     setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
     bias = None
@@ -319,15 +337,15 @@ def _check_dst(m, dst, what):
 
 
 # ---- the AIC side ---------------------------------------------------------------------------
-def serve(m):
-    """The server loop (module text); everything the kernel emits after it is dropped."""
-    b = m.b
+def serve(objs):
+    """The server loop (module text) for the registered objects (word 9 of a message picks one
+    when there are several); everything the kernel emits after it is dropped."""
+    m0 = objs[0]
+    b = m0.b
     _drop_vector_queue_flags(b.fn.body)
     ratio = _ratio(b)
-    ws = _ws(m)
+    ws = _ws(m0)
     core = _ops.get_block_idx.__wrapped__(_b=b)
-    t = m.tiling
-    bm, bn = int(t.base_m), int(t.base_n)
     act = b.new_value(hint="kfc_active.")
     b.mov_into(act, (1 << ratio) - 1)
     loop = ir.While(name="while", loc=b.loc)
@@ -342,75 +360,19 @@ def serve(m):
     b.nonneg.add(sv.id)
     b.push(fo.body)
     s = RVal(b, sv)
+    idx = core * ratio + s
+    base = idx * MSG_WORDS
+    f = ws.get_value(base)
 
-    def one():
-        idx = core * ratio + s
-        base = idx * MSG_WORDS
-        f = ws.get_value(base)
-
-        def quit_():
-            b.mov_into(act, b.binop("and", RVal(b, act), b.binop("xor", b.binop("shl", 1, s), -1)))
-
-        def load_ab():
-            m.ta = _gt(b, m.a_type, ws.get_value(base + 1))
-            m.tb = _gt(b, m.b_type, ws.get_value(base + 2))
-            m.tail = (ws.get_value(base + 4), ws.get_value(base + 5), -1)
-            m._prepare()
-
-        def all_():
-            load_ab()
-            c = GlobalTensor(dt.float32, _b=b)
-            c.addr = ws.get_value(base + 3)
-
-            def tiles():
-                for ti in m._tiles():
-                    m._tile(ti, c)
-            if not int(t.is_bias):
-                tiles()
-                return
-            ba = ws.get_value(base + 8)
-
-            def with_bias():
-                m.bias_gm = GlobalTensor(dt.float32, _b=b)
-                m.bias_gm.addr = ba
-                m._serve_bias = True
-                tiles()
-                m.bias_gm, m._serve_bias = None, False
-            _if(b, ("ne", b.reg(ba), b.reg(0)), with_bias, tiles)
-
-        def tile_():
-            load_ab()
-            tt = ws.get_value(base + 6)
-            tm, tn = m.tails
-            mi, ni = _tile_mn(t, tt, tm, tn)
-            m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
-            n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
-            c = GlobalTensor(dt.float32, _b=b)
-            c.addr = ws.addr + TILE_AREA + idx * (bm * bn * 4)
-            m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
-
-        def iter_():     # every tile, tile k at word 3 + k * base_m * base_n * 4 (iterate_async)
-            load_ab()
-            tm, tn = m.tails
-            cw = ws.get_value(base + 3)
-            nt_m = _ceil_div(b, tm, bm)
-            nt_n = _ceil_div(b, tn, bn)
-
-            def one_tile(k):
-                mi, ni = _tile_mn(t, k, tm, tn)
-                m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
-                n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
-                c = GlobalTensor(dt.float32, _b=b)
-                c.addr = cw + k * (bm * bn * 4)
-                m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
-            _for(b, b.binop("mul", nt_m, nt_n), one_tile)
-
-        _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
-        _if(b, ("eq", b.reg(f), b.reg(F_ITER)), iter_)
-        _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
-        _if(b, ("eq", b.reg(f), b.reg(F_TILE)), tile_)
-
-    one()
+    def quit_():
+        b.mov_into(act, b.binop("and", RVal(b, act), b.binop("xor", b.binop("shl", 1, s), -1)))
+    _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
+    if len(objs) == 1:
+        _serve_obj(m0, ws, idx, base, f)
+    else:
+        j = ws.get_value(base + 9)
+        for k, m in enumerate(objs):
+            _if(b, ("eq", b.reg(j), b.reg(k)), lambda m=m: _serve_obj(m, ws, idx, base, f))
     b.pop()
     b.emit(fo)
 
@@ -423,6 +385,118 @@ def serve(m):
     b.emit(loop)
     _ops.pipe_barrier.__wrapped__(PipeID.PIPE_ALL, _b=b)
     b.dead = True
+
+
+def _serve_obj(m, ws, idx, base, f):
+    """The server's paths of one Matmul object: a run-time `if` on the message's function."""
+    b = m.b
+    t = m.tiling
+    bm, bn = int(t.base_m), int(t.base_n)
+
+    def load_ab():
+        m.ta = _gt(b, m.a_type, ws.get_value(base + 1))
+        m.tb = _gt(b, m.b_type, ws.get_value(base + 2))
+        m.tail = (ws.get_value(base + 4), ws.get_value(base + 5), -1)
+        m._prepare()
+
+    def all_():
+        load_ab()
+        c = GlobalTensor(dt.float32, _b=b)
+        c.addr = ws.get_value(base + 3)
+
+        def tiles():
+            for ti in m._tiles():
+                m._tile(ti, c)
+        if not int(t.is_bias):
+            tiles()
+            return
+        ba = ws.get_value(base + 8)
+
+        def with_bias():
+            m.bias_gm = GlobalTensor(dt.float32, _b=b)
+            m.bias_gm.addr = ba
+            m._serve_bias = True
+            tiles()
+            m.bias_gm, m._serve_bias = None, False
+        _if(b, ("ne", b.reg(ba), b.reg(0)), with_bias, tiles)
+
+    def tile_():
+        load_ab()
+        tt = ws.get_value(base + 6)
+        tm, tn = m.tails
+        mi, ni = _tile_mn(t, tt, tm, tn)
+        m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
+        n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
+        c = GlobalTensor(dt.float32, _b=b)
+        c.addr = ws.addr + TILE_AREA + idx * slot_bytes(b)
+        m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
+
+    def iter_():     # every tile, tile k at word 3 + k * base_m * base_n * 4 (iterate_async)
+        load_ab()
+        tm, tn = m.tails
+        cw = ws.get_value(base + 3)
+        nt_m = _ceil_div(b, tm, bm)
+        nt_n = _ceil_div(b, tn, bn)
+
+        def one_tile(k):
+            mi, ni = _tile_mn(t, k, tm, tn)
+            m_eff = _max0(b, b.binop("min", bm, tm - mi * bm))
+            n_eff = _max0(b, b.binop("min", bn, tn - ni * bn))
+            c = GlobalTensor(dt.float32, _b=b)
+            c.addr = cw + k * (bm * bn * 4)
+            m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
+        _for(b, b.binop("mul", nt_m, nt_n), one_tile)
+
+    def batch_(loops):
+        """IterateBatch (one batch, C at word 3) or IterateNBatch (word 14 batches, batch l's C at
+        word 3 + l * max(batch_a, batch_b) * M * N * 4: the set_workspace buffer), the counts and
+        the matrix strides (elements, resolved by the client) from words 10..13."""
+        load_ab()
+        c = GlobalTensor(dt.float32, _b=b)
+        c.addr = ws.get_value(base + 3)
+        ba, bb = ws.get_value(base + 10), ws.get_value(base + 11)
+        sa, sb = ws.get_value(base + 12), ws.get_value(base + 13)
+        M, N = m.dims[0], m.dims[1]
+        if not loops:
+            m._batch_emit(c, ba, bb, sa, sb, M * N)
+            return
+        nb = b.binop("max", ba, bb)
+        _for(b, ws.get_value(base + 14), lambda lp: m._batch_emit(
+            c, ba, bb, sa, sb, M * N, first=(b.binop("mul", lp, ba), b.binop("mul", lp, bb), b.binop("mul", lp, nb))))
+
+    _if(b, ("eq", b.reg(f), b.reg(F_ITER)), iter_)
+    _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
+    _if(b, ("eq", b.reg(f), b.reg(F_TILE)), tile_)
+    # compiled as Ascend C's server does (matmul_server_impl_c220.h IterateBatch returns at once
+    # for A's layout NONE, IterateNBatch without MatmulConfig isNBatch): the client rejects the
+    # calls those paths do not serve (matmul.py _client_batch)
+    if serves_batch(m):
+        _if(b, ("eq", b.reg(f), b.reg(F_BATCH)), lambda: batch_(False))
+    if serves_batch(m) and serves_n_batch(m):
+        _if(b, ("eq", b.reg(f), b.reg(F_NBATCH)), lambda: batch_(True))
+
+
+def serves_batch(m):
+    """A's MatmulType has a layout, and on the AIC its layouts are usable (else the client's call
+    is rejected with _batch_layout's reason)."""
+    lay = m.a_type.layout if m.a_type is not None else None
+    if lay is None or int(lay) == 0:
+        return False
+    if m.role != "server":
+        return True
+    t = m.tiling
+    m.dims, m._batch_counts = (int(t.m), int(t.n), int(t.k_a), int(t.k_b)), None
+    try:
+        m._batch_layout("a", t, None)
+        m._batch_layout("b", t, None)
+    except CompileError:
+        return False
+    return True
+
+
+def serves_n_batch(m):
+    c = m.config
+    return c is not None and bool(getattr(c, "is_n_batch", False) or getattr(c, "batch_loop", False))
 
 
 def _drop_vector_queue_flags(block):

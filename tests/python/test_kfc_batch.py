@@ -1,0 +1,253 @@
+"""Batched asc.adv.Matmul called on the AIVs of a mix kernel (python/pyasc/adv/matmul_kfc.py
+F_BATCH / F_NBATCH): iterate_batch into C in GM, iterate_n_batch into the set_workspace buffer with
+get_batch_tensor_c into UB, synchronous and asynchronous (wait_iterate_batch); several Matmul
+objects of different shapes registered in one register_matmul.  Against numpy: shapes that divide
+no tile, batch counts 1 and 3 and a broadcast, f16 / bf16 / f32, 1 and several AI cores of
+ascend910b, race-free under check_races=True."""
+import numpy as np
+import pytest
+
+import asc
+import asc.lib.host as host
+import asc.runtime.config as config
+from pyasc.host import bf16 as hb
+
+_DT = {"float16": host.DataType.DT_FLOAT16, "bfloat16": host.DataType.DT_BF16, "float32": host.DataType.DT_FLOAT}
+
+
+def _tiling(m, n, k, dtype, trans_b=False):
+    t = host.MatmulApiTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, _DT[dtype], False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, _DT[dtype], trans_b)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.set_buffer_space(-1, -1, -1)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    return tc
+
+
+def _mk(x, name):
+    """x in the input dtype (bf16: uint16 bits tagged pyasc.host.bf16.DTYPE, as the runtime takes it)."""
+    return hb.to_bfloat16(x) if name == "bfloat16" else x.astype(name)
+
+
+def _f64(x):
+    return hb.from_bfloat16(x).astype(np.float64) if hb.is_bf16(x.dtype) else x.astype(np.float64)
+
+
+@asc.jit
+def k_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+            workspace: asc.GlobalAddress, batch_a: asc.ConstExpr[int], batch_b: asc.ConstExpr[int],
+            trans_b: asc.ConstExpr[bool], sync: asc.ConstExpr[bool]):
+    """AIV i: C[i] = A[i] x B[i], batch_a / batch_b matrices each, by iterate_batch from the AIV."""
+    idx = asc.get_block_idx()
+    nb = batch_a if batch_a > batch_b else batch_b
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * batch_a * tiling.m * tiling.k_a)
+    bg.set_global_buffer(b + idx * batch_b * tiling.k_b * tiling.n)
+    cg.set_global_buffer(c + idx * nb * tiling.m * tiling.n)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, asc.LayoutMode.NORMAL),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype, trans_b,
+                                             asc.LayoutMode.NORMAL),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg, trans_b)
+    if sync:
+        mm.iterate_batch(cg, batch_a, batch_b, False)
+    else:
+        mm.iterate_batch(cg, batch_a, batch_b, False, sync=False, wait_iterate_batch=True)
+        mm.wait_iterate_batch()
+    mm.end()
+
+
+def _inputs(m, n, k, ba, bb, aivs, dtype, trans_b, seed):
+    rng = np.random.default_rng(seed)
+    a = _mk(rng.random((aivs, ba, m, k)) - 0.5, dtype)
+    b = _mk(rng.random((aivs, bb, n, k) if trans_b else (aivs, bb, k, n)) - 0.5, dtype)
+    return a, b
+
+
+def _ref(a, b, trans_b):
+    aivs, ba = a.shape[:2]
+    bb = b.shape[1]
+    nb = max(ba, bb)
+    a, b = _f64(a), _f64(b)
+    bt = np.swapaxes(b, 2, 3) if trans_b else b
+    return np.stack([np.stack([a[v, i * ba // nb] @ bt[v, i * bb // nb]
+                               for i in range(nb)]) for v in range(aivs)])
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,ba,bb,cores,dtype,sync", [
+    (33, 47, 65, 3, 3, 1, "float16", True),      # nothing divides 16 or the base block
+    (33, 47, 65, 1, 1, 2, "float16", True),      # batch count 1, 2 AI cores (4 AIVs)
+    (33, 47, 65, 3, 1, 1, "bfloat16", True),     # B broadcast
+    (20, 37, 19, 1, 3, 3, "bfloat16", False),    # A broadcast, asynchronous with wait_iterate_batch
+    (33, 47, 65, 3, 3, 1, "float32", False),     # f32 (B transposed, N x K)
+    (1, 1, 1, 3, 3, 2, "float16", True),         # one element
+])
+def test_kfc_iterate_batch(m, n, k, ba, bb, cores, dtype, sync):
+    config.set_platform(config.Backend.Model)
+    trans_b = dtype == "float32"
+    aivs = 2 * cores
+    a, b = _inputs(m, n, k, ba, bb, aivs, dtype, trans_b, m * n + k + ba)
+    nb = max(ba, bb)
+    c = np.full((aivs, nb, m, n), 5.0, np.float32)
+    k_batch[cores](a, b, c, _tiling(m, n, k, dtype, trans_b), np.zeros(1 << 20, np.uint8), ba, bb, trans_b, sync,
+                   check_races=True)
+    tol = 1e-2 if dtype == "bfloat16" else 1e-3
+    assert np.abs(c - _ref(a, b, trans_b)).max() < tol
+
+
+@asc.jit
+def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+              workspace: asc.GlobalAddress, cache: asc.GlobalAddress, loops: asc.ConstExpr[int],
+              batch_a: asc.ConstExpr[int], batch_b: asc.ConstExpr[int], sync: asc.ConstExpr[bool]):
+    """AIV i: iterate_n_batch over `loops` batches of batch_a x batch_b matrices into its slice of
+    `cache`, then each batch fetched by get_batch_tensor_c into UB, plus 1 on the vector, out to C."""
+    idx = asc.get_block_idx()
+    nb = batch_a if batch_a > batch_b else batch_b
+    per = nb * tiling.m * tiling.n
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * loops * batch_a * tiling.m * tiling.k_a)
+    bg.set_global_buffer(b + idx * loops * batch_b * tiling.k_b * tiling.n)
+    cg.set_global_buffer(c + idx * loops * per)
+    wg.set_global_buffer(cache + idx * loops * per, loops * per)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(que=q, num=1, len=per * 4)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, asc.LayoutMode.NORMAL),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype, False,
+                                             asc.LayoutMode.NORMAL),
+                        c=asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, cg.dtype),
+                        matmul_config=asc.adv.get_normal_config(batch_loop=True))
+    asc.adv.register_matmul(pipe, workspace, mm, tiling)
+    mm.set_workspace(wg)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=sync)
+    for l in range(loops):
+        t = q.alloc_tensor(asc.float32)
+        mm.get_batch_tensor_c(t, batch_a, batch_b, False, sync=False)
+        mm.wait_get_tensor_c()
+        asc.adds(t, t, 1.0, per)
+        q.enque(t)
+        t = q.deque(asc.float32)
+        asc.data_copy(cg[l * per:], t, per)
+        q.free_tensor(t)
+    mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,loops,ba,bb,cores,dtype,sync", [
+    (33, 24, 65, 2, 3, 3, 1, "float16", False),  # M, K divide nothing; N * 4 a multiple of 32 B (UB rows)
+    (17, 8, 29, 3, 1, 3, 2, "bfloat16", True),   # A broadcast, 4 AIVs
+    (40, 16, 1, 1, 1, 1, 1, "float16", False),
+])
+def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync):
+    config.set_platform(config.Backend.Model)
+    aivs = 2 * cores
+    rng = np.random.default_rng(m + 3 * n + k)
+    a = _mk(rng.random((aivs, loops * ba, m, k)) - 0.5, dtype)
+    b = _mk(rng.random((aivs, loops * bb, k, n)) - 0.5, dtype)
+    nb = max(ba, bb)
+    c = np.full((aivs, loops * nb, m, n), 5.0, np.float32)
+    cache = np.zeros(aivs * loops * nb * m * n, np.float32)
+    k_n_batch[cores](a, b, c, _tiling(m, n, k, dtype), np.zeros(1 << 20, np.uint8), cache, loops, ba, bb, sync,
+                     check_races=True)
+    a64, b64 = _f64(a), _f64(b)
+    ref = np.stack([np.stack([a64[v, (i // nb) * ba + (i % nb) * ba // nb]
+                              @ b64[v, (i // nb) * bb + (i % nb) * bb // nb]
+                              for i in range(loops * nb)]) for v in range(aivs)]) + 1
+    tol = 1e-2 if dtype == "bfloat16" else 1e-3
+    assert np.abs(c - ref).max() < tol
+
+
+@asc.jit
+def k_two(a1: asc.GlobalAddress, b1: asc.GlobalAddress, c1: asc.GlobalAddress, a2: asc.GlobalAddress,
+          b2: asc.GlobalAddress, c2: asc.GlobalAddress, t1: asc.adv.TCubeTiling, t2: asc.adv.TCubeTiling,
+          workspace: asc.GlobalAddress, mode: asc.ConstExpr[int]):
+    """Two Matmul objects of different shapes and dtypes (mm1 float16, mm2 float32 with B
+    transposed) registered together; AIV i computes C1[i] = A1[i] x B1[i] and C2[i] = A2[i] x
+    B2[i]^T.  mode 0: both iterate_all; 1: mm1 asynchronous (its response taken before mm2's
+    message, the AIV's one slot); 2: mm2 by iterate + get_tensor_c into UB, tile by tile."""
+    idx = asc.get_block_idx()
+    g = (asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(),
+         asc.GlobalTensor())
+    g[0].set_global_buffer(a1 + idx * t1.m * t1.k_a)
+    g[1].set_global_buffer(b1 + idx * t1.k_b * t1.n)
+    g[2].set_global_buffer(c1 + idx * t1.m * t1.n)
+    g[3].set_global_buffer(a2 + idx * t2.m * t2.k_a)
+    g[4].set_global_buffer(b2 + idx * t2.k_b * t2.n)
+    g[5].set_global_buffer(c2 + idx * t2.m * t2.n)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(que=q, num=1, len=t2.base_m * t2.base_n * 4)
+    mm1 = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[0].dtype),
+                         b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[1].dtype),
+                         c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[2].dtype))
+    mm2 = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[3].dtype),
+                         b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[4].dtype, True),
+                         c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, g[5].dtype))
+    asc.adv.register_matmul(pipe, workspace, mm1, t1, mm2, t2)
+    mm1.set_tensor_a(g[0])
+    mm1.set_tensor_b(g[1])
+    mm2.set_tensor_a(g[3])
+    mm2.set_tensor_b(g[4], True)
+    if mode == 1:
+        mm1.iterate_all(g[2], sync=False)
+    else:
+        mm1.iterate_all(g[2])
+    if mode == 2:
+        round_m = t2.m.ceildiv(t2.base_m)
+        with mm2.iterate() as count:
+            t = q.alloc_tensor(asc.float32)
+            mm2.get_tensor_c(t, en_sequential_write=True)
+            q.enque(t)
+            t = q.deque(asc.float32)
+            ti = count % round_m
+            tj = count // round_m
+            rows = t2.m - ti * t2.base_m
+            if rows > t2.base_m:
+                rows = t2.base_m
+            cols = t2.n - tj * t2.base_n
+            if cols > t2.base_n:
+                cols = t2.base_n
+            asc.data_copy_pad(g[5][ti * t2.base_m * t2.n + tj * t2.base_n:], t, asc.DataCopyExtParams(
+                rows, cols * 4, (t2.base_n * 4 - (cols * 4 + 31) // 32 * 32) // 32, (t2.n - cols) * 4, 0))
+            q.free_tensor(t)
+    else:
+        mm2.iterate_all(g[5])
+    mm1.end()
+    mm2.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("cores,mode", [(1, 0), (3, 1), (2, 2), (1, 2)])
+def test_kfc_two_objects(cores, mode):
+    config.set_platform(config.Backend.Model)
+    aivs = 2 * cores
+    (m1, n1, k1), (m2, n2, k2) = (33, 47, 65), (70, 21, 40)
+    rng = np.random.default_rng(cores * 10 + mode)
+    a1 = (rng.random((aivs, m1, k1)) - 0.5).astype(np.float16)
+    b1 = (rng.random((aivs, k1, n1)) - 0.5).astype(np.float16)
+    a2 = (rng.random((aivs, m2, k2)) - 0.5).astype(np.float32)
+    b2 = (rng.random((aivs, n2, k2)) - 0.5).astype(np.float32)
+    c1 = np.full((aivs, m1, n1), 5.0, np.float32)
+    c2 = np.full((aivs, m2, n2), 5.0, np.float32)
+    t1, t2 = _tiling(m1, n1, k1, "float16"), _tiling(m2, n2, k2, "float32", True)
+    if mode == 2:
+        t2.base_m, t2.base_n = 32, 16      # several tiles, a tile slot of its own size
+    k_two[cores](a1, b1, c1, a2, b2, c2, t1, t2, np.zeros(1 << 20, np.uint8), mode, check_races=True)
+    r1 = np.einsum("vmk,vkn->vmn", a1.astype(np.float64), b1.astype(np.float64))
+    r2 = np.einsum("vmk,vnk->vmn", a2.astype(np.float64), b2.astype(np.float64))
+    assert np.abs(c1 - r1).max() < 1e-3
+    assert np.abs(c2 - r2).max() < 1e-3
