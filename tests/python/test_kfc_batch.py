@@ -251,3 +251,45 @@ def test_kfc_two_objects(cores, mode):
     r2 = np.einsum("vmk,vnk->vmn", a2.astype(np.float64), b2.astype(np.float64))
     assert np.abs(c1 - r1).max() < 1e-3
     assert np.abs(c2 - r2).max() < 1e-3
+
+
+@asc.jit
+def k_branch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+             workspace: asc.GlobalAddress, used: int):
+    """register_matmul inside a run-time branch: AIV i < used computes C[i] = A[i] x B[i], the
+    others leave C[i] alone (the AIC serves whichever way its own block_idx takes the branch)."""
+    idx = asc.get_block_idx()
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * tiling.m * tiling.k_a)
+    bg.set_global_buffer(b + idx * tiling.k_b * tiling.n)
+    cg.set_global_buffer(c + idx * tiling.m * tiling.n)
+    if idx < used:
+        mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                            b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                            c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+        asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+        mm.set_tensor_a(ag)
+        mm.set_tensor_b(bg)
+        mm.iterate_all(cg)
+        mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("cores,used", [(1, 1), (1, 2), (2, 3), (2, 0), (3, 5)])
+def test_kfc_register_in_branch(cores, used):
+    config.set_platform(config.Backend.Model)
+    m, n, k = 33, 47, 65
+    aivs = 2 * cores
+    rng = np.random.default_rng(cores + used)
+    a = (rng.random((aivs, m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((aivs, k, n)) - 0.5).astype(np.float16)
+    c = np.full((aivs, m, n), 5.0, np.float32)
+    k_branch[cores](a, b, c, _tiling(m, n, k, "float16"), np.zeros(1 << 20, np.uint8), used, check_races=True)
+    ref = np.einsum("vmk,vkn->vmn", a.astype(np.float64), b.astype(np.float64))
+    for v in range(aivs):
+        if v < used:
+            assert np.abs(c[v] - ref[v]).max() < 1e-3, v
+        else:
+            assert (c[v] == 5.0).all(), v

@@ -176,11 +176,13 @@ def client_register(objs):
     register (a sync=False call of any of them is taken before the next message) and one QUIT."""
     b = objs[0].b
     pend = b.new_value(hint="kfc_pending.")   # 1: a sync=False call's response is still to come
-    b.mov_into(pend, 0)
     for m in objs:
         m.kfc_pend = pend
         m.kfc_k = b.new_value(hint="kfc_async_tile.")   # the next tile get_tensor_c(sync=False) fetches
-        b.mov_into(m.kfc_k, 0)
+    # set at the kernel's entry: the QUIT at its end runs whether or not a run-time branch around
+    # register_matmul was taken (the AIC serves until every AIV has quit, register_matmul's
+    # branch or not: serve)
+    _at_entry(b, lambda: [b.mov_into(v, 0) for v in [pend] + [o.kfc_k for o in objs]])
     m = objs[0]
 
     def quit_(b):
@@ -342,6 +344,14 @@ def serve(objs):
     when there are several); everything the kernel emits after it is dropped."""
     m0 = objs[0]
     b = m0.b
+    if len(b.blocks) > 1:
+        _top_level(b, objs)
+        blocks, b.blocks = b.blocks, [b.fn.body]
+        try:
+            serve(objs)
+        finally:
+            b.blocks = blocks
+        return
     _drop_vector_queue_flags(b.fn.body)
     ratio = _ratio(b)
     ws = _ws(m0)
@@ -512,6 +522,28 @@ def _drop_vector_queue_flags(block):
             _drop_vector_queue_flags(sub)
         keep.append(op)
     block.ops[:] = keep
+
+
+def _at_entry(b, emit):
+    """emit()'s ops at the start of the kernel body."""
+    blk = ir.Block()
+    b.push(blk)
+    emit()
+    b.pop()
+    b.fn.body.ops[:0] = blk.ops
+
+
+def _top_level(b, objs):
+    """register_matmul inside run-time branches (or loops): the AIC serves from the kernel's top
+    level, where it stands, whichever way the branches go on it (its block_idx is not its AIVs'),
+    as its AIVs take part until they quit at the end of the kernel whether or not they registered.
+    The server reads only the workspace address, a kernel argument then, and compile-time values."""
+    w = objs[0].workspace
+    base = getattr(getattr(w, "base", None), "v", None)
+    if base is None or not any(a.value is base for a in b.fn.args):
+        raise CompileError("asc.adv.register_matmul inside a run-time branch or loop of a mix kernel takes the "
+                           "workspace as the kernel argument itself (the AIC serves from the kernel's top level, "
+                           "before the branch: a GM address computed in it is not known there)", b.loc)
 
 
 def _ceil_div(b, x, d):
