@@ -107,9 +107,11 @@ def test_kfc_iterate_batch(m, n, k, ba, bb, cores, dtype, sync):
 @asc.jit
 def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
               workspace: asc.GlobalAddress, cache: asc.GlobalAddress, loops: asc.ConstExpr[int],
-              batch_a: asc.ConstExpr[int], batch_b: asc.ConstExpr[int], sync: asc.ConstExpr[bool]):
+              batch_a: asc.ConstExpr[int], batch_b: asc.ConstExpr[int], sync: asc.ConstExpr[bool],
+              form: asc.ConstExpr[int]):
     """AIV i: iterate_n_batch over `loops` batches of batch_a x batch_b matrices into its slice of
-    `cache`, then each batch fetched by get_batch_tensor_c into UB, plus 1 on the vector, out to C."""
+    `cache`, then each batch fetched by get_batch_tensor_c into UB (form 0) or as a GlobalTensor on
+    the buffer copied into UB (form 1), plus 1 on the vector, out to C."""
     idx = asc.get_block_idx()
     nb = batch_a if batch_a > batch_b else batch_b
     per = nb * tiling.m * tiling.n
@@ -136,8 +138,16 @@ def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, 
     mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=sync)
     for l in range(loops):
         t = q.alloc_tensor(asc.float32)
-        mm.get_batch_tensor_c(t, batch_a, batch_b, False, sync=False)
-        mm.wait_get_tensor_c()
+        if form == 0:
+            mm.get_batch_tensor_c(t, batch_a, batch_b, False, sync=False)
+            mm.wait_get_tensor_c()
+        else:
+            g = mm.get_batch_tensor_c(batch_a, batch_b, False, False)
+            asc.set_flag(asc.HardEvent.V_MTE2, 0)     # the last batch's adds have read t
+            asc.wait_flag(asc.HardEvent.V_MTE2, 0)
+            asc.data_copy(t, g, per)
+            asc.set_flag(asc.HardEvent.MTE2_V, 0)
+            asc.wait_flag(asc.HardEvent.MTE2_V, 0)
         asc.adds(t, t, 1.0, per)
         q.enque(t)
         t = q.deque(asc.float32)
@@ -147,12 +157,13 @@ def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, 
 
 
 @pytest.mark.libasc
-@pytest.mark.parametrize("m,n,k,loops,ba,bb,cores,dtype,sync", [
-    (33, 24, 65, 2, 3, 3, 1, "float16", False),  # M, K divide nothing; N * 4 a multiple of 32 B (UB rows)
-    (17, 8, 29, 3, 1, 3, 2, "bfloat16", True),   # A broadcast, 4 AIVs
-    (40, 16, 1, 1, 1, 1, 1, "float16", False),
+@pytest.mark.parametrize("m,n,k,loops,ba,bb,cores,dtype,sync,form", [
+    (33, 24, 65, 2, 3, 3, 1, "float16", False, 0),  # M, K divide nothing; N * 4 a multiple of 32 B (UB rows)
+    (17, 8, 29, 3, 1, 3, 2, "bfloat16", True, 0),   # A broadcast, 4 AIVs
+    (40, 16, 1, 1, 1, 1, 1, "float16", False, 0),
+    (33, 24, 65, 2, 3, 1, 2, "float16", False, 1),  # the GlobalTensor overload, B broadcast
 ])
-def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync):
+def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync, form):
     config.set_platform(config.Backend.Model)
     aivs = 2 * cores
     rng = np.random.default_rng(m + 3 * n + k)
@@ -162,7 +173,7 @@ def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync):
     c = np.full((aivs, loops * nb, m, n), 5.0, np.float32)
     cache = np.zeros(aivs * loops * nb * m * n, np.float32)
     k_n_batch[cores](a, b, c, _tiling(m, n, k, dtype), np.zeros(1 << 20, np.uint8), cache, loops, ba, bb, sync,
-                     check_races=True)
+                     form, check_races=True)
     a64, b64 = _f64(a), _f64(b)
     ref = np.stack([np.stack([a64[v, (i // nb) * ba + (i % nb) * ba // nb]
                               @ b64[v, (i // nb) * bb + (i % nb) * bb // nb]

@@ -28,8 +28,14 @@ where the AIC computes (_bias_init: an exact lowering, the bias table is not mod
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
 B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
-and iterate_n_batch are rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*)
-work from a mix kernel's AIV (matmul_kfc.py).  K must be known at compile time.
+is rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*) work from a mix
+kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_batch_tensor_c
+(for a Matmul whose A MatmulType has a layout; iterate_n_batch with MatmulConfig is_n_batch), up
+to 4 Matmul objects in one register_matmul, and register_matmul inside a run-time branch.  Not
+from the AIV (errors): a batch with set_bias, C of G = 1 under A / B G > 1, matrix_stride_c,
+get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) or after
+wait_iterate_batch=True, per-tile progress of iterate(sync=False) (matmul_kfc.py module text).
+K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -1167,8 +1173,12 @@ class Matmul:
         v.update(kw)
         tensor, batch_a, batch_b, en_sequential_write, sync = (v[k] for k in ("tensor", "batch_a", "batch_b",
                                                                               "en_sequential_write", "sync"))
-        if self.role == "server":
-            return None
+        if self.role == "server":      # the AIC's code after its server loop is dropped: a stand-in
+            if tensor is not None:
+                return None
+            g = GlobalTensor(dt.float32, _b=b)
+            g.addr = 0
+            return g
         if self.role != "client":
             raise CompileError("asc.adv.Matmul.get_batch_tensor_c fetches what iterate_n_batch left in the "
                                "set_workspace buffer of a mix kernel's AIV", b.loc)

@@ -15,8 +15,11 @@ through the ISA:
 
   workspace  128-byte message of AIV i (i = its block_idx) at word 16 i (int64 words):
              0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index,
-             7 done, 8 bias address (ITERATE_ALL with set_bias; 0 none);
-             its C tile (base_m x base_n f32, rows base_n apart) at byte 8192 + i * base_m * base_n * 4
+             7 done, 8 bias address (ITERATE_ALL with set_bias; 0 none), 9 the Matmul object (when
+             register_matmul registered several, at most MAX_OBJS), 10 batch_a, 11 batch_b,
+             12 / 13 A's / B's matrix stride in elements, 14 batch loops (BATCH, NBATCH);
+             its C tile (base_m x base_n f32, rows base_n apart) at byte 8192 + i * S, S the largest
+             base_m * base_n * 4 of the registered objects
   AIV        scalar stores the message, cross_core_set_flag(REQ = 0, mode 2, PIPE_MTE2)
              (the set fires after the AIV's earlier reads of its C tile), and for a synchronous
              call cross_core_wait_flag(0); get_tensor_c then copies the tile GM -> UB (MTE2) and
@@ -45,6 +48,15 @@ still to come, and drain() takes it: in wait_iterate_all, in the first get_tenso
 before any later message (the AIV's message slot is free only once the AIC has answered).  ITERATE
 (function 4) computes every tile into the set_workspace buffer at word 3, tile k at byte
 k * base_m * base_n * 4 (the order c220's StartIterate writes them, offset += base size).
+BATCH (5) runs IterateBatch's loop (matmul.py _batch_emit) with the counts and strides of words
+10..13 as run-time values, C at word 3; NBATCH (6) runs it word 14 times, batch l's C at word 3 +
+l * max(batch_a, batch_b) * M * N * 4 (the set_workspace buffer get_batch_tensor_c reads).  As
+c220's server, the AIC compiles them only for an A MatmulType with a layout (IterateBatch) and a
+MatmulConfig with isNBatch (IterateNBatch).  Not modelled: c220's per-tile progress of
+Iterate<false> (a notification after each of the first 13 tiles, INC_PROCESS_CHECK = 14): a mode 2
+set from the AIC reaches both AIVs, so the sibling would have to drain them (docs/pyasc.md).
+register_matmul inside a run-time branch or loop: the AIC serves from the kernel's top level
+(_top_level), the AIVs' registers are set at the kernel's entry (_at_entry) and every AIV quits.
 """
 from __future__ import annotations
 
