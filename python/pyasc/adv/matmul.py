@@ -586,10 +586,16 @@ class Matmul:
                 raise CompileError(f"asc.adv.Matmul: A is float32 and B {self.tb.dtype.name}: both float32 "
                                    f"(mmad.f32f32)", b.loc)
             if self.trans_a or not self.trans_b:
-                raise CompileError("asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
-                                   "stored N x K (is_trans=True): the float32 L1 -> L0 loads of the other layouts "
-                                   "transpose 16 x 16 blocks of 32-bit elements (Ascend C LoadDataWithTranspose), "
-                                   "which is not modelled", b.loc)
+                # asc-devkit docs .../LoadDataWithTranspose.md (float: two consecutive 16 x 8 fractals
+                # joined into a 16 x 16 square, transposed, split into two 16 x 8 fractals dstFracGap
+                # apart); sim/exec_dma.c's load_l1_to_l0[ab]_2d transposes 16 x 16 b16 fractals only
+                what = "A stored K x M (is_trans=True) into L0A" if self.trans_a else \
+                    "B stored K x N (is_trans=False) into L0B"
+                raise CompileError(f"asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
+                                   f"stored N x K (is_trans=True): {what} needs Ascend C's LoadDataWithTranspose "
+                                   f"for float (two 16 x 8 fractals of L1 joined into a 16 x 16 square, transposed, "
+                                   f"split into two 16 x 8 fractals), and the ISA's load_l1_to_l0a_2d / "
+                                   f"load_l1_to_l0b_2d transpose 16 x 16 fractals of 16-bit elements only", b.loc)
         if self.quant is None and es != 1:
             return
         if not b.target["split"]:
