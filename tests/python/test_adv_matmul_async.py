@@ -344,3 +344,39 @@ def test_async_errors(what, msg):
     with pytest.raises(asc.CompileError, match=msg):
         k_nows[1](np.zeros((32, 32), np.float16), np.zeros((32, 32), np.float16), t, np.zeros(1 << 20, np.uint8),
                   what)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,base,form", [
+    (100, 64, 24, 1, (16, 16), 0),      # 14 tiles per AIV: 13 notified one by one, the 14th at the end
+    (198, 32, 24, 1, (16, 16), 2),      # 13 tiles: each notified
+    (135, 48, 24, 1, (16, 16), 1),      # 15 and 12 tiles on the two AIVs (each drains the other's count)
+    (150, 140, 40, 3, (16, 16), 0),     # 6 AIVs, tails
+])
+def test_async_iterate_per_tile_progress_values(m, n, k, cores, base, form):
+    """iterate(sync=False) with c220's per-tile progress (matmul_kfc.py PROG, INC_PROCESS_CHECK):
+    tile counts around 14 on each AIV, uneven between the two AIVs of an AI core, against numpy and
+    race-free."""
+    a, b, c, x, y, tiling, _ = _run_iter(m, n, k, cores, base, form=form, check_races=True)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + 1.0)).max() < 1e-3
+
+
+@pytest.mark.libasc
+def test_async_iterate_per_tile_progress(tmp_path):
+    """The AIV works on tile 0 while the AIC computes later tiles: c220's server notifies after
+    each of the first 13 tiles (matmul_server_impl_c220.h Iterate) and GetTensorC<false> waits for
+    each (matmul_client.h curProcess), so each AIV's first vadds (the + 1 on tile 0) ends before
+    the AIC's last fixpipe starts (45 tiles per AIV, from the trace)."""
+    tr = str(tmp_path / "t.json")
+    a, b, c, x, y, tiling, _ = _run_iter(150, 140, 40, 1, (16, 16), form=0, trace=tr, check_races=True)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + 1.0)).max() < 1e-3
+    data = json.load(open(tr))["traceEvents"]
+    ev = [e for e in data if e.get("ph") == "X"]
+    names = {e["pid"]: e["args"]["name"] for e in data if e.get("name") == "process_name"}
+    cube = [p for p, nm in names.items() if "cubecore" in nm]
+    vec = [p for p, nm in names.items() if "veccore" in nm]
+    assert len(cube) == 1 and len(vec) == 2
+    last_fix = max(e["ts"] for e in ev if e["pid"] == cube[0] and e["name"].startswith("fix_l0c_to_out"))
+    for p in vec:
+        adds = sorted(e["ts"] + e.get("dur", 0) for e in ev if e["pid"] == p and e["name"].startswith("vadds"))
+        assert len(adds) >= 45 and adds[0] < last_fix

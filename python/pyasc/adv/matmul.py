@@ -34,7 +34,7 @@ kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_bat
 to 4 Matmul objects in one register_matmul, and register_matmul inside a run-time branch.  Not
 from the AIV (errors): a batch with set_bias, C of G = 1 under A / B G > 1, matrix_stride_c,
 get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) or after
-wait_iterate_batch=True, per-tile progress of iterate(sync=False) (matmul_kfc.py module text).
+wait_iterate_batch=True (matmul_kfc.py module text).
 K must be known at compile time.
 """
 from __future__ import annotations

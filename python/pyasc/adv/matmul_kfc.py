@@ -52,9 +52,16 @@ BATCH (5) runs IterateBatch's loop (matmul.py _batch_emit) with the counts and s
 10..13 as run-time values, C at word 3; NBATCH (6) runs it word 14 times, batch l's C at word 3 +
 l * max(batch_a, batch_b) * M * N * 4 (the set_workspace buffer get_batch_tensor_c reads).  As
 c220's server, the AIC compiles them only for an A MatmulType with a layout (IterateBatch) and a
-MatmulConfig with isNBatch (IterateNBatch).  Not modelled: c220's per-tile progress of
-Iterate<false> (a notification after each of the first 13 tiles, INC_PROCESS_CHECK = 14): a mode 2
-set from the AIC reaches both AIVs, so the sibling would have to drain them (docs/pyasc.md).
+MatmulConfig with isNBatch (IterateNBatch).
+Per-tile progress of ITERATE (c220's Iterate: a notification after each of the first 13 tiles and
+one at the end when there are 14 or more, INC_PROCESS_CHECK = 14; the client's GetTensorC<false>
+waits for each of its first 14 fetches): the AIC sets flag PROG[sub] (1 for AIV sub 0, 2 for sub 1;
+mode 2 on PIPE_FIX after the tile's fixpipe), the AIV's get_tensor_c(sync=False) waits on it.  A mode
+2 set reaches both AIVs of the AI core, so the AIC also writes the count, min(tiles, 14), into word 15
+of the sibling's message, and in a kernel that compiles an iterate(sync=False) every AIV, after each
+wait for a round's response, waits that many times on the sibling's id and clears word 15, and takes
+the notifications of its own that its fetches left (_patch_progress).  IterateNBatch's per-batch
+notifications are not modelled: its response comes once, after the last batch.
 register_matmul inside a run-time branch or loop: the AIC serves from the kernel's top level
 (_top_level), the AIVs' registers are set at the kernel's entry (_at_entry) and every AIV quits.
 """
@@ -76,6 +83,8 @@ MAX_OBJS = 4              # Matmul objects one register_matmul serves (word 9 of
 TILE_AREA = 64 * MSG_WORDS * 8   # bytes of messages before the C tiles (64 AIVs)
 REQ = 0                   # AIVs -> AIC: mode 2 join of every AIV of the AI core (the AIC's counter 0)
 RESP = 0                  # AIC -> AIVs: mode 2 broadcast (each AIV's counter 0)
+PROG = (1, 2)             # AIC -> AIVs: iterate(sync=False)'s per-tile progress of AIV sub 0 / 1
+INC_PROCESS_CHECK = 14    # asc-devkit impl/basic_api/dav_c220/kfc/kfc_comm.h: notified tiles
 _WAIT_CC = _ops.cross_core_wait_flag.__wrapped__
 _SET_CC = _ops.cross_core_set_flag.__wrapped__
 
@@ -143,9 +152,53 @@ def drain(m):
     pend = m.kfc_pend
 
     def take():
-        _WAIT_CC(RESP, _b=b)
+        _resp_wait(b)
         b.mov_into(pend, 0)
     _if(b, ("ne", pend, b.reg(0)), take)
+
+
+def _resp_wait(b):
+    """The AIV's wait for the round's response; where it stands is kept (_patch_progress)."""
+    _WAIT_CC(RESP, _b=b)
+    if b.blocks[-1].ops:
+        b.__dict__.setdefault("kfc_resp_sites", []).append((b.blocks[-1], b.blocks[-1].ops[-1]))
+
+
+def _wait_prog(b, own):
+    """Wait on this AIV's progress id (own) or its sibling's: PROG[sub] (sub_block_idx run-time)."""
+    sub = _ops.get_sub_block_idx.__wrapped__(_b=b)
+    _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _WAIT_CC(PROG[0 if own else 1], _b=b),
+        lambda: _WAIT_CC(PROG[1 if own else 0], _b=b))
+
+
+def _patch_progress(m):
+    """At the kernel's end, when it compiled an iterate(sync=False): after every wait for a round's
+    response the AIV takes the progress notifications left on its counters, the ones its own
+    fetches did not take (kfc_prog_left) and its sibling's (word 15 of its message, written by the
+    AIC in the round: a mode 2 set reaches both AIVs).  A kernel without iterate(sync=False) gets
+    no progress notifications and none of this code."""
+    b = m.b
+    if not getattr(b, "kfc_async_iter", False):
+        return
+    ratio = _ratio(b)
+    for blk, op in b.__dict__.get("kfc_resp_sites", []):
+        tmp = ir.Block()
+        b.push(tmp)
+        left = RVal(b, m.kfc_prog)
+        _for(b, left, lambda i: _wait_prog(b, True))
+        b.mov_into(m.kfc_prog, 0)
+        if ratio > 1:
+            ws = _ws(m)
+            w15 = _ops.get_block_idx.__wrapped__(_b=b) * MSG_WORDS + 15
+            cnt = ws.get_value(w15)
+
+            def sib():
+                _for(b, cnt, lambda i: _wait_prog(b, False))
+                ws.set_value(w15, 0)
+            _if(b, ("ne", b.reg(cnt), b.reg(0)), sib)
+        b.pop()
+        i = blk.ops.index(op)
+        blk.ops[i + 1:i + 1] = tmp.ops
 
 
 def send(m, func, c_addr=0, tile=0, wait=True, async_=False, batch=None):
@@ -172,7 +225,7 @@ def send(m, func, c_addr=0, tile=0, wait=True, async_=False, batch=None):
         ws.set_value(base + w, v)
     _SET_CC(REQ, 2, PipeID.PIPE_MTE2, _b=b)
     if wait:
-        _WAIT_CC(RESP, _b=b)
+        _resp_wait(b)
     elif async_:
         b.mov_into(m.kfc_pend, 1)
 
@@ -194,7 +247,10 @@ def client_register(objs):
     # set at the kernel's entry: the QUIT at its end runs whether or not a run-time branch around
     # register_matmul was taken (the AIC serves until every AIV has quit, register_matmul's
     # branch or not: serve)
-    _at_entry(b, lambda: [b.mov_into(v, 0) for v in [pend] + [o.kfc_k for o in objs]])
+    prog = b.new_value(hint="kfc_progress.")   # progress notifications of the AIV's iterate(sync=False) not taken
+    for o in objs:
+        o.kfc_prog = prog
+    _at_entry(b, lambda: [b.mov_into(v, 0) for v in [pend, prog] + [o.kfc_k for o in objs]])
     m = objs[0]
 
     def quit_(b):
@@ -205,7 +261,7 @@ def client_register(objs):
         base = _ops.get_block_idx.__wrapped__(_b=b) * MSG_WORDS
         loop = ir.While(name="while", loc=b.loc)
         b.push(loop.head)
-        _WAIT_CC(RESP, _b=b)
+        _resp_wait(b)
         d = ws.get_value(base + 7)
         zero = b.reg(0)
         b.pop()
@@ -215,6 +271,7 @@ def client_register(objs):
         b.pop()
         b.emit(loop)
     b.at_end.append(quit_)
+    b.at_end.append(lambda b: _patch_progress(m))
 
 
 def _tails(m):
@@ -297,8 +354,8 @@ def iterate_async(m):
     """Iterate<false> (c220 MatmulClient::Iterate, MatmulService::StartIterate): one ITERATE
     message; the AIC computes every tile of the single-core output into the set_workspace buffer,
     tile k (the iterate order's k-th) at byte k * base_m * base_n * 4, rows base_n apart, while the
-    AIV goes on.  c220 notifies after each of the first 14 tiles; the round protocol here answers
-    once, after the last tile (module text), so the first get_tensor_c(sync=False) waits for all."""
+    AIV goes on; the AIC notifies its progress per tile as c220 does (module text), the round's
+    response comes after the last tile."""
     b = m.b
     if m.bias_gm is not None:
         raise CompileError("asc.adv.Matmul.iterate(sync=False) with set_bias in a mix kernel is not implemented "
@@ -313,19 +370,26 @@ def iterate_async(m):
                            b.loc)
     send(m, F_ITER, c_addr=m.cache.addr, wait=False, async_=True)
     b.mov_into(m.kfc_k, 0)
+    n = n_tiles(m)
+    b.mov_into(m.kfc_prog, min(n, INC_PROCESS_CHECK) if is_static(n) else b.binop("min", n, INC_PROCESS_CHECK))
+    b.kfc_async_iter = True
 
 
 def get_tensor_c_async(m, dst):
-    """GetTensorC<false>(LocalTensor) / AsyncGetTensorC after iterate(sync=False): the first fetch
-    takes the AIC's response (all tiles are in the workspace then), each copies the next tile
-    GM -> UB on MTE2 without waiting for it: wait_get_tensor_c (MTE2 -> V) comes before the vector
+    """GetTensorC<false>(LocalTensor) / AsyncGetTensorC after iterate(sync=False): each of the
+    first INC_PROCESS_CHECK fetches waits for the AIC's progress notification of its tile (the 14th
+    for the end of all), each copies the next tile GM -> UB on MTE2 without waiting for it: wait_get_tensor_c (MTE2 -> V) comes before the vector
     reads dst (a read before it is a race the checker reports)."""
     b = m.b
     t = m.tiling
     bm, bn = int(t.base_m), int(t.base_n)
     _check_dst(m, dst, "get_tensor_c(sync=False)")
-    drain(m)
     k = RVal(b, m.kfc_k)
+
+    def progress():     # matmul_client.h GetTensorC<false>: curProcess < INC_PROCESS_CHECK waits
+        _wait_prog(b, True)
+        b.mov_into(m.kfc_prog, b.binop("sub", RVal(b, m.kfc_prog), 1))
+    _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK)), progress)
     slot = GlobalTensor(dt.float32, _b=b)
     slot.addr, slot.gm = m.cache.addr + k * (bm * bn * 4), getattr(m.cache, "gm", None)
     _tile_to_ub(b, dst, slot, bm * bn)
@@ -390,11 +454,11 @@ def serve(objs):
         b.mov_into(act, b.binop("and", RVal(b, act), b.binop("xor", b.binop("shl", 1, s), -1)))
     _if(b, ("eq", b.reg(f), b.reg(F_QUIT)), quit_)
     if len(objs) == 1:
-        _serve_obj(m0, ws, idx, base, f)
+        _serve_obj(m0, ws, idx, base, f, s)
     else:
         j = ws.get_value(base + 9)
         for k, m in enumerate(objs):
-            _if(b, ("eq", b.reg(j), b.reg(k)), lambda m=m: _serve_obj(m, ws, idx, base, f))
+            _if(b, ("eq", b.reg(j), b.reg(k)), lambda m=m: _serve_obj(m, ws, idx, base, f, s))
     b.pop()
     b.emit(fo)
 
@@ -409,8 +473,9 @@ def serve(objs):
     b.dead = True
 
 
-def _serve_obj(m, ws, idx, base, f):
-    """The server's paths of one Matmul object: a run-time `if` on the message's function."""
+def _serve_obj(m, ws, idx, base, f, sub):
+    """The server's paths of one Matmul object: a run-time `if` on the message's function (sub:
+    the AIV of the message, 0 or 1)."""
     b = m.b
     t = m.tiling
     bm, bn = int(t.base_m), int(t.base_n)
@@ -467,7 +532,20 @@ def _serve_obj(m, ws, idx, base, f):
             c = GlobalTensor(dt.float32, _b=b)
             c.addr = cw + k * (bm * bn * 4)
             m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
-        _for(b, b.binop("mul", nt_m, nt_n), one_tile)
+            # c220 Iterate: a notification after each of the first INC_PROCESS_CHECK - 1 tiles (on
+            # FIX, after the tile's fixpipe), to the AIV's progress id
+            _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK - 1)), notify)
+
+        def notify():
+            _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _SET_CC(PROG[0], 2, PipeID.PIPE_FIX, _b=b),
+                lambda: _SET_CC(PROG[1], 2, PipeID.PIPE_FIX, _b=b))
+        nt = b.binop("mul", nt_m, nt_n)
+        _for(b, nt, one_tile)
+        # and one at the end when there were INC_PROCESS_CHECK or more (matmul_server_impl_c220.h)
+        _if(b, ("ge", b.reg(nt), b.reg(INC_PROCESS_CHECK)), notify)
+        if _ratio(b) > 1:      # the sibling AIV's counter took them too: it drains that many
+            ws.set_value(b.binop("add", idx, b.binop("sub", 1, b.binop("mul", sub, 2))) * MSG_WORDS + 15,
+                         b.binop("min", nt, INC_PROCESS_CHECK))
 
     def batch_(loops):
         """IterateBatch (one batch, C at word 3) or IterateNBatch (word 14 batches, batch l's C at
