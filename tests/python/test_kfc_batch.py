@@ -162,6 +162,9 @@ def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, 
     (17, 8, 29, 3, 1, 3, 2, "bfloat16", True, 0),   # A broadcast, 4 AIVs
     (40, 16, 1, 1, 1, 1, 1, "float16", False, 0),
     (33, 24, 65, 2, 3, 1, 2, "float16", False, 1),  # the GlobalTensor overload, B broadcast
+    (20, 8, 16, 15, 1, 1, 1, "float16", False, 0),  # 15 batches: 13 notified one by one, one at the end
+    (20, 8, 16, 14, 2, 1, 2, "bfloat16", False, 1),
+    (20, 8, 16, 13, 1, 2, 1, "float16", False, 0),
 ])
 def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync, form):
     config.set_platform(config.Backend.Model)

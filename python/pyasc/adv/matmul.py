@@ -1153,18 +1153,23 @@ class Matmul:
         if self.cache_bytes is not None and self.cache_bytes < need:
             raise CompileError(f"asc.adv.Matmul.set_workspace: the buffer holds {self.cache_bytes} B; iterate_n_batch "
                                f"writes {int(batch_loop)} x {nb} float32 {M} x {N} matrices there, {need} B", b.loc)
+        prog = not sync and not wait_iterate_batch     # notified per batch (StartIterateNBatch)
         _kfc.send(self, _kfc.F_NBATCH, c_addr=self.cache.addr, wait=sync, async_=not sync,
-                  batch=self._msg_batch(ba, bb, sa, sb, int(batch_loop)))
+                  batch=self._msg_batch(ba, bb, sa, sb, int(batch_loop) + (int(prog) << 32)))
         self._wait_batch = self._wait_batch or (not sync and wait_iterate_batch)
-        self._n_batch = (nb, "wait" if wait_iterate_batch else "get")
+        self._n_batch = (nb, "wait" if wait_iterate_batch else ("progress" if prog else "get"))
         b.mov_into(self.kfc_k, 0)
+        if prog:
+            b.mov_into(self.kfc_prog, min(int(batch_loop), _kfc.INC_PROCESS_CHECK))
+            b.kfc_async_iter = True
 
     def get_batch_tensor_c(self, *args, **kw):
         """GetBatchTensorC<false> (real pyasc get_batch_tensor_c, sync=False only): the next batch of
         iterate_n_batch's C, max(batch_a, batch_b) M x N float32 matrices, copied from the
         set_workspace buffer into the UB `tensor` on MTE2 (wait_get_tensor_c before the vector reads
-        it), or without `tensor` returned as a GlobalTensor on that buffer.  The first call takes the
-        AIC's response (every batch is in the buffer then)."""
+        it), or without `tensor` returned as a GlobalTensor on that buffer.  After iterate_n_batch(sync=
+        False) each of the first INC_PROCESS_CHECK calls waits for its batch's progress notification
+        (matmul_kfc.py module text)."""
         b = self.b
         # real pyasc's two overloads: (tensor, batch_a, batch_b, en_sequential_write, sync) and
         # (batch_a, batch_b, en_sequential_write, sync), sync defaulting to True (and refused)
@@ -1210,8 +1215,9 @@ class Matmul:
                                f"computed {nbat[0]} matrices per batch", b.loc)
         M, N = self.dims[:2]
         elems = nb * M * N
-        _kfc.drain(self)
         k = RVal(b, self.kfc_k)
+        if nbat[1] == "progress":
+            _kfc.wait_progress(self, k)
         slot = GlobalTensor(dt.float32, _b=b)
         slot.addr, slot.gm = self.cache.addr + k * (elems * 4), getattr(self.cache, "gm", None)
         slot.size = elems

@@ -17,7 +17,8 @@ through the ISA:
              0 function, 1 A address, 2 B address, 3 C address, 4 tail M, 5 tail N, 6 tile index,
              7 done, 8 bias address (ITERATE_ALL with set_bias; 0 none), 9 the Matmul object (when
              register_matmul registered several, at most MAX_OBJS), 10 batch_a, 11 batch_b,
-             12 / 13 A's / B's matrix stride in elements, 14 batch loops (BATCH, NBATCH);
+             12 / 13 A's / B's matrix stride in elements, 14 batch loops (BATCH, NBATCH; bit 32:
+             notified per batch), 15 the sibling's progress notifications to drain;
              its C tile (base_m x base_n f32, rows base_n apart) at byte 8192 + i * S, S the largest
              base_m * base_n * 4 of the registered objects
   AIV        scalar stores the message, cross_core_set_flag(REQ = 0, mode 2, PIPE_MTE2)
@@ -60,8 +61,8 @@ mode 2 on PIPE_FIX after the tile's fixpipe), the AIV's get_tensor_c(sync=False)
 2 set reaches both AIVs of the AI core, so the AIC also writes the count, min(tiles, 14), into word 15
 of the sibling's message, and in a kernel that compiles an iterate(sync=False) every AIV, after each
 wait for a round's response, waits that many times on the sibling's id and clears word 15, and takes
-the notifications of its own that its fetches left (_patch_progress).  IterateNBatch's per-batch
-notifications are not modelled: its response comes once, after the last batch.
+the notifications of its own that its fetches left (_patch_progress).  IterateNBatch<false> without
+waitIterateBatch (bit 32 of word 14) notifies per batch the same way, get_batch_tensor_c waits for them.
 register_matmul inside a run-time branch or loop: the AIC serves from the kernel's top level
 (_top_level), the AIVs' registers are set at the kernel's entry (_at_entry) and every AIV quits.
 """
@@ -169,6 +170,17 @@ def _wait_prog(b, own):
     sub = _ops.get_sub_block_idx.__wrapped__(_b=b)
     _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _WAIT_CC(PROG[0 if own else 1], _b=b),
         lambda: _WAIT_CC(PROG[1 if own else 0], _b=b))
+
+
+def wait_progress(m, k):
+    """Fetch k (run-time) of a notified call: matmul_client.h GetTensorC<false> waits while
+    curProcess < INC_PROCESS_CHECK (GetBatchTensorC the same per batch)."""
+    b = m.b
+
+    def progress():
+        _wait_prog(b, True)
+        b.mov_into(m.kfc_prog, b.binop("sub", RVal(b, m.kfc_prog), 1))
+    _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK)), progress)
 
 
 def _patch_progress(m):
@@ -386,10 +398,7 @@ def get_tensor_c_async(m, dst):
     _check_dst(m, dst, "get_tensor_c(sync=False)")
     k = RVal(b, m.kfc_k)
 
-    def progress():     # matmul_client.h GetTensorC<false>: curProcess < INC_PROCESS_CHECK waits
-        _wait_prog(b, True)
-        b.mov_into(m.kfc_prog, b.binop("sub", RVal(b, m.kfc_prog), 1))
-    _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK)), progress)
+    wait_progress(m, k)
     slot = GlobalTensor(dt.float32, _b=b)
     slot.addr, slot.gm = m.cache.addr + k * (bm * bn * 4), getattr(m.cache, "gm", None)
     _tile_to_ub(b, dst, slot, bm * bn)
@@ -534,18 +543,11 @@ def _serve_obj(m, ws, idx, base, f, sub):
             m._tile_body(mi, ni, m_eff, n_eff, bm, bn, c, c_at=(0, bn))
             # c220 Iterate: a notification after each of the first INC_PROCESS_CHECK - 1 tiles (on
             # FIX, after the tile's fixpipe), to the AIV's progress id
-            _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK - 1)), notify)
+            _if(b, ("lt", b.reg(k), b.reg(INC_PROCESS_CHECK - 1)), lambda: _notify(b, sub))
 
-        def notify():
-            _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _SET_CC(PROG[0], 2, PipeID.PIPE_FIX, _b=b),
-                lambda: _SET_CC(PROG[1], 2, PipeID.PIPE_FIX, _b=b))
         nt = b.binop("mul", nt_m, nt_n)
         _for(b, nt, one_tile)
-        # and one at the end when there were INC_PROCESS_CHECK or more (matmul_server_impl_c220.h)
-        _if(b, ("ge", b.reg(nt), b.reg(INC_PROCESS_CHECK)), notify)
-        if _ratio(b) > 1:      # the sibling AIV's counter took them too: it drains that many
-            ws.set_value(b.binop("add", idx, b.binop("sub", 1, b.binop("mul", sub, 2))) * MSG_WORDS + 15,
-                         b.binop("min", nt, INC_PROCESS_CHECK))
+        _notify_end(b, ws, idx, sub, nt)
 
     def batch_(loops):
         """IterateBatch (one batch, C at word 3) or IterateNBatch (word 14 batches, batch l's C at
@@ -561,8 +563,21 @@ def _serve_obj(m, ws, idx, base, f, sub):
             m._batch_emit(c, ba, bb, sa, sb, M * N)
             return
         nb = b.binop("max", ba, bb)
-        _for(b, ws.get_value(base + 14), lambda lp: m._batch_emit(
-            c, ba, bb, sa, sb, M * N, first=(b.binop("mul", lp, ba), b.binop("mul", lp, bb), b.binop("mul", lp, nb))))
+        w14 = ws.get_value(base + 14)      # the loop count, and bit 32: notified per batch (sync=False
+        loops_n = b.binop("and", w14, 0xffffffff)     # without wait_iterate_batch); one scalar GM load
+        prog = b.binop("shr", w14, 32)
+
+        def one(lp, notified):
+            m._batch_emit(c, ba, bb, sa, sb, M * N,
+                          first=(b.binop("mul", lp, ba), b.binop("mul", lp, bb), b.binop("mul", lp, nb)))
+            if notified:    # StartIterateNBatch: a notification after each of the first 13 batches
+                _if(b, ("lt", b.reg(lp), b.reg(INC_PROCESS_CHECK - 1)), lambda: _notify(b, sub))
+
+        def with_progress():
+            _for(b, loops_n, lambda lp: one(lp, True))
+            _notify_end(b, ws, idx, sub, loops_n)
+        # two copies of the loop: the synchronous one has no per-batch branch
+        _if(b, ("ne", b.reg(prog), b.reg(0)), with_progress, lambda: _for(b, loops_n, lambda lp: one(lp, False)))
 
     _if(b, ("eq", b.reg(f), b.reg(F_ITER)), iter_)
     _if(b, ("eq", b.reg(f), b.reg(F_ALL)), all_)
@@ -574,6 +589,23 @@ def _serve_obj(m, ws, idx, base, f, sub):
         _if(b, ("eq", b.reg(f), b.reg(F_BATCH)), lambda: batch_(False))
     if serves_batch(m) and serves_n_batch(m):
         _if(b, ("eq", b.reg(f), b.reg(F_NBATCH)), lambda: batch_(True))
+
+
+def _notify(b, sub):
+    """A progress notification to AIV `sub` (run-time 0 / 1): flag PROG[sub], mode 2 on PIPE_FIX
+    (after the fixpipes before it)."""
+    _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _SET_CC(PROG[0], 2, PipeID.PIPE_FIX, _b=b),
+        lambda: _SET_CC(PROG[1], 2, PipeID.PIPE_FIX, _b=b))
+
+
+def _notify_end(b, ws, idx, sub, n):
+    """After n tiles (or batches): one more notification when n >= INC_PROCESS_CHECK (c220's Iterate
+    and IterateNBatch), and min(n, INC_PROCESS_CHECK), the notifications the sibling AIV's counter
+    took too, into word 15 of the sibling's message (module text)."""
+    _if(b, ("ge", b.reg(n), b.reg(INC_PROCESS_CHECK)), lambda: _notify(b, sub))
+    if _ratio(b) > 1:
+        ws.set_value(b.binop("add", idx, b.binop("sub", 1, b.binop("mul", sub, 2))) * MSG_WORDS + 15,
+                     b.binop("min", n, INC_PROCESS_CHECK))
 
 
 def serves_batch(m):
