@@ -1,9 +1,10 @@
-"""Batched asc.adv.Matmul called on the AIVs of a mix kernel (python/pyasc/adv/matmul_kfc.py
-F_BATCH / F_NBATCH): iterate_batch into C in GM, iterate_n_batch into the set_workspace buffer with
-get_batch_tensor_c into UB, synchronous and asynchronous (wait_iterate_batch); several Matmul
-objects of different shapes registered in one register_matmul.  Against numpy: shapes that divide
-no tile, batch counts 1 and 3 and a broadcast, f16 / bf16 / f32, 1 and several AI cores of
-ascend910b, race-free under check_races=True."""
+"""asc.adv.Matmul called on the AIVs of a mix kernel (python/pyasc/adv/matmul_kfc.py): batched
+(F_BATCH / F_NBATCH: iterate_batch into C in GM, iterate_n_batch into the set_workspace buffer with
+get_batch_tensor_c into UB or as a GlobalTensor, synchronous and asynchronous with per-batch
+progress), several Matmul objects of different shapes in one register_matmul, register_matmul in a
+run-time branch, and an iterate(sync=False) fetched in part (its progress notifications drained).
+Against numpy: shapes that divide no tile, batch counts 1 and 3 and broadcasts, f16 / bf16 / f32,
+1 to 3 AI cores of ascend910b, race-free under check_races=True."""
 import numpy as np
 import pytest
 
@@ -307,3 +308,72 @@ def test_kfc_register_in_branch(cores, used):
             assert np.abs(c[v] - ref[v]).max() < 1e-3, v
         else:
             assert (c[v] == 5.0).all(), v
+
+
+@asc.jit
+def k_partial(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, c2: asc.GlobalAddress, t: asc.adv.TCubeTiling,
+           workspace: asc.GlobalAddress, cache: asc.GlobalAddress, fetch: asc.ConstExpr[int]):
+    """Two objects: mm's iterate(sync=False) fetched for only `fetch` of its 20 tiles, then mm2's
+    iterate_all, twice: the progress notifications the fetches left are drained before mm2's
+    message (matmul_kfc.py kfc_prog), so the second round's fetches wait for their own tiles."""
+    idx = asc.get_block_idx()
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    c2g = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * t.m * t.k_a)
+    bg.set_global_buffer(b + idx * t.k_b * t.n)
+    cg.set_global_buffer(c + idx * t.base_m * t.base_n * fetch)
+    c2g.set_global_buffer(c2 + idx * t.m * t.n)
+    per = t.m.ceildiv(t.base_m) * t.n.ceildiv(t.base_n) * t.base_m * t.base_n
+    wg.set_global_buffer(cache + idx * per, per)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(que=q, num=1, len=t.base_m * t.base_n * 4)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, cg.dtype))
+    mm2 = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype),
+                         b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype),
+                         c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype))
+    asc.adv.register_matmul(pipe, workspace, mm, t, mm2, t)
+    mm.set_workspace(wg)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    mm2.set_tensor_a(ag)
+    mm2.set_tensor_b(bg)
+    for r in range(2):
+        mm.iterate(sync=False)
+        for j in range(fetch):
+            x = q.alloc_tensor(asc.float32)
+            mm.get_tensor_c(x, sync=False)
+            mm.wait_get_tensor_c()
+            q.enque(x)
+            x = q.deque(asc.float32)
+            asc.data_copy(cg[j * t.base_m * t.base_n:], x, t.base_m * t.base_n)
+            q.free_tensor(x)
+        mm2.iterate_all(c2g)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("cores,fetch", [(1, 3), (2, 1), (1, 16), (1, 15)])
+def test_kfc_async_partial_fetch(cores, fetch):
+    config.set_platform(config.Backend.Model)
+    m, n, k = 64, 80, 24
+    t = _tiling(m, n, k, "float16")
+    t.base_m, t.base_n = 16, 16       # 4 x 5 = 20 tiles
+    aivs = 2 * cores
+    rng = np.random.default_rng(cores * 100 + fetch)
+    a = (rng.random((aivs, m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((aivs, k, n)) - 0.5).astype(np.float16)
+    c = np.zeros((aivs, fetch, 16, 16), np.float32)
+    c2 = np.zeros((aivs, m, n), np.float32)
+    cache = np.zeros(aivs * 20 * 256, np.float32)
+    k_partial[cores](a, b, c, c2, t, np.zeros(1 << 20, np.uint8), cache, fetch, check_races=True)
+    ref = np.einsum("vmk,vkn->vmn", a.astype(np.float64), b.astype(np.float64))
+    for v in range(aivs):
+        for j in range(fetch):      # tile j, M first: rows (j % 4) * 16, columns (j // 4) * 16
+            mi, ni = j % 4, j // 4
+            assert np.abs(c[v, j] - ref[v, mi * 16:mi * 16 + 16, ni * 16:ni * 16 + 16]).max() < 1e-3, (v, j)
+    assert np.abs(c2 - ref).max() < 1e-3
