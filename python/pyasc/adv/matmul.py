@@ -1228,7 +1228,8 @@ class Matmul:
             if (N * 4) % 32:
                 raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c into UB: N = {N} float32 is not a multiple of "
                                    f"32 bytes, which needs C's CubeFormat ND_ALIGN (rows padded to 32 B, real pyasc's "
-                                   f"constraint): not implemented; fetch the GlobalTensor overload instead", b.loc)
+                                   f"constraint; its asc.CubeFormat has ND and NZ only): not implemented; fetch the "
+                                   f"GlobalTensor overload instead", b.loc)
             if tensor.size is not None and is_static(tensor.size) and tensor.size < elems:
                 raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c: the destination holds {tensor.size} elements, "
                                    f"{nb} matrices of {M} x {N} need {elems}", b.loc)
