@@ -168,8 +168,25 @@ def _resp_wait(b):
 def _wait_prog(b, own):
     """Wait on this AIV's progress id (own) or its sibling's: PROG[sub] (sub_block_idx run-time)."""
     sub = _ops.get_sub_block_idx.__wrapped__(_b=b)
-    _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: _WAIT_CC(PROG[0 if own else 1], _b=b),
-        lambda: _WAIT_CC(PROG[1 if own else 0], _b=b))
+
+    def w(i):
+        _WAIT_CC(PROG[i], _b=b)
+        if b.blocks[-1].ops:
+            b.__dict__.setdefault("kfc_prog_ops", set()).add(id(b.blocks[-1].ops[-1]))
+    _if(b, ("eq", b.reg(sub), b.reg(0)), lambda: w(0 if own else 1), lambda: w(1 if own else 0))
+
+
+def _check_prog_ids(b):
+    """The progress ids are the Matmul's in a kernel that has them: the kernel's own cross-core
+    flags must use others (a shared id would release the wrong wait)."""
+    mine = b.__dict__.get("kfc_prog_ops", set())
+    for op in ir.walk(b.fn.body):
+        a = op.attrs if isinstance(op.attrs, dict) else {}
+        if op.name == "xcore" and id(op) not in mine and a.get("ops") and a["ops"][-1] in PROG:
+            raise CompileError(f"asc.cross_core_set_flag / cross_core_wait_flag with flag id {a['ops'][-1]} in a "
+                               f"kernel whose AIVs call a Matmul with sync=False (iterate, iterate_n_batch): ids "
+                               f"{PROG[0]} and {PROG[1]} carry the AIC's per-tile progress notifications here "
+                               f"(adv/matmul_kfc.py); use another id", op.loc)
 
 
 def wait_progress(m, k):
@@ -192,6 +209,7 @@ def _patch_progress(m):
     b = m.b
     if not getattr(b, "kfc_async_iter", False):
         return
+    _check_prog_ids(b)
     ratio = _ratio(b)
     for blk, op in b.__dict__.get("kfc_resp_sites", []):
         tmp = ir.Block()
