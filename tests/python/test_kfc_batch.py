@@ -377,3 +377,79 @@ def test_kfc_async_partial_fetch(cores, fetch):
             mi, ni = j % 4, j // 4
             assert np.abs(c[v, j] - ref[v, mi * 16:mi * 16 + 16, ni * 16:ni * 16 + 16]).max() < 1e-3, (v, j)
     assert np.abs(c2 - ref).max() < 1e-3
+
+
+def _bias_tiling(m, n, k):
+    t = host.MatmulApiTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_bias_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.enable_bias(True)
+    t.set_buffer_space(-1, -1, -1)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    return tc
+
+
+def _k_batch_bias(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+                  tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, batch_a: asc.ConstExpr[int],
+                  batch_b: asc.ConstExpr[int], per_batch: asc.ConstExpr[bool]):
+    """Unit i (an AIV of a mix kernel, or the one AIC of a cube-only kernel): C[i] = A[i] x B[i] +
+    bias by iterate_batch; bias batch j's row at j * N (MatmulConfig is_bias_batch, through real
+    pyasc's get_mm_config(MatmulBatchParams(is_n_batch, batch_mode, is_bias_batch))) or one row for
+    all (is_bias_batch False)."""
+    idx = asc.get_block_idx()
+    nb = batch_a if batch_a > batch_b else batch_b
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    biasg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * batch_a * tiling.m * tiling.k_a)
+    bg.set_global_buffer(b + idx * batch_b * tiling.k_b * tiling.n)
+    cg.set_global_buffer(c + idx * nb * tiling.m * tiling.n)
+    if per_batch:
+        biasg.set_global_buffer(bias + idx * nb * tiling.n)
+    else:
+        biasg.set_global_buffer(bias + idx * tiling.n)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, asc.LayoutMode.NORMAL),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype, False,
+                                             asc.LayoutMode.NORMAL),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, cg.dtype),
+                        bias=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, biasg.dtype),
+                        matmul_config=asc.adv.get_mm_config(asc.adv.MatmulBatchParams(False, 1, per_batch)))
+    asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    mm.set_bias(biasg)
+    mm.iterate_batch(cg, batch_a, batch_b, False)
+    mm.end()
+
+
+k_batch_bias = asc.jit(_k_batch_bias)
+k_batch_bias_cube = asc.jit(matmul_cube_only=True)(_k_batch_bias)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,ba,bb,cores,per_batch,mix", [
+    (33, 47, 65, 3, 3, 1, True, True),
+    (33, 47, 65, 3, 1, 2, False, True),
+    (20, 37, 19, 1, 3, 1, True, True),
+    (33, 47, 65, 3, 3, 1, True, False),     # where the AIC computes (cube-only kernel, one unit per AI core)
+    (20, 37, 19, 2, 1, 2, False, False),
+])
+def test_kfc_iterate_batch_bias(m, n, k, ba, bb, cores, per_batch, mix):
+    config.set_platform(config.Backend.Model)
+    units = 2 * cores if mix else cores
+    nb = max(ba, bb)
+    a, b = _inputs(m, n, k, ba, bb, units, "float16", False, m + n + k + nb)
+    rng = np.random.default_rng(nb)
+    bias = (rng.random((units, nb if per_batch else 1, n)) - 0.5).astype(np.float32)
+    c = np.full((units, nb, m, n), 5.0, np.float32)
+    kern = k_batch_bias if mix else k_batch_bias_cube
+    kern[cores](a, b, c, bias, _bias_tiling(m, n, k), np.zeros(1 << 20, np.uint8), ba, bb, per_batch,
+                check_races=True)
+    ref = _ref(a, b, False) + (bias[:, :, None, :] if per_batch else bias[:, :1, None, :])
+    assert np.abs(c - ref).max() < 1e-3

@@ -32,7 +32,7 @@ is rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*) wo
 kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_batch_tensor_c
 (for a Matmul whose A MatmulType has a layout; iterate_n_batch with MatmulConfig is_n_batch), up
 to 4 Matmul objects in one register_matmul, and register_matmul inside a run-time branch.  Not
-from the AIV (errors): a batch with set_bias, C of G = 1 under A / B G > 1, matrix_stride_c,
+from the AIV (errors): C of G = 1 under A / B G > 1, matrix_stride_c,
 get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) or after
 wait_iterate_batch=True (matmul_kfc.py module text).
 K must be known at compile time.
@@ -247,6 +247,18 @@ def _static_bool(b, v, fn, what):
         raise CompileError(f"asc.adv.Matmul.{fn}: {what} must be a compile-time bool (it picks Ascend C's "
                            f"template <bool sync>)", b.loc if b else None)
     return bool(v)
+
+
+def _is_bias_batch(cfg):
+    """MatmulConfig isBiasBatch as real pyasc builds it (python/asc/language/adv/types.py: MatmulConfig
+    default True; get_mm_config: False unless a MatmulBatchParams says so, whose default is False)."""
+    if cfg is None:
+        return True
+    if getattr(cfg, "kind", None) == "mm":
+        bp = [x for x in getattr(cfg, "args", ()) if isinstance(x, MatmulBatchParams)]
+        return bool(getattr(bp[-1], "is_bias_batch", False)) if bp else False
+    v = getattr(cfg, "is_bias_batch", None)
+    return True if v is None else bool(v)
 
 
 def _up(x, a):
@@ -956,7 +968,8 @@ class Matmul:
         SBNGD: _batch_layout); C NORMAL / BNGS1S2.  batch_a and batch_b are multiples: the smaller
         one's matrix j serves max/min consecutive batches (the G broadcast).  iterate_batch(c,
         en_partial_sum, en_atomic, en_sequential_write) takes the counts of set_batch_num.  One
-        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix).  From a mix
+        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix); set_bias:
+        batch i's bias row at i * N (is_bias_batch, _batch_emit).  From a mix
         kernel's AIV the AIC serving it runs the same loop (matmul_kfc.py F_BATCH)."""
         b = self.b
         if self.role == "server":
@@ -1036,9 +1049,6 @@ class Matmul:
                                f"NORMAL, BSNGD, SBNGD or BNGS1S2): Ascend C's server ignores a batched call of a "
                                f"layout-NONE Matmul (matmul_server_impl_c220.h IterateBatch), so the AIC compiles it "
                                f"only then", b.loc)
-        if self.bias_gm is not None:
-            raise CompileError(f"asc.adv.Matmul.{fn} with set_bias from a mix kernel's AIV is not implemented (the "
-                               f"batch bias, is_bias_batch); disable_bias, or add the bias row on the AIV", b.loc)
         if sc:
             raise CompileError(f"asc.adv.Matmul.{fn}: matrix_stride_c is reserved (real pyasc: '该参数预留'); C's "
                                f"matrices are dense M x N here: pass 0", b.loc)
@@ -1072,7 +1082,10 @@ class Matmul:
         sc = int(sc) or M * N
         fa = fa or (lambda i: i * sa)
         fb = fb or (lambda i: i * sb)
-        ta0, tb0 = self.ta, self.tb
+        ta0, tb0, bias0 = self.ta, self.tb, self.bias_gm
+        # MatmulConfig isBiasBatch (asc-devkit include/adv_api/matmul/matmul_config.h, default true):
+        # batch i's bias row at element i * N (copy_bias_in_batch.h), else one row for every batch
+        per_batch = bias0 is not None and _is_bias_batch(self.config)
         static = is_static(ba) and is_static(bb) and first == (0, 0, 0)
         try:
             if static and max(ba, bb) == 1:
@@ -1089,6 +1102,8 @@ class Matmul:
                     self.ta = ta0[fa(ia):] if ba > 1 else ta0
                     self.tb = tb0[fb(ib):] if bb > 1 else tb0
                     c_i = c_gm[i * sc:]
+                    if per_batch:
+                        self.bias_gm = bias0[i * N:]
                 else:
                     nb = b.binop("max", ba, bb)
                     ia = b.binop("add", first[0], b.binop("div", b.binop("mul", i, ba), nb))
@@ -1096,6 +1111,8 @@ class Matmul:
                     self.ta = ta0[fa(ia):]
                     self.tb = tb0[fb(ib):]
                     c_i = c_gm[b.binop("add", first[2], i) * sc:]
+                    if per_batch:
+                        self.bias_gm = bias0[b.binop("add", first[2], i) * N:]
                 for ti in self._tiles():
                     self._tile(ti, c_i)
             if static:
@@ -1109,7 +1126,7 @@ class Matmul:
             else:
                 _kfc._for(b, b.binop("max", ba, bb), body)
         finally:
-            self.ta, self.tb = ta0, tb0
+            self.ta, self.tb, self.bias_gm = ta0, tb0, bias0
             self.ld = None
 
     def iterate_n_batch(self, batch_loop, batch_a, batch_b, en_sequential_write=False, matrix_stride_a=0,

@@ -242,8 +242,8 @@ def send(m, func, c_addr=0, tile=0, wait=True, async_=False, batch=None):
     ws = _ws(m)
     base = idx * MSG_WORDS
     tm, tn = _tails(m)
-    bias = _addr(m.bias_gm) if func == F_ALL else 0
-    if func == F_ALL and m.bias_gm is not None and not int(m.tiling.is_bias):
+    bias = _addr(m.bias_gm) if func in (F_ALL, F_BATCH, F_NBATCH) else 0
+    if func in (F_ALL, F_BATCH, F_NBATCH) and m.bias_gm is not None and not int(m.tiling.is_bias):
         raise CompileError("asc.adv.Matmul.set_bias with iterate_all into GM in a mix kernel: the AIC serving the "
                            "call adds the bias only when the tiling has is_bias (host enable_bias(True))", b.loc)
     words = [(1, _addr(m.ta)), (2, _addr(m.tb)), (3, c_addr), (4, tm), (5, tn), (6, tile), (7, 0), (8, bias)]
@@ -571,6 +571,20 @@ def _serve_obj(m, ws, idx, base, f, sub):
         """IterateBatch (one batch, C at word 3) or IterateNBatch (word 14 batches, batch l's C at
         word 3 + l * max(batch_a, batch_b) * M * N * 4: the set_workspace buffer), the counts and
         the matrix strides (elements, resolved by the client) from words 10..13."""
+        if int(t.is_bias):      # the bias address in word 8 (0: none), as for ITERATE_ALL
+            bw = ws.get_value(base + 8)
+
+            def with_bias():
+                m.bias_gm = GlobalTensor(dt.float32, _b=b)
+                m.bias_gm.addr = bw
+                m._serve_bias = True
+                batch_body(loops)
+                m.bias_gm, m._serve_bias = None, False
+            _if(b, ("ne", b.reg(bw), b.reg(0)), with_bias, lambda: batch_body(loops))
+            return
+        batch_body(loops)
+
+    def batch_body(loops):
         load_ab()
         c = GlobalTensor(dt.float32, _b=b)
         c.addr = ws.get_value(base + 3)
