@@ -453,3 +453,53 @@ def test_kfc_iterate_batch_bias(m, n, k, ba, bb, cores, per_batch, mix):
                 check_races=True)
     ref = _ref(a, b, False) + (bias[:, :, None, :] if per_batch else bias[:, :1, None, :])
     assert np.abs(c - ref).max() < 1e-3
+
+
+@asc.jit
+def k_n_batch_bias(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+                   tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, cache: asc.GlobalAddress,
+                   loops: asc.ConstExpr[int], batch_a: asc.ConstExpr[int], batch_b: asc.ConstExpr[int]):
+    """iterate_n_batch with set_bias (isBiasBatch): batch l's matrix i adds bias row l * nb + i; the
+    C matrices stay in the set_workspace buffer (`cache`), read on the host after the run."""
+    idx = asc.get_block_idx()
+    nb = batch_a if batch_a > batch_b else batch_b
+    per = nb * tiling.m * tiling.n
+    ag = asc.GlobalTensor()
+    bg = asc.GlobalTensor()
+    biasg = asc.GlobalTensor()
+    wg = asc.GlobalTensor()
+    ag.set_global_buffer(a + idx * loops * batch_a * tiling.m * tiling.k_a)
+    bg.set_global_buffer(b + idx * loops * batch_b * tiling.k_b * tiling.n)
+    biasg.set_global_buffer(bias + idx * loops * nb * tiling.n)
+    wg.set_global_buffer(cache + idx * loops * per, loops * per)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, asc.LayoutMode.NORMAL),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, bg.dtype, False,
+                                             asc.LayoutMode.NORMAL),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, asc.float32),
+                        matmul_config=asc.adv.MatmulConfig(is_n_batch=True))
+    asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+    mm.set_workspace(wg)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(bg)
+    mm.set_bias(biasg)
+    mm.iterate_n_batch(loops, batch_a, batch_b, False)
+    mm.end()
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,loops,ba,bb,cores", [(33, 47, 65, 2, 3, 3, 1), (20, 37, 19, 3, 1, 2, 2)])
+def test_kfc_iterate_n_batch_bias(m, n, k, loops, ba, bb, cores):
+    config.set_platform(config.Backend.Model)
+    aivs = 2 * cores
+    nb = max(ba, bb)
+    rng = np.random.default_rng(m + n + loops)
+    a = (rng.random((aivs, loops * ba, m, k)) - 0.5).astype(np.float16)
+    b = (rng.random((aivs, loops * bb, k, n)) - 0.5).astype(np.float16)
+    bias = (rng.random((aivs, loops * nb, n)) - 0.5).astype(np.float32)
+    cache = np.full((aivs, loops * nb, m, n), 5.0, np.float32)
+    k_n_batch_bias[cores](a, b, np.zeros(1, np.float32), bias, _bias_tiling(m, n, k), np.zeros(1 << 20, np.uint8),
+                          cache, loops, ba, bb, check_races=True)
+    ref = np.stack([np.stack([a[v, (i // nb) * ba + (i % nb) * ba // nb].astype(np.float64)
+                              @ b[v, (i // nb) * bb + (i % nb) * bb // nb].astype(np.float64) + bias[v, i]
+                              for i in range(loops * nb)]) for v in range(aivs)])
+    assert np.abs(cache - ref).max() < 1e-3
