@@ -136,10 +136,16 @@ def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, 
     mm.set_workspace(wg)
     mm.set_tensor_a(ag)
     mm.set_tensor_b(bg)
-    mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=sync)
+    if form == 2:
+        mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=False, wait_iterate_batch=True)
+        mm.wait_iterate_batch()
+    elif form == 3:     # no wait_iterate_batch(): the first get_batch_tensor_c takes the response
+        mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=False, wait_iterate_batch=True)
+    else:
+        mm.iterate_n_batch(loops, batch_a, batch_b, False, sync=sync)
     for l in range(loops):
         t = q.alloc_tensor(asc.float32)
-        if form == 0:
+        if form != 1:
             mm.get_batch_tensor_c(t, batch_a, batch_b, False, sync=False)
             mm.wait_get_tensor_c()
         else:
@@ -166,6 +172,8 @@ def k_n_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, 
     (20, 8, 16, 15, 1, 1, 1, "float16", False, 0),  # 15 batches: 13 notified one by one, one at the end
     (20, 8, 16, 14, 2, 1, 2, "bfloat16", False, 1),
     (20, 8, 16, 13, 1, 2, 1, "float16", False, 0),
+    (33, 24, 65, 2, 3, 1, 1, "float16", False, 2),  # wait_iterate_batch=True, wait_iterate_batch(), then fetches
+    (20, 8, 16, 15, 1, 1, 2, "bfloat16", False, 3),  # wait_iterate_batch=True, the first fetch waits
 ])
 def test_kfc_iterate_n_batch(m, n, k, loops, ba, bb, cores, dtype, sync, form):
     config.set_platform(config.Backend.Model)

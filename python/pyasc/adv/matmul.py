@@ -33,8 +33,8 @@ kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_bat
 (for a Matmul whose A MatmulType has a layout; iterate_n_batch with MatmulConfig is_n_batch), up
 to 4 Matmul objects in one register_matmul, and register_matmul inside a run-time branch.  Not
 from the AIV (errors): C of G = 1 under A / B G > 1, matrix_stride_c,
-get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) or after
-wait_iterate_batch=True (matmul_kfc.py module text).
+get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) (matmul_kfc.py module
+text).
 K must be known at compile time.
 """
 from __future__ import annotations
@@ -1216,10 +1216,6 @@ class Matmul:
         nbat = getattr(self, "_n_batch", None)
         if nbat is None:
             raise CompileError("asc.adv.Matmul.get_batch_tensor_c comes after mm.iterate_n_batch(...)", b.loc)
-        if nbat[1] == "wait":
-            raise CompileError("asc.adv.Matmul.get_batch_tensor_c after iterate_n_batch(..., wait_iterate_batch="
-                               "True) is not implemented: call wait_iterate_batch and read the set_workspace buffer "
-                               "(batch l at l * max(batch_a, batch_b) * M * N floats)", b.loc)
         if en_sequential_write:
             raise CompileError("asc.adv.Matmul.get_batch_tensor_c: en_sequential_write is reserved; pass False", b.loc)
         for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b")):
@@ -1235,6 +1231,8 @@ class Matmul:
         k = RVal(b, self.kfc_k)
         if nbat[1] == "progress":
             _kfc.wait_progress(self, k)
+        elif nbat[1] == "wait":     # wait_iterate_batch=True: one response after the last batch; the
+            _kfc.drain(self)        # first fetch takes it if wait_iterate_batch() has not
         slot = GlobalTensor(dt.float32, _b=b)
         slot.addr, slot.gm = self.cache.addr + k * (elems * 4), getattr(self.cache, "gm", None)
         slot.size = elems
