@@ -100,7 +100,7 @@ def test_adv_matmul_long_branch():
     assert np.abs(c - _ref(a, b)).max() < 1e-3
 
 
-@pytest.mark.parametrize("call", ["set_user_def_info", "iterate_n_batch", "set_sparse_index"])
+@pytest.mark.parametrize("call", ["set_user_def_info", "set_self_define_data", "set_sparse_index"])
 def test_rejected_names_carry_a_reason(call):
     assert getattr(asc.adv.Matmul, call).__asc_rejected__
 

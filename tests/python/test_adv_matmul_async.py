@@ -19,8 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "kernels", "pyasc"))
 import matmul_adv_mix as mam  # noqa: E402
 
 
-@asc.jit
-def k_async_iter(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, x: asc.GlobalAddress,
+def _k_async_iter(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, x: asc.GlobalAddress,
                  y: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress,
                  cache: asc.GlobalAddress, form: asc.ConstExpr[int], wait: asc.ConstExpr[bool]):
     """Each AIV: issue iterate(sync=False), compute y = 2 x on the vector meanwhile, then fetch each
@@ -134,19 +133,24 @@ def k_async_iter(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddres
         mm.end()
 
 
-def _run_iter(m, n, k, cores, base, form=0, wait=True, **kw):
+k_async_iter = asc.jit(_k_async_iter)
+k_async_iter_1_1 = asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_1)(_k_async_iter)
+
+
+def _run_iter(m, n, k, cores, base, form=0, wait=True, aivs_per_core=2, **kw):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(m * 7 + n + k)
     a = (rng.random((m, k)) - 0.5).astype(np.float16)
     b = (rng.random((k, n)) - 0.5).astype(np.float16)
     c = np.full((m, n), 7.0, np.float32)
-    x = rng.random(64 * 2 * cores).astype(np.float32)
+    x = rng.random(64 * aivs_per_core * cores).astype(np.float32)
     y = np.zeros_like(x)
-    tiling = mam.tiling_for(m, n, k, 2 * cores, base=base)
+    tiling = mam.tiling_for(m, n, k, aivs_per_core * cores, base=base)
     per = -(-tiling.single_core_m // tiling.base_m) * -(-tiling.single_core_n // tiling.base_n) * \
         tiling.base_m * tiling.base_n
-    cache = np.zeros(per * 2 * cores, np.float32)
-    res = k_async_iter[cores](a, b, c, x, y, tiling, np.zeros(1 << 20, np.uint8), cache, form, wait, **kw)
+    cache = np.zeros(per * aivs_per_core * cores, np.float32)
+    kern = k_async_iter if aivs_per_core == 2 else k_async_iter_1_1
+    res = kern[cores](a, b, c, x, y, tiling, np.zeros(1 << 20, np.uint8), cache, form, wait, **kw)
     return a, b, c, x, y, tiling, res
 
 
@@ -344,3 +348,40 @@ def test_async_errors(what, msg):
     with pytest.raises(asc.CompileError, match=msg):
         k_nows[1](np.zeros((32, 32), np.float16), np.zeros((32, 32), np.float16), t, np.zeros(1 << 20, np.uint8),
                   what)
+
+
+@pytest.mark.libasc
+@pytest.mark.parametrize("m,n,k,cores,base,form", [
+    (100, 64, 24, 1, (16, 16), 0),      # 14 tiles per AIV: 13 notified one by one, the 14th at the end
+    (198, 32, 24, 1, (16, 16), 2),      # 13 tiles: each notified
+    (135, 48, 24, 1, (16, 16), 1),      # 15 and 12 tiles on the two AIVs (each drains the other's count)
+    (150, 140, 40, 3, (16, 16), 0),     # 6 AIVs, tails
+])
+@pytest.mark.parametrize("aivs", [2, 1])
+def test_async_iterate_per_tile_progress_values(m, n, k, cores, base, form, aivs):
+    """iterate(sync=False) with c220's per-tile progress (matmul_kfc.py PROG, INC_PROCESS_CHECK):
+    tile counts around 14 on each AIV, uneven between the two AIVs of an AI core, and MIX_AIC_1_1
+    (one AIV, no sibling), against numpy and race-free."""
+    a, b, c, x, y, tiling, _ = _run_iter(m, n, k, cores, base, form=form, aivs_per_core=aivs, check_races=True)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + 1.0)).max() < 1e-3
+
+
+@pytest.mark.libasc
+def test_async_iterate_per_tile_progress(tmp_path):
+    """The AIV works on tile 0 while the AIC computes later tiles: c220's server notifies after
+    each of the first 13 tiles (matmul_server_impl_c220.h Iterate) and GetTensorC<false> waits for
+    each (matmul_client.h curProcess), so each AIV's first vadds (the + 1 on tile 0) ends before
+    the AIC's last fixpipe starts (45 tiles per AIV, from the trace)."""
+    tr = str(tmp_path / "t.json")
+    a, b, c, x, y, tiling, _ = _run_iter(150, 140, 40, 1, (16, 16), form=0, trace=tr, check_races=True)
+    assert np.abs(c - (a.astype(np.float64) @ b.astype(np.float64) + 1.0)).max() < 1e-3
+    data = json.load(open(tr))["traceEvents"]
+    ev = [e for e in data if e.get("ph") == "X"]
+    names = {e["pid"]: e["args"]["name"] for e in data if e.get("name") == "process_name"}
+    cube = [p for p, nm in names.items() if "cubecore" in nm]
+    vec = [p for p, nm in names.items() if "veccore" in nm]
+    assert len(cube) == 1 and len(vec) == 2
+    last_fix = max(e["ts"] for e in ev if e["pid"] == cube[0] and e["name"].startswith("fix_l0c_to_out"))
+    for p in vec:
+        adds = sorted(e["ts"] + e.get("dur", 0) for e in ev if e["pid"] == p and e["name"].startswith("vadds"))
+        assert len(adds) >= 45 and adds[0] < last_fix

@@ -28,8 +28,14 @@ where the AIC computes (_bias_init: an exact lowering, the bias table is not mod
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
 B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
-and iterate_n_batch are rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*)
-work from a mix kernel's AIV (matmul_kfc.py).  K must be known at compile time.
+is rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*) work from a mix
+kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_batch_tensor_c
+(for a Matmul whose A MatmulType has a layout; iterate_n_batch with MatmulConfig is_n_batch), up
+to 4 Matmul objects in one register_matmul, and register_matmul inside a run-time branch.  Not
+from the AIV (errors): C of G = 1 under A / B G > 1, matrix_stride_c,
+get_batch_tensor_c into UB with N * 4 not a multiple of 32 B (ND_ALIGN) (matmul_kfc.py module
+text).
+K must be known at compile time.
 """
 from __future__ import annotations
 
@@ -154,28 +160,46 @@ class MatmulApiStaticTiling:
 
 
 def register_matmul(pipe, workspace, matmul, tiling=None, *more, _b=None):
-    """REGIST_MATMUL_OBJ: bind the tiling (and the workspace) to the Matmul object(s)."""
-    objs = [matmul] + [m for m in more if isinstance(m, Matmul)]
-    if len(objs) > 1 and any(m.role != "direct" for m in objs):
-        raise CompileError("asc.adv.register_matmul: a mix kernel's AIC serves one Matmul object here "
-                           "(adv/matmul_kfc.py)", _b.loc if _b else None)
+    """REGIST_MATMUL_OBJ(pipe, workspace, mm1, tiling1[, mm2, tiling2, ...]): bind the tiling (and
+    the workspace) to the Matmul object(s); an object without its own tiling takes the first's.
+    A mix kernel's AIC serves up to MAX_OBJS objects (matmul_kfc.py: word 9 of a message)."""
+    objs, tilings = [matmul], [tiling]
+    for x in more:
+        if isinstance(x, Matmul):
+            objs.append(x)
+            tilings.append(None)
+        elif isinstance(x, TCubeTiling) and tilings[-1] is None:
+            tilings[-1] = x
+        else:
+            raise CompileError(f"asc.adv.register_matmul takes Matmul objects, each followed by its TCubeTiling "
+                               f"(REGIST_MATMUL_OBJ(pipe, workspace, mm1, tiling1, mm2, tiling2, ...)); got "
+                               f"{type(x).__name__} here", _b.loc if _b else None)
+    tilings = [t if t is not None else tilings[0] for t in tilings]
     b = objs[0].b
-    if b is not None and objs[0].role != "direct":
-        prev = getattr(b, "kfc_matmul", None)
-        if prev is not None and prev is not objs[0]:
-            # the AIC's server loop (emitted at the first registration) serves that object's tiling
-            # alone: a second object's calls would be computed with the first one's shapes
-            raise CompileError("asc.adv.register_matmul: a mix kernel whose AIVs call the Matmul serves one "
-                               "Matmul object here (adv/matmul_kfc.py), and this kernel registers a second; "
-                               "use one object, or call the Matmuls inside `if asc.ascend_is_aic():`", b.loc)
-        b.kfc_matmul = objs[0]
-    for m in objs:
-        m.init(tiling)
+    mix = any(m.role != "direct" for m in objs)
+    if b is not None and mix:
+        if len(objs) > _kfc.MAX_OBJS:
+            raise CompileError(f"asc.adv.register_matmul: a mix kernel's AIC serves at most {_kfc.MAX_OBJS} Matmul "
+                               f"objects here (adv/matmul_kfc.py), this call registers {len(objs)}", b.loc)
+        if len(set(map(id, objs))) != len(objs):
+            raise CompileError("asc.adv.register_matmul: the same Matmul object is registered twice", b.loc)
+        prev = getattr(b, "kfc_objs", None)
+        if prev is not None:
+            # the AIC's server loop (emitted at the first registration) serves that call's objects
+            # alone: a later object's calls would never be answered
+            raise CompileError("asc.adv.register_matmul: a mix kernel whose AIVs call Matmuls registers them all in "
+                               "one register_matmul(pipe, workspace, mm1, tiling1, mm2, tiling2, ...) call (Ascend "
+                               "C's REGIST_MATMUL_OBJ: the AIC enters its server loop there), and this kernel "
+                               "registers again", b.loc)
+        b.kfc_objs = objs
+    for m, t in zip(objs, tilings):
+        m.init(t)
         m.workspace = workspace
-        if m.role == "server":
-            _kfc.serve(m)
-        elif m.role == "client":
-            _kfc.client_register(m)
+    if b is not None and mix:
+        if objs[0].role == "server":
+            _kfc.serve(objs)
+        elif objs[0].role == "client":
+            _kfc.client_register(objs)
 
 
 register_matmul._asc_builder = True
@@ -184,13 +208,6 @@ _UNSUP = {
     "set_sparse_index": "the sparse (structured 4:2) cube path is not modelled",
     "set_self_define_data": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
     "set_user_def_info": "Matmul callbacks (MatmulCallBackFunc) are not modelled",
-    "iterate_n_batch": "IterateNBatch (isNBatch) has the AIC serve batched Matmuls of a mix kernel's AIV into "
-                       "the set_workspace buffer for get_batch_tensor_c, and batched Matmul from the AIV "
-                       "(iterate_batch through the KFC server) is not implemented; loop over iterate_batch where "
-                       "the AIC computes",
-    "get_batch_tensor_c": "it fetches what iterate_n_batch left in the set_workspace buffer, and iterate_n_batch "
-                          "(batched Matmul from a mix kernel's AIV) is not implemented; iterate_batch writes C "
-                          "directly",
     "get_offset_c": "reserved in real pyasc (no behaviour documented)",
 }
 _INPUTS = ("float16", "bfloat16", "float32", "int8")
@@ -232,6 +249,18 @@ def _static_bool(b, v, fn, what):
     return bool(v)
 
 
+def _is_bias_batch(cfg):
+    """MatmulConfig isBiasBatch as real pyasc builds it (python/asc/language/adv/types.py: MatmulConfig
+    default True; get_mm_config: False unless a MatmulBatchParams says so, whose default is False)."""
+    if cfg is None:
+        return True
+    if getattr(cfg, "kind", None) == "mm":
+        bp = [x for x in getattr(cfg, "args", ()) if isinstance(x, MatmulBatchParams)]
+        return bool(getattr(bp[-1], "is_bias_batch", False)) if bp else False
+    v = getattr(cfg, "is_bias_batch", None)
+    return True if v is None else bool(v)
+
+
 def _up(x, a):
     return -(-x // a) * a
 
@@ -259,6 +288,8 @@ class Matmul:
         self.cache = self.cache_bytes = None     # set_workspace: where iterate(sync=False) leaves C's tiles
         self._async_iter = False                 # an iterate(sync=False) was compiled (get_tensor_c(sync=False))
         self._wait_all = False                   # an iterate_all(sync=False, wait_iterate_all=True) was compiled
+        self._wait_batch = False                 # the same for iterate_batch / iterate_n_batch
+        self._batch_counts = None
         self.role = _kfc.role(self) if _b is not None else "direct"
         if self.role == "client":
             _b.needs_mix = True     # compiler/driver.py: the AIC program serves this AIV's calls
@@ -567,10 +598,16 @@ class Matmul:
                 raise CompileError(f"asc.adv.Matmul: A is float32 and B {self.tb.dtype.name}: both float32 "
                                    f"(mmad.f32f32)", b.loc)
             if self.trans_a or not self.trans_b:
-                raise CompileError("asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
-                                   "stored N x K (is_trans=True): the float32 L1 -> L0 loads of the other layouts "
-                                   "transpose 16 x 16 blocks of 32-bit elements (Ascend C LoadDataWithTranspose), "
-                                   "which is not modelled", b.loc)
+                # asc-devkit docs .../LoadDataWithTranspose.md (float: two consecutive 16 x 8 fractals
+                # joined into a 16 x 16 square, transposed, split into two 16 x 8 fractals dstFracGap
+                # apart); sim/exec_dma.c's load_l1_to_l0[ab]_2d transposes 16 x 16 b16 fractals only
+                what = "A stored K x M (is_trans=True) into L0A" if self.trans_a else \
+                    "B stored K x N (is_trans=False) into L0B"
+                raise CompileError(f"asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
+                                   f"stored N x K (is_trans=True): {what} needs Ascend C's LoadDataWithTranspose "
+                                   f"for float (two 16 x 8 fractals of L1 joined into a 16 x 16 square, transposed, "
+                                   f"split into two 16 x 8 fractals), and the ISA's load_l1_to_l0a_2d / "
+                                   f"load_l1_to_l0b_2d transpose 16 x 16 fractals of 16-bit elements only", b.loc)
         if self.quant is None and es != 1:
             return
         if not b.target["split"]:
@@ -875,11 +912,17 @@ class Matmul:
         self.batch_nums = (batch_a, batch_b)
 
     def wait_iterate_batch(self):
-        """WaitIterateBatch: iterate_batch is synchronous here (its fixpipes are issued in order before
-        the kernel's next instruction, as after a synchronous iterate_all): nothing to wait for."""
-        if self.role != "direct":
-            raise CompileError("asc.adv.Matmul.wait_iterate_batch: batched Matmul runs where the AIC computes",
-                               self.b.loc)
+        """WaitIterateBatch: take the response of iterate_batch / iterate_n_batch(sync=False,
+        wait_iterate_batch=True) from a mix kernel's AIV.  Where the AIC computes, iterate_batch is
+        synchronous (its fixpipes are issued in order before the kernel's next instruction, as after
+        a synchronous iterate_all): nothing to wait for."""
+        if self.role == "server" or self.role == "direct":
+            return
+        if not self._wait_batch:
+            raise CompileError("asc.adv.Matmul.wait_iterate_batch: no iterate_batch / iterate_n_batch(..., "
+                               "sync=False, wait_iterate_batch=True) comes before it (Ascend C's server notifies "
+                               "an asynchronous batch only with waitIterateBatch)", self.b.loc)
+        _kfc.drain(self)
 
     def _batch_layout(self, which, t, nb):
         """(matrix offset of batch i as a function, row stride) of A or B in its MatmulType layout
@@ -907,7 +950,7 @@ class Matmul:
             raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout S x D is {f['s']} x {f['d']}, "
                                f"the tiling's matrix {s_} x {d_}", b.loc)
         ng = f["n"] * f["g"]
-        cnt = self._batch_counts[0 if which == "a" else 1]
+        cnt = (self._batch_counts or (1, 1))[0 if which == "a" else 1]    # None: the server (the client checked)
         if lay == LayoutMode.BSNGD and ng % cnt:
             raise CompileError(f"asc.adv.Matmul.iterate_batch: BSNGD computes within one row of S: N * G = {ng} of "
                                f"{which.upper()} must be a multiple of batch_{which} {cnt} (Ascend C IterateBatch.md; "
@@ -918,19 +961,19 @@ class Matmul:
 
     def iterate_batch(self, c_gm, batch_a=None, batch_b=None, en_sequential_write=False, matrix_stride_a=0,
                       matrix_stride_b=0, matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True,
-                      wait_iterate_batch=None):
+                      wait_iterate_batch=False):
         """IterateBatch (Ascend C docs IterateBatch.md): A [batch_a matrices], B [batch_b], C [max of
         them, M x N each, dense or matrix_stride_c apart]; A and B in their MatmulType layout
         (NORMAL / BNGS1S2: each matrix `matrix_stride_*` elements after the last, 0 for dense; BSNGD,
         SBNGD: _batch_layout); C NORMAL / BNGS1S2.  batch_a and batch_b are multiples: the smaller
         one's matrix j serves max/min consecutive batches (the G broadcast).  iterate_batch(c,
         en_partial_sum, en_atomic, en_sequential_write) takes the counts of set_batch_num.  One
-        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix)."""
+        iterate_all per batch in a run-time loop; M, N, K are the tiling's (one matrix); set_bias:
+        batch i's bias row at i * N (is_bias_batch, _batch_emit).  From a mix
+        kernel's AIV the AIC serving it runs the same loop (matmul_kfc.py F_BATCH)."""
         b = self.b
-        if self.role != "direct":
-            raise CompileError("asc.adv.Matmul.iterate_batch: batched Matmul runs where the AIC computes (a "
-                               "cube-only kernel or `if asc.ascend_is_aic():`); from a mix kernel's AIV it is "
-                               "not implemented", b.loc)
+        if self.role == "server":
+            return
         if not isinstance(c_gm, GlobalTensor):
             raise CompileError("asc.adv.Matmul.iterate_batch writes C to a GlobalTensor here", b.loc)
         if isinstance(batch_a, bool) or batch_a is None:     # iterate_batch(c, en_partial_sum, en_atomic, seq)
@@ -943,61 +986,271 @@ class Matmul:
         if en_sequential_write or en_partial_sum or en_atomic:
             raise CompileError("asc.adv.Matmul.iterate_batch to GM: en_sequential_write must be False (as real "
                                "pyasc checks); en_partial_sum and en_atomic are not lowered", b.loc)
-        if self.quant is not None:
-            raise CompileError("asc.adv.Matmul.iterate_batch with set_quant_scalar / set_quant_vector: Batch "
-                               "Matmul takes no quantisation (Ascend C IterateBatch.md)", b.loc)
+        sync = _static_bool(b, sync, "iterate_batch", "sync")
+        wait_iterate_batch = _static_bool(b, wait_iterate_batch, "iterate_batch", "wait_iterate_batch")
+        if wait_iterate_batch and sync:
+            raise CompileError("asc.adv.Matmul.iterate_batch: wait_iterate_batch=True only with sync=False (Ascend C "
+                               "IterateBatch<sync, waitIterateBatch>: the wait is for an asynchronous call)", b.loc)
+        if not sync and self.role == "direct":
+            _no_async(self, "iterate_batch(sync=False)")
+        ba, bb, sa, sb, sc = self._batch_args(batch_a, batch_b, matrix_stride_a, matrix_stride_b, matrix_stride_c,
+                                              "iterate_batch")
+        if self.role == "client":
+            self._client_batch("iterate_batch", ba, bb, sa, sb, sc)
+            _kfc.send(self, _kfc.F_BATCH, c_addr=c_gm.addr, wait=sync, async_=not sync,
+                      batch=self._msg_batch(ba, bb, sa, sb, 1))
+            self._wait_batch = self._wait_batch or (not sync and wait_iterate_batch)
+            return
+        self._prepare()
+        self._batch_check_layouts(ba, bb, sa, sb)
+        self._batch_emit(c_gm, ba, bb, sa, sb, sc)
+
+    def _batch_args(self, batch_a, batch_b, matrix_stride_a, matrix_stride_b, matrix_stride_c, fn):
+        b = self.b
         for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b"), (matrix_stride_a, "matrix_stride_a"),
                         (matrix_stride_b, "matrix_stride_b"), (matrix_stride_c, "matrix_stride_c")):
-            if not is_static(v) or int(v) < (1 if what.startswith("batch") else 0):
-                raise CompileError(f"asc.adv.Matmul.iterate_batch: {what} must be a compile-time integer "
+            if not is_static(v) or isinstance(v, bool) or int(v) < (1 if what.startswith("batch") else 0):
+                raise CompileError(f"asc.adv.Matmul.{fn}: {what} must be a compile-time integer "
                                    f"(>= 1 for a batch count), got {v!r}", b.loc)
         ba, bb = int(batch_a), int(batch_b)
         if max(ba, bb) % min(ba, bb):
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: batch_a {ba} and batch_b {bb} must be multiples of "
+            raise CompileError(f"asc.adv.Matmul.{fn}: batch_a {ba} and batch_b {bb} must be multiples of "
                                f"each other (Ascend C IterateBatch.md)", b.loc)
+        if self.quant is not None:
+            raise CompileError(f"asc.adv.Matmul.{fn} with set_quant_scalar / set_quant_vector: Batch "
+                               f"Matmul takes no quantisation (Ascend C IterateBatch.md)", b.loc)
         if self.c_type is not None and self.c_type.layout is not None and \
                 LayoutMode(int(self.c_type.layout)) in (LayoutMode.BSNGD, LayoutMode.SBNGD):
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: C in layout {LayoutMode(int(self.c_type.layout)).name} "
+            raise CompileError(f"asc.adv.Matmul.{fn}: C in layout {LayoutMode(int(self.c_type.layout)).name} "
                                f"is not implemented (C is NORMAL or BNGS1S2: dense M x N matrices)", b.loc)
-        self._prepare()
-        M, N, KA, KB = self.dims
-        nb = max(ba, bb)
+        t = self.tiling
+        if t is not None and int(t.c_layout_info_g) == 1 and max(int(t.a_layout_info_g), int(t.b_layout_info_g)) > 1:
+            raise CompileError(f"asc.adv.Matmul.{fn}: the tiling's C layout has G = 1 while A's or B's has G = "
+                               f"{max(int(t.a_layout_info_g), int(t.b_layout_info_g))} (Ascend C then writes "
+                               f"batch / G C matrices, matmul_server_impl_c220.h layoutGCondition): not implemented",
+                               b.loc)
+        return ba, bb, int(matrix_stride_a), int(matrix_stride_b), int(matrix_stride_c)
+
+    def _batch_check_layouts(self, ba, bb, sa, sb):
+        """The compile-time checks of A's and B's layouts (_batch_layout) for counts ba, bb."""
         self._batch_counts = (ba, bb)
-        la, fa, lda = self._batch_layout("a", self.tiling, nb)
-        lb, fb, ldb = self._batch_layout("b", self.tiling, nb)
+        la, fa, _ = self._batch_layout("a", self.tiling, max(ba, bb))
+        lb, fb, _ = self._batch_layout("b", self.tiling, max(ba, bb))
+        if (fa is not None or fb is not None) and (sa or sb):
+            raise CompileError("asc.adv.Matmul.iterate_batch: matrix_stride_a / _b apply to the NORMAL and "
+                               "BNGS1S2 layouts; BSNGD / SBNGD place the matrices by the layout", self.b.loc)
+
+    def _client_batch(self, fn, ba, bb, sa, sb, sc):
+        """The AIV's checks of a batched call the AIC serves (matmul_kfc.py F_BATCH / F_NBATCH)."""
+        b = self.b
+        self._client_ready()
+        if not _kfc.serves_batch(self):
+            raise CompileError(f"asc.adv.Matmul.{fn} from a mix kernel's AIV needs A's MatmulType layout (LayoutMode."
+                               f"NORMAL, BSNGD, SBNGD or BNGS1S2): Ascend C's server ignores a batched call of a "
+                               f"layout-NONE Matmul (matmul_server_impl_c220.h IterateBatch), so the AIC compiles it "
+                               f"only then", b.loc)
+        if sc:
+            raise CompileError(f"asc.adv.Matmul.{fn}: matrix_stride_c is reserved (real pyasc: '该参数预留'); C's "
+                               f"matrices are dense M x N here: pass 0", b.loc)
+        t = self.tiling
+        self.dims = (int(t.m), int(t.n), int(t.k_a), int(t.k_b))
+        self._batch_check_layouts(ba, bb, sa, sb)
+
+    def _msg_batch(self, ba, bb, sa, sb, loops):
+        """Words 10..14 of the message: the counts, the strides resolved (0: dense), the loop count."""
+        M, N, KA, KB = self.dims
+        return (ba, bb, sa or M * KA, sb or KB * N, loops)
+
+    def _batch_emit(self, c_gm, ba, bb, sa, sb, sc, first=(0, 0, 0)):
+        """The batch loop: max(ba, bb) matrices, matrix i of A at (first[0] + i * ba / nb) (the
+        smaller count's matrix serves nb / count consecutive batches), of C at first[2] + i.  ba, bb
+        and the strides may be run-time values (the KFC server reads them from the message); first
+        is iterate_n_batch's batch l (l * ba, l * bb, l * nb)."""
+        b = self.b
+        M, N, KA, KB = self.dims
+        if is_static(ba) and is_static(bb):
+            self._batch_counts = (ba, bb)
+        else:
+            self._batch_counts = None
+        la, fa, lda = self._batch_layout("a", self.tiling, None)
+        lb, fb, ldb = self._batch_layout("b", self.tiling, None)
         if fa is not None or fb is not None:
-            if int(matrix_stride_a) or int(matrix_stride_b):
-                raise CompileError("asc.adv.Matmul.iterate_batch: matrix_stride_a / _b apply to the NORMAL and "
-                                   "BNGS1S2 layouts; BSNGD / SBNGD place the matrices by the layout", b.loc)
             self.ld = (lda if fa is not None else (M if self.trans_a else KA),
                        ldb if fb is not None else (KB if self.trans_b else N))
-        sa, sb, sc = int(matrix_stride_a) or M * KA, int(matrix_stride_b) or KB * N, int(matrix_stride_c) or M * N
+        sa = sa if not is_static(sa) else (int(sa) or M * KA)
+        sb = sb if not is_static(sb) else (int(sb) or KB * N)
+        sc = int(sc) or M * N
         fa = fa or (lambda i: i * sa)
         fb = fb or (lambda i: i * sb)
-        ta0, tb0 = self.ta, self.tb
+        ta0, tb0, bias0 = self.ta, self.tb, self.bias_gm
+        # MatmulConfig isBiasBatch (asc-devkit include/adv_api/matmul/matmul_config.h, default true):
+        # batch i's bias row at element i * N (copy_bias_in_batch.h), else one row for every batch
+        per_batch = bias0 is not None and _is_bias_batch(self.config)
+        static = is_static(ba) and is_static(bb) and first == (0, 0, 0)
         try:
-            if nb == 1:
+            if static and max(ba, bb) == 1:
                 for ti in self._tiles():
                     self._tile(ti, c_gm)
                 return
-            var = b.new_value(hint="batch.")
-            op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(nb), step=1, loc=b.loc)
-            b.nonneg.add(var.id)
-            b.push(op.body)
-            i = RVal(b, var)
-            # the smaller batch count's matrix j serves nb / count consecutive batches
-            ia = i if ba == nb else (i // (nb // ba) if ba > 1 else 0)
-            ib = i if bb == nb else (i // (nb // bb) if bb > 1 else 0)
-            self.ta = ta0[fa(ia):] if ba > 1 else ta0
-            self.tb = tb0[fb(ib):] if bb > 1 else tb0
-            c_i = c_gm[i * sc:]
-            for ti in self._tiles():
-                self._tile(ti, c_i)
-            b.pop()
-            b.emit(op)
+
+            def body(i):
+                if static:
+                    nb = max(ba, bb)
+                    # the smaller batch count's matrix j serves nb / count consecutive batches
+                    ia = i if ba == nb else (i // (nb // ba) if ba > 1 else 0)
+                    ib = i if bb == nb else (i // (nb // bb) if bb > 1 else 0)
+                    self.ta = ta0[fa(ia):] if ba > 1 else ta0
+                    self.tb = tb0[fb(ib):] if bb > 1 else tb0
+                    c_i = c_gm[i * sc:]
+                    if per_batch:
+                        self.bias_gm = bias0[i * N:]
+                else:
+                    nb = b.binop("max", ba, bb)
+                    ia = b.binop("add", first[0], b.binop("div", b.binop("mul", i, ba), nb))
+                    ib = b.binop("add", first[1], b.binop("div", b.binop("mul", i, bb), nb))
+                    self.ta = ta0[fa(ia):]
+                    self.tb = tb0[fb(ib):]
+                    c_i = c_gm[b.binop("add", first[2], i) * sc:]
+                    if per_batch:
+                        self.bias_gm = bias0[b.binop("add", first[2], i) * N:]
+                for ti in self._tiles():
+                    self._tile(ti, c_i)
+            if static:
+                var = b.new_value(hint="batch.")
+                op = ir.For(name="for", var=var, lo=ir.Const(0), hi=ir.Const(max(ba, bb)), step=1, loc=b.loc)
+                b.nonneg.add(var.id)
+                b.push(op.body)
+                body(RVal(b, var))
+                b.pop()
+                b.emit(op)
+            else:
+                _kfc._for(b, b.binop("max", ba, bb), body)
         finally:
-            self.ta, self.tb = ta0, tb0
+            self.ta, self.tb, self.bias_gm = ta0, tb0, bias0
             self.ld = None
+
+    def iterate_n_batch(self, batch_loop, batch_a, batch_b, en_sequential_write=False, matrix_stride_a=0,
+                        matrix_stride_b=0, matrix_stride_c=0, sync=True, wait_iterate_batch=False):
+        """IterateNBatch (real pyasc iterate_n_batch; matmul_server_impl_c220.h StartIterateNBatch):
+        batch_loop IterateBatch calls from a mix kernel's AIV, batch l of A starting at matrix
+        l * batch_a, of B at l * batch_b; its max(batch_a, batch_b) C matrices (M x N float32,
+        dense) into the set_workspace buffer at l * max(batch_a, batch_b) * M * N elements, for
+        get_batch_tensor_c.  Needs MatmulConfig is_n_batch (get_*_config(batch_loop=True)) and A's
+        layout, as the server compiles it only then."""
+        b = self.b
+        if self.role == "server":
+            return
+        if self.role != "client":
+            raise CompileError("asc.adv.Matmul.iterate_n_batch: IterateNBatch leaves C in the set_workspace buffer "
+                               "of a mix kernel's AIV (the KFC client); where the AIC computes in place, loop over "
+                               "iterate_batch", b.loc)
+        sync = _static_bool(b, sync, "iterate_n_batch", "sync")
+        wait_iterate_batch = _static_bool(b, wait_iterate_batch, "iterate_n_batch", "wait_iterate_batch")
+        if wait_iterate_batch and sync:
+            raise CompileError("asc.adv.Matmul.iterate_n_batch: wait_iterate_batch=True only with sync=False", b.loc)
+        if en_sequential_write:
+            raise CompileError("asc.adv.Matmul.iterate_n_batch: en_sequential_write=True is not implemented (the C "
+                               "matrices are written dense, M x N each)", b.loc)
+        if not _kfc.serves_n_batch(self):
+            raise CompileError("asc.adv.Matmul.iterate_n_batch needs the Matmul's MatmulConfig with is_n_batch "
+                               "(asc.adv.get_normal_config(batch_loop=True) or get_mdl_config(batch_loop=True)): "
+                               "Ascend C's server ignores IterateNBatch otherwise (matmul_server_impl_c220.h)", b.loc)
+        if self.cache is None:
+            raise CompileError("asc.adv.Matmul.iterate_n_batch needs mm.set_workspace(...) before it: the AIC writes "
+                               "the C matrices there for get_batch_tensor_c (Ascend C IterateNBatch)", b.loc)
+        if not is_static(batch_loop) or isinstance(batch_loop, bool) or int(batch_loop) < 1:
+            raise CompileError(f"asc.adv.Matmul.iterate_n_batch: batch_loop must be a compile-time integer >= 1, got "
+                               f"{batch_loop!r}", b.loc)
+        ba, bb, sa, sb, sc = self._batch_args(batch_a, batch_b, matrix_stride_a, matrix_stride_b, matrix_stride_c,
+                                              "iterate_n_batch")
+        self._client_batch("iterate_n_batch", ba, bb, sa, sb, sc)
+        M, N = self.dims[:2]
+        nb = max(ba, bb)
+        need = int(batch_loop) * nb * M * N * 4
+        if self.cache_bytes is not None and self.cache_bytes < need:
+            raise CompileError(f"asc.adv.Matmul.set_workspace: the buffer holds {self.cache_bytes} B; iterate_n_batch "
+                               f"writes {int(batch_loop)} x {nb} float32 {M} x {N} matrices there, {need} B", b.loc)
+        prog = not sync and not wait_iterate_batch     # notified per batch (StartIterateNBatch)
+        _kfc.send(self, _kfc.F_NBATCH, c_addr=self.cache.addr, wait=sync, async_=not sync,
+                  batch=self._msg_batch(ba, bb, sa, sb, int(batch_loop) + (int(prog) << 32)))
+        self._wait_batch = self._wait_batch or (not sync and wait_iterate_batch)
+        self._n_batch = (nb, "wait" if wait_iterate_batch else ("progress" if prog else "get"))
+        b.mov_into(self.kfc_k, 0)
+        if prog:
+            b.mov_into(self.kfc_prog, min(int(batch_loop), _kfc.INC_PROCESS_CHECK))
+            b.kfc_async_iter = True
+
+    def get_batch_tensor_c(self, *args, **kw):
+        """GetBatchTensorC<false> (real pyasc get_batch_tensor_c, sync=False only): the next batch of
+        iterate_n_batch's C, max(batch_a, batch_b) M x N float32 matrices, copied from the
+        set_workspace buffer into the UB `tensor` on MTE2 (wait_get_tensor_c before the vector reads
+        it), or without `tensor` returned as a GlobalTensor on that buffer.  After iterate_n_batch(sync=
+        False) each of the first INC_PROCESS_CHECK calls waits for its batch's progress notification
+        (matmul_kfc.py module text)."""
+        b = self.b
+        # real pyasc's two overloads: (tensor, batch_a, batch_b, en_sequential_write, sync) and
+        # (batch_a, batch_b, en_sequential_write, sync), sync defaulting to True (and refused)
+        names = ("tensor", "batch_a", "batch_b", "en_sequential_write", "sync")
+        if not (args and isinstance(args[0], LocalTensor)) and "tensor" not in kw:
+            names = names[1:]
+        if len(args) > len(names):
+            raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c takes at most {len(names)} arguments here "
+                               f"({', '.join(names)}), got {len(args)}", b.loc)
+        v = dict(tensor=None, batch_a=None, batch_b=None, en_sequential_write=False, sync=True)
+        v.update(zip(names, args))
+        v.update(kw)
+        tensor, batch_a, batch_b, en_sequential_write, sync = (v[k] for k in ("tensor", "batch_a", "batch_b",
+                                                                              "en_sequential_write", "sync"))
+        if self.role == "server":      # the AIC's code after its server loop is dropped: a stand-in
+            if tensor is not None:
+                return None
+            g = GlobalTensor(dt.float32, _b=b)
+            g.addr = 0
+            return g
+        if self.role != "client":
+            raise CompileError("asc.adv.Matmul.get_batch_tensor_c fetches what iterate_n_batch left in the "
+                               "set_workspace buffer of a mix kernel's AIV", b.loc)
+        if _static_bool(b, sync, "get_batch_tensor_c", "sync"):
+            raise CompileError("asc.adv.Matmul.get_batch_tensor_c: only sync=False (real pyasc: 'Matmul "
+                               "get_batch_tensor_c only support params sync=False')", b.loc)
+        nbat = getattr(self, "_n_batch", None)
+        if nbat is None:
+            raise CompileError("asc.adv.Matmul.get_batch_tensor_c comes after mm.iterate_n_batch(...)", b.loc)
+        if en_sequential_write:
+            raise CompileError("asc.adv.Matmul.get_batch_tensor_c: en_sequential_write is reserved; pass False", b.loc)
+        for v, what in ((batch_a, "batch_a"), (batch_b, "batch_b")):
+            if not is_static(v) or isinstance(v, bool) or v is None or int(v) < 1:
+                raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c: {what} must be a compile-time integer >= 1, "
+                                   f"got {v!r}", b.loc)
+        nb = max(int(batch_a), int(batch_b))
+        if nb != nbat[0]:
+            raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c: max(batch_a, batch_b) is {nb}, iterate_n_batch "
+                               f"computed {nbat[0]} matrices per batch", b.loc)
+        M, N = self.dims[:2]
+        elems = nb * M * N
+        k = RVal(b, self.kfc_k)
+        if nbat[1] == "progress":
+            _kfc.wait_progress(self, k)
+        elif nbat[1] == "wait":     # wait_iterate_batch=True: one response after the last batch; the
+            _kfc.drain(self)        # first fetch takes it if wait_iterate_batch() has not
+        slot = GlobalTensor(dt.float32, _b=b)
+        slot.addr, slot.gm = self.cache.addr + k * (elems * 4), getattr(self.cache, "gm", None)
+        slot.size = elems
+        if tensor is not None:
+            if tensor.dtype.name != "float32":
+                raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c: C is float32 here, the destination is "
+                                   f"{tensor.dtype.name}", b.loc)
+            if (N * 4) % 32:
+                raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c into UB: N = {N} float32 is not a multiple of "
+                                   f"32 bytes, which needs C's CubeFormat ND_ALIGN (rows padded to 32 B, real pyasc's "
+                                   f"constraint; its asc.CubeFormat has ND and NZ only): not implemented; fetch the "
+                                   f"GlobalTensor overload instead", b.loc)
+            if tensor.size is not None and is_static(tensor.size) and tensor.size < elems:
+                raise CompileError(f"asc.adv.Matmul.get_batch_tensor_c: the destination holds {tensor.size} elements, "
+                                   f"{nb} matrices of {M} x {N} need {elems}", b.loc)
+            _kfc._tile_to_ub(b, tensor, slot, elems)
+        b.mov_into(self.kfc_k, b.binop("add", k, 1))
+        return None if tensor is not None else slot
 
     def _direct_tile(self, c_gm, k, sequential):
         """Tile k of the single-core output, computed by this AIC into C in GM: at its place in C
