@@ -32,7 +32,7 @@ def _kernel(tmp_path, name, body):
     ("v = hash(n) & 1", "hash() of a run-time value"),
     ("v = len(f'{n}')", "an f-string of a run-time value"),
     ("v = 7 if n in (1, 2) else 9", "'is'/'in' need compile-time operands"),
-    ("v = {1: 2, 3: 4}[n]", "needs a compile-time index"),
+    ("v = {1: 2, 3: 4}[n]", "indexing a Python dict needs a compile-time key"),
 ])
 def test_run_time_key_is_an_error_at_its_line(tmp_path, stmt, words):
     k, path = _kernel(tmp_path, "rtkey", f"    {stmt}\n    zg.set_value(0, v)")
