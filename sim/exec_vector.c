@@ -211,7 +211,9 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     uint64_t flo = o->base + (any ? lo : 0), fhi = o->base + (any ? hi : 0);
     /* the range of the active lanes, then the start address's alignment
      * (checked even when no lane is active) */
-    if (!asc_exec_check_local(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
+    /* the data pass touches only the active lanes, all inside [flo, fhi): a pending DMA job of
+     * the core elsewhere in UB goes on (sim/pool.c) */
+    if (!asc_exec_check_span(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
     if (ubm->align > 1 && o->base % ubm->align)
         return asc_exec_fault(ctx, "UB %s of %s [0x%llx, 0x%llx) is misaligned: start address 0x%llx is not a multiple of %u B",
                               o->write ? "write" : "read", o->name, (unsigned long long)flo, (unsigned long long)fhi,

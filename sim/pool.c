@@ -22,6 +22,7 @@
  * worker is running, the main thread runs the newest queued job itself. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -29,49 +30,59 @@
 
 enum { JOB_NONE = 0, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
+/* A worker with nothing to do checks the queue this many times (a pause between checks)
+ * before it sleeps: a DMA copy or vector pass is a few microseconds, about what a futex
+ * sleep and wake-up cost, and the engine hands one over every few microseconds. */
+enum { SPIN_CHECKS = 2000 };
+
 struct AscPool {
     AscSim *sim;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     pthread_t *th;
     uint32_t nth;
-    uint32_t *queue; /* core indices, oldest first */
+    AscJobSlot **queue; /* queued slots, oldest first (mu) */
     uint32_t nq, cap;
+    _Atomic uint32_t nq_hint; /* nq, read without the mutex by spinning workers */
+    uint32_t sleeping;  /* workers waiting on `work` (mu) */
     bool stop;
+    AscJobSlot **gm;    /* main thread only: pending slots with a GM range */
+    uint32_t ngm;
 };
 
-static uint32_t job_parts(const AscCore *c) { return c->job.parts > 1 ? c->job.parts : 1; }
+static uint32_t job_parts(const AscJobSlot *s) { return s->job.parts > 1 ? s->job.parts : 1; }
 
-/* Remove core index ci from the queue (mu held). */
-static void dequeue(AscPool *pl, uint32_t ci)
+/* Remove slot s from the queue (mu held). */
+static void dequeue(AscPool *pl, AscJobSlot *s)
 {
     uint32_t j = 0;
     for (uint32_t i = 0; i < pl->nq; i++)
-        if (pl->queue[i] != ci) pl->queue[j++] = pl->queue[i];
+        if (pl->queue[i] != s) pl->queue[j++] = pl->queue[i];
     pl->nq = j;
+    atomic_store_explicit(&pl->nq_hint, j, memory_order_relaxed);
 }
 
-/* Take the next part of queued core c's job (mu held): the core leaves the queue and its job
+/* Take the next part of queued slot s's job (mu held): the slot leaves the queue and its job
  * is RUNNING once its last part is taken. */
-static uint32_t take(AscPool *pl, AscCore *c)
+static uint32_t take(AscPool *pl, AscJobSlot *s)
 {
-    uint32_t p = c->job_next++;
-    if (c->job_next == job_parts(c)) {
-        dequeue(pl, c->index);
-        c->job_state = JOB_RUNNING;
+    uint32_t p = s->next++;
+    if (s->next == job_parts(s)) {
+        dequeue(pl, s);
+        s->state = JOB_RUNNING;
     }
     return p;
 }
 
-/* Run part p of c's job without the mutex, then count it (mu held again): DONE after the last. */
-static void run_part(AscPool *pl, AscCore *c, uint32_t p)
+/* Run part p of s's job without the mutex, then count it (mu held again): DONE after the last. */
+static void run_part(AscPool *pl, AscJobSlot *s, uint32_t p)
 {
     pthread_mutex_unlock(&pl->mu);
-    if (job_parts(c) > 1) c->job.run_part(&c->job, p);
-    else c->job.run(&c->job);
+    if (job_parts(s) > 1) s->job.run_part(&s->job, p);
+    else s->job.run(&s->job);
     pthread_mutex_lock(&pl->mu);
-    if (--c->job_left == 0) {
-        c->job_state = JOB_DONE;
+    if (--s->left == 0) {
+        s->state = JOB_DONE;
         pthread_cond_broadcast(&pl->done);
     }
 }
@@ -81,10 +92,23 @@ static void *worker(void *arg)
     AscPool *pl = arg;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->stop && pl->nq == 0) pthread_cond_wait(&pl->work, &pl->mu);
+        if (!pl->stop && pl->nq == 0) {
+            pthread_mutex_unlock(&pl->mu);
+            for (int i = 0; i < SPIN_CHECKS && !atomic_load_explicit(&pl->nq_hint, memory_order_relaxed); i++) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+            pthread_mutex_lock(&pl->mu);
+        }
+        while (!pl->stop && pl->nq == 0) {
+            pl->sleeping++;
+            pthread_cond_wait(&pl->work, &pl->mu);
+            pl->sleeping--;
+        }
         if (pl->nq == 0) break; /* stop, nothing left */
-        AscCore *c = &pl->sim->cores[pl->queue[0]];
-        run_part(pl, c, take(pl, c));
+        AscJobSlot *s = pl->queue[0];
+        run_part(pl, s, take(pl, s));
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -107,23 +131,36 @@ uint32_t asc_pool_host_threads(uint32_t want)
     return n < 1 ? 1 : n > 256 ? 256 : (uint32_t)n;
 }
 
-void asc_pool_join(AscCore *c)
+/* Wait until slot s's job is done (main thread); meanwhile run its untaken parts, else the
+ * newest queued job, so the calling thread never idles while work is queued. */
+static void join_slot(AscPool *pl, AscJobSlot *s)
 {
-    if (!c->job_pending) return;
-    AscPool *pl = c->sim->pool;
+    if (!s->pending) return;
     pthread_mutex_lock(&pl->mu);
-    while (c->job_state != JOB_DONE) {
-        AscCore *o = c->job_state == JOB_QUEUED ? c : NULL;
-        if (!o && pl->nq) o = &pl->sim->cores[pl->queue[pl->nq - 1]]; /* help: the newest queued job */
+    while (s->state != JOB_DONE) {
+        AscJobSlot *o = s->state == JOB_QUEUED ? s : NULL;
+        if (!o && pl->nq) o = pl->queue[pl->nq - 1]; /* help: the newest queued job */
         if (!o) {
             pthread_cond_wait(&pl->done, &pl->mu);
             continue;
         }
         run_part(pl, o, take(pl, o));
     }
-    c->job_state = JOB_NONE;
+    s->state = JOB_NONE;
     pthread_mutex_unlock(&pl->mu);
-    c->job_pending = false;
+    s->pending = false;
+    s->core->jobs_pending--;
+    if (s->job.gm)
+        for (uint32_t i = 0; i < pl->ngm; i++)
+            if (pl->gm[i] == s) {
+                pl->gm[i] = pl->gm[--pl->ngm];
+                break;
+            }
+}
+
+void asc_pool_join(AscCore *c)
+{
+    for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) join_slot(c->sim->pool, &c->jobs[i]);
 }
 
 void asc_pool_join_all(AscSim *sim)
@@ -132,38 +169,75 @@ void asc_pool_join_all(AscSim *sim)
     for (uint32_t i = 0; i < sim->ncores; i++) asc_pool_join(&sim->cores[i]);
 }
 
-static void on_buf(void *ud, AscBuf buf)
+static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
+
+/* An access of [lo, hi) of local buffer buf (all of it: hi = UINT64_MAX) by core c's next
+ * instruction: join every pending job of c it conflicts with. */
+static void on_buf(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
-    if (c->job_pending && (c->job.bufs >> buf & 1u)) asc_pool_join(c);
+    for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) {
+        AscJobSlot *s = &c->jobs[i];
+        if (!s->pending) continue;
+        const AscExecJob *j = &s->job;
+        if ((j->bufs >> buf & 1u) ||
+            (j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi)))
+            join_slot(c->sim->pool, s);
+    }
+}
+
+/* A GM access of [lo, hi) on the calling thread (gm.c's hook): join every pending job whose
+ * GM range overlaps it and writes it, or reads it when `write`.  Jobs of every core. */
+static void gm_sync(void *ud, uint64_t lo, uint64_t hi, bool write)
+{
+    AscPool *pl = ud;
+    for (uint32_t i = 0; i < pl->ngm;) {
+        AscJobSlot *s = pl->gm[i];
+        if ((write || s->job.gwrite) && overlap(lo, hi, s->job.glo, s->job.ghi))
+            join_slot(pl, s); /* removes gm[i]: look at index i again */
+        else
+            i++;
+    }
 }
 
 static bool defer(void *ud, const AscExecJob *job)
 {
     AscCore *c = ud;
     AscPool *pl = c->sim->pool;
-    asc_pool_join(c);
-    c->job = *job;
-    if (c->job.parts > 1 && !c->job.run_part) c->job.parts = 1;
+    /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order */
+    for (uint32_t i = 0; job->bufs && c->jobs_pending && i < ASC_CORE_JOBS; i++)
+        if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) join_slot(pl, &c->jobs[i]);
+    AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
+    join_slot(pl, s);
+    s->job = *job;
+    if (s->job.parts > 1 && !s->job.run_part) s->job.parts = 1;
+    if (s->job.gm) pl->gm[pl->ngm++] = s;
     pthread_mutex_lock(&pl->mu);
-    pl->queue[pl->nq++] = c->index;
-    c->job_state = JOB_QUEUED;
-    c->job_next = 0;
-    c->job_left = job_parts(c);
-    if (c->job_left > 1) pthread_cond_broadcast(&pl->work);
-    else pthread_cond_signal(&pl->work);
+    pl->queue[pl->nq++] = s;
+    atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
+    s->state = JOB_QUEUED;
+    s->next = 0;
+    s->left = job_parts(s);
+    if (pl->sleeping) {
+        if (s->left > 1) pthread_cond_broadcast(&pl->work);
+        else pthread_cond_signal(&pl->work);
+    }
     pthread_mutex_unlock(&pl->mu);
-    c->job_pending = true;
+    s->pending = true;
+    c->jobs_pending++;
     return true;
 }
 
 bool asc_pool_run_parts(AscSim *sim, AscExecJob *job, uint32_t parts)
 {
     if (!sim->pool || sim->ncores == 0 || parts < 2 || !job->run_part) return false;
-    AscCore *c = &sim->cores[0]; /* its job slot: joined first, joined again before returning */
+    AscCore *c = &sim->cores[0]; /* one of its job slots: joined before returning */
     job->parts = parts;
-    defer(c, job);
+    job->gm = false;
     asc_pool_join(c);
+    AscJobSlot *s = &c->jobs[c->job_rr % ASC_CORE_JOBS];
+    defer(c, job);
+    join_slot(sim->pool, s);
     return true;
 }
 
@@ -174,11 +248,12 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     AscPool *pl = asc_calloc(&sim->alloc, 1, sizeof *pl);
     if (!pl) return false;
     pl->sim = sim;
-    pl->cap = sim->ncores;
-    pl->queue = asc_calloc(&sim->alloc, pl->cap, sizeof *pl->queue);
+    pl->cap = sim->ncores * ASC_CORE_JOBS;
+    pl->queue = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->queue);
+    pl->gm = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gm);
     pl->th = asc_calloc(&sim->alloc, threads - 1, sizeof *pl->th);
     bool ok = false; /* a failure below: out of memory, or no thread (then run inline) */
-    if (!pl->queue || !pl->th) goto fail_mem;
+    if (!pl->queue || !pl->gm || !pl->th) goto fail_mem;
     ok = true;
     if (pthread_mutex_init(&pl->mu, NULL)) goto fail_mem;
     if (pthread_cond_init(&pl->work, NULL)) goto fail_mu;
@@ -200,12 +275,14 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     }
     sim->pool = pl;
     sim->threads = pl->nth + 1;
+    asc_gm_set_sync(sim->gm, gm_sync, pl);
     uint32_t cube = 0;
     for (uint32_t i = 0; i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         c->ctx.on_buf = on_buf;
         c->ctx.defer = defer;
         c->ctx.pool_ud = c;
+        for (uint32_t k = 0; k < ASC_CORE_JOBS; k++) c->jobs[k].core = c;
         cube += c->ctx.mm_scratch != NULL;
     }
     /* fewer cube cores than threads: one mmad's arithmetic is split across the threads (by
@@ -232,6 +309,7 @@ fail_mu:
     pthread_mutex_destroy(&pl->mu);
 fail_mem:
     asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->gm);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     return ok;
@@ -250,7 +328,9 @@ void asc_pool_free(AscSim *sim)
     pthread_cond_destroy(&pl->done);
     pthread_cond_destroy(&pl->work);
     pthread_mutex_destroy(&pl->mu);
+    asc_gm_set_sync(sim->gm, NULL, NULL);
     asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->gm);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     sim->pool = NULL;

@@ -421,7 +421,7 @@ static void gm_fill_part(const AscExecJob *j, uint32_t p)
 {
     uint64_t n = j->u[0] | (uint64_t)j->u[1] << 32, addr = j->u[2] | (uint64_t)j->u[3] << 32;
     uint64_t lo = n * p / j->parts, hi = n * (p + 1) / j->parts;
-    (void)asc_gm_write(j->scratch, addr + lo, j->in0 + lo, hi - lo); /* reserved: cannot fail */
+    (void)asc_gm_write_nosync(j->scratch, addr + lo, j->in0 + lo, hi - lo); /* reserved: cannot fail */
 }
 
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
