@@ -16,9 +16,12 @@
  * written after a run; inputs are never written back. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "asc/run.h"
 
@@ -512,10 +515,61 @@ static bool npy_open(FILE **fp, AscNpy *hdr, const char *path, const AscAlloc *a
     return true;
 }
 
+/* A regular file's data of NPY_PREAD_MIN bytes or more is read with pread straight into its GM
+ * pages, in parts on the host threads (asc_sim_gm_fill): no buffer in between, one copy. */
+#define NPY_PREAD_MIN ((uint64_t)1 << 20)
+
+typedef struct NpyPread {
+    int fd;
+    off_t base;      /* file offset of the data */
+    _Atomic int err; /* errno of a failed read; -1: the file ended early */
+} NpyPread;
+
+static bool npy_pread_piece(void *ud, void *dst, uint64_t off, size_t len)
+{
+    NpyPread *r = ud;
+    uint8_t *p = dst;
+    while (len) {
+        ssize_t k = pread(r->fd, p, len, r->base + (off_t)off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : -1, none = 0;
+            atomic_compare_exchange_strong(&r->err, &none, e);
+            return false;
+        }
+        p += k, off += (uint64_t)k, len -= (size_t)k;
+    }
+    return true;
+}
+
+/* true when the pread path took the data (*ok: whether it succeeded, errors reported); false:
+ * not a regular file or too small, the caller streams it. */
+static bool npy_pread_to_gm(FILE *f, const char *path, AscSim *sim, uint64_t addr, uint64_t bytes, const char *arg,
+                            AscDiags *d, bool *ok)
+{
+    struct stat sb;
+    long pos = ftell(f);
+    if (bytes < NPY_PREAD_MIN || pos < 0 || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) return false;
+    *ok = false;
+    uint64_t have = sb.st_size > pos ? (uint64_t)(sb.st_size - pos) : 0;
+    if (have != bytes) return npy_size_err(d, path, have, bytes), true;
+    NpyPread r = {.fd = fileno(f), .base = (off_t)pos};
+    if (asc_sim_gm_fill(sim, addr, bytes, npy_pread_piece, &r)) return *ok = true;
+    int e = atomic_load(&r.err);
+    if (e == -1) npy_size_err(d, path, have, bytes); /* shrank while read: the size it had is all we know */
+    else if (e) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", path, strerror(e));
+    } else
+        arg_err(d, "argument '%s': out of host memory backing GM", arg);
+    return true;
+}
+
 /* The data of an opened file (exactly `bytes` of it) into GM at addr. */
 static bool npy_read_to_gm(FILE *f, const char *path, AscSim *sim, uint64_t addr, uint64_t bytes, const char *arg,
                            AscDiags *d)
 {
+    bool done;
+    if (npy_pread_to_gm(f, path, sim, addr, bytes, arg, d, &done)) return done;
     uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
     if (!buf) {
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});

@@ -164,6 +164,24 @@ bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n)
     return asc_gm_read_nosync(gm, addr, dst, n);
 }
 
+uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run)
+{
+    *run = 0;
+    if (!in_range(gm, addr, max ? 1 : 0)) return NULL;
+    uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false);
+    if (!pg) return NULL;
+    uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
+    uint8_t *at = pg + off;
+    size_t n = PAGE_BYTES - off;
+    while (n < max && in_range(gm, addr + n, 1)) { /* the next page right after this one */
+        const uint8_t *next = page_of(gm, (addr + n) >> PAGE_SHIFT, false);
+        if (next != at + n) break;
+        n += PAGE_BYTES;
+    }
+    *run = n < max ? n : max;
+    return at;
+}
+
 bool asc_gm_backed(const AscGm *gm, uint64_t addr, size_t n)
 {
     if (!in_range(gm, addr, n)) return false;
