@@ -136,6 +136,9 @@ ASC_EXEC_FN(DMA)
     if (nburst == 0 || len == 0) return true; /* DataCopy: zero count or length is a no-op */
 
     uint64_t burst_bytes = len * 32;
+    /* jobs on an overlapping range: a copy handed to a worker follows them there (sim/pool.c),
+     * an inline one waits for them (deps_join below) */
+    if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     uint64_t src_span = ((nburst - 1) * (len + srcgap) + len) * 32;
     uint64_t dst_span = ((nburst - 1) * (len + dstgap) + len) * 32;
     if (!dma_check_side(ctx, rt.src, false, src, src_span)) return false;
@@ -156,11 +159,15 @@ ASC_EXEC_FN(DMA)
         }
         _Static_assert(sizeof(DmaCopy) <= sizeof job.blob, "DmaCopy fits AscExecJob.blob");
         memcpy(job.blob, &copy, sizeof copy);
-        if (!ctx->defer(ctx->pool_ud, &job)) dma_copy_job(&job);
+        if (!ctx->defer(ctx->pool_ud, &job)) {
+            ctx->deps_join(ctx->pool_ud); /* not taken: wait for its predecessors, copy here */
+            dma_copy_job(&job);
+        }
         st->bursts = (uint32_t)nburst;
         st->bytes = nburst * burst_bytes;
         return true;
     }
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
     for (uint64_t k = 0; k < nburst; k++) {
         uint64_t s = src + k * (len + srcgap) * 32, d = dst + k * (len + dstgap) * 32;
         if (ctx->on_access) {

@@ -131,6 +131,7 @@ ASC_EXEC_FN(DMAPAD)
     uint64_t ub = to_ub ? q->rd : q->rs1, gm = to_ub ? q->rs1 : q->rd;
     uint64_t ub_hi = ub + (nburst - 1) * ubstep + (to_ub ? foot : data);
     uint64_t gm_hi = gm + (nburst - 1) * gmstep + data;
+    if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud); /* as exec_dma.c: follow or wait below */
     if (!side_ok(ctx, ASC_BUF_UB, to_ub, ub, ub_hi)) return false;
     if (!side_ok(ctx, ASC_BUF_GM, !to_ub, gm, gm_hi)) return false;
 
@@ -159,11 +160,15 @@ ASC_EXEC_FN(DMAPAD)
                           .gwrite = !to_ub, .glo = gm, .ghi = gm_hi};
         _Static_assert(sizeof(PadCopy) <= sizeof job.blob, "PadCopy fits AscExecJob.blob");
         memcpy(job.blob, &c, sizeof c);
-        if (!ctx->defer(ctx->pool_ud, &job)) pad_job(&job);
+        if (!ctx->defer(ctx->pool_ud, &job)) {
+            ctx->deps_join(ctx->pool_ud); /* not taken: wait for its predecessors, copy here */
+            pad_job(&job);
+        }
         st->bursts = (uint32_t)nburst;
         st->bytes = nburst * data;
         return true;
     }
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
     for (uint64_t k = 0; k < nburst; k++) {
         uint64_t u = ub + k * ubstep, g = gm + k * gmstep;
         if (g % fast) st->gm_unaligned = true;

@@ -1504,6 +1504,9 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     if (p.repeats == 0) return true;
 
+    /* jobs of this core whose UB footprint overlaps an operand: the data pass follows them on
+     * the workers (sim/pool.c), or waits for them below when it runs here */
+    if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     for (int k = 0; k < OP_COUNT; k++)
         if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
 
@@ -1565,7 +1568,9 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     memcpy(job.blob, &j, sizeof j);
     /* a short instruction costs less inline than a hand-over (a lock and a wake-up) */
     bool long_insn = (uint64_t)p.repeats * p.lanes >= VEC_DEFER_LANES;
-    if (!long_insn || !ctx->defer || !ctx->defer(ctx->pool_ud, &job)) vec_data(job.out, &j);
+    if (long_insn && ctx->defer && ctx->defer(ctx->pool_ud, &job)) return true;
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
+    vec_data(job.out, &j);
     return true;
 }
 

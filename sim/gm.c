@@ -48,11 +48,12 @@ struct AscGm {
     uint64_t pages;       /* pages allocated */
     bool slabs;           /* pages from huge-page slabs (default allocator, Linux) */
     /* host threads (sim/pool.c): waits for worker jobs on an overlapping range; NULL = none */
-    void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write);
+    void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect);
     void *sync_ud;
 };
 
-void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write), void *ud)
+void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect),
+                     void *ud)
 {
     gm->sync = sync;
     gm->sync_ud = ud;
@@ -60,7 +61,7 @@ void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi,
 
 void asc_gm_sync(AscGm *gm, uint64_t lo, uint64_t hi, bool write)
 {
-    if (gm->sync) gm->sync(gm->sync_ud, lo, hi, write);
+    if (gm->sync) gm->sync(gm->sync_ud, lo, hi, write, true);
 }
 
 AscGm *asc_gm_new(const AscAlloc *alloc, uint64_t size_bytes)
@@ -160,7 +161,7 @@ static bool in_range(const AscGm *gm, uint64_t addr, size_t n)
 bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n)
 {
     if (!in_range(gm, addr, n)) return false;
-    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, false);
+    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, false, false);
     return asc_gm_read_nosync(gm, addr, dst, n);
 }
 
@@ -229,7 +230,7 @@ bool asc_gm_reserve(AscGm *gm, uint64_t addr, size_t n)
 bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n)
 {
     if (!in_range(gm, addr, n)) return false;
-    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, true);
+    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, true, false);
     return asc_gm_write_nosync(gm, addr, src, n);
 }
 

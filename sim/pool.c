@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sim_internal.h"
@@ -48,6 +49,7 @@ struct AscPool {
     bool stop;
     AscJobSlot **gm;    /* main thread only: pending slots with a GM range */
     uint32_t ngm;
+    AscCore *collector; /* main thread only: the core between deps_begin and its defer / deps_join */
 };
 
 static uint32_t job_parts(const AscJobSlot *s) { return s->job.parts > 1 ? s->job.parts : 1; }
@@ -74,6 +76,24 @@ static uint32_t take(AscPool *pl, AscJobSlot *s)
     return p;
 }
 
+/* Every predecessor of s is done (or its slot moved on to a later job): mu held. */
+static bool runnable(const AscJobSlot *s)
+{
+    for (uint32_t i = 0; i < s->ndep; i++) {
+        const AscJobSlot *d = s->dep[i];
+        if (d->gen == s->dep_gen[i] && (d->state == JOB_QUEUED || d->state == JOB_RUNNING)) return false;
+    }
+    return true;
+}
+
+/* The oldest queued job that may run (mu held), NULL if none. */
+static AscJobSlot *oldest_runnable(AscPool *pl)
+{
+    for (uint32_t i = 0; i < pl->nq; i++)
+        if (runnable(pl->queue[i])) return pl->queue[i];
+    return NULL;
+}
+
 /* Run part p of s's job without the mutex, then count it (mu held again): DONE after the last. */
 static void run_part(AscPool *pl, AscJobSlot *s, uint32_t p)
 {
@@ -84,6 +104,7 @@ static void run_part(AscPool *pl, AscJobSlot *s, uint32_t p)
     if (--s->left == 0) {
         s->state = JOB_DONE;
         pthread_cond_broadcast(&pl->done);
+        if (pl->sleeping && pl->nq) pthread_cond_signal(&pl->work); /* a follower may run now */
     }
 }
 
@@ -101,13 +122,13 @@ static void *worker(void *arg)
             }
             pthread_mutex_lock(&pl->mu);
         }
-        while (!pl->stop && pl->nq == 0) {
+        AscJobSlot *s;
+        while (!(s = oldest_runnable(pl)) && !pl->stop) {
             pl->sleeping++;
             pthread_cond_wait(&pl->work, &pl->mu);
             pl->sleeping--;
         }
-        if (pl->nq == 0) break; /* stop, nothing left */
-        AscJobSlot *s = pl->queue[0];
+        if (!s) break; /* stop, nothing left (asc_pool_free joined every job first) */
         run_part(pl, s, take(pl, s));
     }
     pthread_mutex_unlock(&pl->mu);
@@ -138,8 +159,14 @@ static void join_slot(AscPool *pl, AscJobSlot *s)
     if (!s->pending) return;
     pthread_mutex_lock(&pl->mu);
     while (s->state != JOB_DONE) {
-        AscJobSlot *o = s->state == JOB_QUEUED ? s : NULL;
-        if (!o && pl->nq) o = pl->queue[pl->nq - 1]; /* help: the newest queued job */
+        /* run s itself, else one of its predecessors, else help with the newest job that may run */
+        AscJobSlot *o = s->state == JOB_QUEUED && runnable(s) ? s : NULL;
+        for (uint32_t i = 0; !o && s->state == JOB_QUEUED && i < s->ndep; i++) {
+            AscJobSlot *d = s->dep[i];
+            if (d->gen == s->dep_gen[i] && d->state == JOB_QUEUED && runnable(d)) o = d;
+        }
+        for (uint32_t i = pl->nq; !o && i-- > 0;)
+            if (runnable(pl->queue[i])) o = pl->queue[i];
         if (!o) {
             pthread_cond_wait(&pl->done, &pl->mu);
             continue;
@@ -166,37 +193,80 @@ void asc_pool_join(AscCore *c)
 void asc_pool_join_all(AscSim *sim)
 {
     if (!sim->pool) return;
-    for (uint32_t i = 0; i < sim->ncores; i++) asc_pool_join(&sim->cores[i]);
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        asc_pool_join(&sim->cores[i]);
+        sim->cores[i].collecting = false; /* a faulting exec function may have left it set */
+        sim->cores[i].ncdep = 0;
+    }
+    sim->pool->collector = NULL;
 }
 
 static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
 
 /* An access of [lo, hi) of local buffer buf (all of it: hi = UINT64_MAX) by core c's next
  * instruction: join every pending job of c it conflicts with. */
+/* Pending job s conflicts with core c's next job: c's next job follows it when c is collecting
+ * (and there is room), else it is waited for now. */
+static void follow_or_join(AscPool *pl, AscCore *c, AscJobSlot *s, bool collect)
+{
+    if (collect && c && c->collecting) {
+        for (uint32_t i = 0; i < c->ncdep; i++)
+            if (c->cdep[i] == s) return;
+        if (c->ncdep < ASC_JOB_DEPS) {
+            c->cdep[c->ncdep] = s;
+            c->cdep_gen[c->ncdep++] = s->gen; /* written by this thread only: no lock to read it */
+            return;
+        }
+    }
+    join_slot(pl, s);
+}
+
 static void on_buf(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
+    bool span = hi != UINT64_MAX; /* asc_exec_check_span: the caller's data pass follows the job */
     for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) {
         AscJobSlot *s = &c->jobs[i];
         if (!s->pending) continue;
         const AscExecJob *j = &s->job;
         if ((j->bufs >> buf & 1u) ||
             (j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi)))
-            join_slot(c->sim->pool, s);
+            follow_or_join(c->sim->pool, c, s, span);
     }
+}
+
+static void deps_begin(void *ud)
+{
+    AscCore *c = ud;
+    c->collecting = true;
+    c->ncdep = 0;
+    c->sim->pool->collector = c;
+}
+
+static void deps_join(void *ud)
+{
+    AscCore *c = ud;
+    AscPool *pl = c->sim->pool;
+    c->collecting = false;
+    pl->collector = NULL;
+    for (uint32_t i = 0; i < c->ncdep; i++)
+        if (c->cdep[i]->gen == c->cdep_gen[i]) join_slot(pl, c->cdep[i]);
+    c->ncdep = 0;
 }
 
 /* A GM access of [lo, hi) on the calling thread (gm.c's hook): join every pending job whose
  * GM range overlaps it and writes it, or reads it when `write`.  Jobs of every core. */
-static void gm_sync(void *ud, uint64_t lo, uint64_t hi, bool write)
+static void gm_sync(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect)
 {
     AscPool *pl = ud;
     for (uint32_t i = 0; i < pl->ngm;) {
         AscJobSlot *s = pl->gm[i];
-        if ((write || s->job.gwrite) && overlap(lo, hi, s->job.glo, s->job.ghi))
-            join_slot(pl, s); /* removes gm[i]: look at index i again */
-        else
-            i++;
+        if ((write || s->job.gwrite) && overlap(lo, hi, s->job.glo, s->job.ghi)) {
+            uint32_t n = pl->ngm;
+            follow_or_join(pl, pl->collector, s, collect);
+            if (pl->ngm < n) continue; /* joined: gm[i] was removed, look at index i again */
+        }
+        i++;
     }
 }
 
@@ -206,9 +276,18 @@ static bool defer(void *ud, const AscExecJob *job)
     AscPool *pl = c->sim->pool;
     /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order */
     for (uint32_t i = 0; job->bufs && c->jobs_pending && i < ASC_CORE_JOBS; i++)
-        if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) join_slot(pl, &c->jobs[i]);
+        if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) follow_or_join(pl, c, &c->jobs[i], true);
     AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
     join_slot(pl, s);
+    /* the predecessors collected since deps_begin (none when not collecting) */
+    uint32_t nd = 0;
+    AscJobSlot *dep[ASC_JOB_DEPS];
+    uint32_t dep_gen[ASC_JOB_DEPS];
+    for (uint32_t i = 0; c->collecting && i < c->ncdep; i++)
+        if (c->cdep[i] != s && c->cdep[i]->gen == c->cdep_gen[i]) dep[nd] = c->cdep[i], dep_gen[nd++] = c->cdep_gen[i];
+    c->collecting = false;
+    c->ncdep = 0;
+    pl->collector = NULL;
     s->job = *job;
     if (s->job.parts > 1 && !s->job.run_part) s->job.parts = 1;
     if (s->job.gm) pl->gm[pl->ngm++] = s;
@@ -216,6 +295,10 @@ static bool defer(void *ud, const AscExecJob *job)
     pl->queue[pl->nq++] = s;
     atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
     s->state = JOB_QUEUED;
+    s->gen++;
+    memcpy(s->dep, dep, nd * sizeof *dep);
+    memcpy(s->dep_gen, dep_gen, nd * sizeof *dep_gen);
+    s->ndep = nd;
     s->next = 0;
     s->left = job_parts(s);
     if (pl->sleeping) {
@@ -282,6 +365,8 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
         c->ctx.on_buf = on_buf;
         c->ctx.defer = defer;
         c->ctx.pool_ud = c;
+        c->ctx.deps_begin = deps_begin;
+        c->ctx.deps_join = deps_join;
         for (uint32_t k = 0; k < ASC_CORE_JOBS; k++) c->jobs[k].core = c;
         cube += c->ctx.mm_scratch != NULL;
     }

@@ -61,7 +61,10 @@ bool asc_gm_reserve(AscGm *gm, uint64_t addr, size_t n);
  * worker whose GM range overlaps [lo, hi) and writes it (or reads it, when `write`).  The
  * _nosync copies skip it: only such a job itself uses them, on ranges the engine synchronised
  * and whose pages exist (read: asc_gm_backed; write: asc_gm_reserve), so they allocate nothing. */
-void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write), void *ud);
+void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect),
+                     void *ud);
+/* asc_gm_sync: for a job about to be deferred; between AscExecCtx.deps_begin and the defer, the
+ * conflicting jobs become the new job's predecessors instead of being waited for */
 void asc_gm_sync(AscGm *gm, uint64_t lo, uint64_t hi, bool write);
 bool asc_gm_read_nosync(AscGm *gm, uint64_t addr, void *dst, size_t n);
 bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n);
@@ -168,6 +171,14 @@ typedef struct AscExecCtx {
     void (*on_buf)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
     bool (*defer)(void *ud, const AscExecJob *job);
     void *pool_ud;
+    /* deps_begin: until the next defer or deps_join, asc_exec_check_span and asc_gm_sync do
+     * not wait for the conflicting jobs they find: the next deferred job follows them on the
+     * workers.  deps_join: waits for them (before the exec function touches the data itself).
+     * Only exec functions whose data pass is deferred or runs after deps_join use them (DMA,
+     * DMAPAD, the vector families); asc_exec_check_local and every GM read or write of the
+     * calling thread still wait at once. */
+    void (*deps_begin)(void *ud);
+    void (*deps_join)(void *ud);
     /* mmad's unpacked operands (exec_cube.c), allocated once with the cube buffers (sim.c):
      * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
     void *mm_scratch;
