@@ -449,9 +449,10 @@ static const char *dtype_label(unsigned dt)
 }
 
 /* ---- .npy files straight into GM and out of it ---------------------------
- * Inputs: the header is read and checked first, then the data is read once,
- * NPY_CHUNK bytes at a time, into GM pages; outputs are written from GM the
- * same way.  Host memory beyond the tensors' GM pages is one chunk. */
+ * Inputs: the header is read and checked first, then the data: a regular file of
+ * NPY_PREAD_MIN bytes or more with pread straight into its GM pages (asc_sim_gm_fill), else
+ * NPY_CHUNK bytes at a time through one buffer; outputs are written straight from the GM pages
+ * (asc_sim_gm_each).  Host memory beyond the tensors' GM pages is at most one chunk. */
 #define NPY_CHUNK ((size_t)1 << 20)
 
 /* Open path and read its header into *hdr (hdr->data stays NULL); on
@@ -696,6 +697,19 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
     return true;
 }
 
+/* asc_sim_gm_each's piece of an output: its bytes, or zeros for GM never written. */
+static bool npy_put(void *ud, const void *src, size_t len)
+{
+    static const uint8_t zeros[4096];
+    FILE *f = ud;
+    if (src) return fwrite(src, 1, len, f) == len;
+    for (size_t k; len; len -= k) {
+        k = len < sizeof zeros ? len : sizeof zeros;
+        if (fwrite(zeros, 1, k, f) != k) return false;
+    }
+    return true;
+}
+
 /* Write output `a` (kernel argument `i`) from GM into a temporary of `out`. */
 static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOutSet *out, AscDiags *d)
 {
@@ -707,24 +721,16 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOut
     uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
     uint8_t hdr[NPY_HDR_MAX];
     size_t hl = npy_header_encode(&arr, hdr);
-    uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
-    if (!hl || !buf) {
-        asc_free(asc_sim_alloc(sim), buf);
+    if (!hl) {
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return false;
     }
     FILE *f = asc_out_open(out, a->path, d);
     bool ok = f && fwrite(hdr, 1, hl, f) == hl;
-    for (uint64_t off = 0; ok && off < bytes; off += NPY_CHUNK) {
-        size_t n = bytes - off < NPY_CHUNK ? (size_t)(bytes - off) : NPY_CHUNK;
-        if (!asc_sim_gm_read(sim, asc_sim_arg(sim, i) + off, buf, n)) {
-            if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
-            ok = false;
-            break;
-        }
-        if (fwrite(buf, 1, n, f) != n) break; /* ferror: asc_out_close reports it */
-    }
-    asc_free(asc_sim_alloc(sim), buf);
+    /* straight from the GM pages (a write error stops it: ferror, which asc_out_close reports);
+     * the only failure of asc_sim_gm_each itself, a range outside GM, cannot happen for a placed
+     * argument */
+    if (ok) (void)asc_sim_gm_each(sim, asc_sim_arg(sim, i), bytes, npy_put, f);
     if (!f) return false;
     bool closed = asc_out_close(out, f, d); /* reports a failed write */
     return ok && closed; /* false: the set's owner commits nothing (aborting its whole set here could

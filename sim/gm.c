@@ -170,8 +170,11 @@ uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run)
     *run = 0;
     if (!in_range(gm, addr, max ? 1 : 0)) return NULL;
     uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false);
-    if (!pg) return NULL;
     uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
+    if (!pg) { /* never written: *run = the bytes to the end of the page */
+        *run = PAGE_BYTES - off < max ? PAGE_BYTES - off : max;
+        return NULL;
+    }
     uint8_t *at = pg + off;
     size_t n = PAGE_BYTES - off;
     while (n < max && in_range(gm, addr + n, 1)) { /* the next page right after this one */

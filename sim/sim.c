@@ -479,6 +479,19 @@ bool asc_sim_gm_fill(AscSim *sim, uint64_t addr, uint64_t n, AscGmFillFn fill, v
     return true;
 }
 
+bool asc_sim_gm_each(AscSim *sim, uint64_t addr, uint64_t n, AscGmEachFn each, void *ud)
+{
+    if (addr > asc_gm_size(sim->gm) || n > asc_gm_size(sim->gm) - addr) return false;
+    asc_gm_sync(sim->gm, addr, addr + n, false);
+    for (uint64_t off = 0; off < n;) {
+        size_t run;
+        const uint8_t *src = asc_gm_host_run(sim->gm, addr + off, (size_t)(n - off), &run);
+        if (!run || !each(ud, src, run)) return false;
+        off += run;
+    }
+    return true;
+}
+
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n)
 {
     return asc_gm_read(sim->gm, addr, dst, n);

@@ -68,9 +68,10 @@ void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi,
 void asc_gm_sync(AscGm *gm, uint64_t lo, uint64_t hi, bool write);
 bool asc_gm_read_nosync(AscGm *gm, uint64_t addr, void *dst, size_t n);
 bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n);
-/* The host memory of GM byte addr when its page exists (else NULL), and in *run the bytes
- * from there that are contiguous in host memory (to the end of its page, or further when
- * the next pages follow it), at most max. */
+/* The host memory of GM byte addr when its page exists, and in *run the bytes from there
+ * that are contiguous in host memory (to the end of its page, or further when the next pages
+ * follow it), at most max; NULL when the page was never written (*run: the bytes to its end,
+ * at most max, which read as zero). */
 uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run);
 /* true when every page [addr, addr + n) touches is allocated (and in range) */
 bool asc_gm_backed(const AscGm *gm, uint64_t addr, size_t n);

@@ -137,6 +137,12 @@ bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n);
  * some fill returned false (the range then holds unspecified bytes). */
 typedef bool (*AscGmFillFn)(void *ud, void *dst, uint64_t off, size_t len);
 bool asc_sim_gm_fill(AscSim *sim, uint64_t addr, uint64_t n, AscGmFillFn fill, void *ud);
+/* Calls each(ud, src, len) for consecutive pieces of GM [addr, addr + n), in address order, on
+ * the calling thread: src is the piece's host memory, or NULL for bytes never written (they read
+ * as zero), so an output goes to a file with no copy in between (run/npy.c).  false: the range
+ * leaves GM, or some each returned false (then no more calls). */
+typedef bool (*AscGmEachFn)(void *ud, const void *src, size_t len);
+bool asc_sim_gm_each(AscSim *sim, uint64_t addr, uint64_t n, AscGmEachFn each, void *ud);
 /* Raw value of argument register x<i> on every core (i < ASC_MAX_ARGS):
  * a GM address, an integer, or f32 bits for float arguments. */
 void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value);

@@ -140,6 +140,11 @@ check big_fifo 0 "$sim" run vadd.bin --arg x=fifo.npy --arg y=py2.npy --arg z=@b
 wait
 cmp -s bz.npy bzf.npy || { echo "FAIL big_fifo: output differs from the pread path"; fails=$((fails + 1)); }
 [ "$(tail -c 4096 bz.npy | tr -d '\0' | head -c 1 | wc -c)" = 1 ] || { echo "FAIL big_ok: output is all zero"; fails=$((fails + 1)); }
+# an output larger than what the kernel writes: GM pages never written go out as zeros
+check out_sparse 0 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@zs.npy:200000:f16 --arg n=4096
+[ "$(wc -c < zs.npy)" = 400128 ] && [ "$(tail -c 300000 zs.npy | tr -d '\0' | wc -c)" = 0 ] &&
+  [ "$(head -c 8320 zs.npy | tail -c 8192 | tr -d '\0' | wc -c)" != 0 ] ||
+  { echo "FAIL out_sparse: size, zeros or data"; fails=$((fails + 1)); }
 head -c 1500000 px.npy > bcut.npy
 check big_cut 1 "$sim" run vadd.bin --arg x=bcut.npy --arg y=py2.npy --arg z=@z.npy:1048576:f16 --arg n=1048576
 expect big_cut "bcut.npy: data is 1499872 bytes but shape and dtype need 2097152 (truncated or extra bytes)"
