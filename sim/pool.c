@@ -1,25 +1,28 @@
-/* pool.c -- host worker threads for the pure arithmetic of exec functions
+/* pool.c -- host worker threads for the data work of exec functions
  * (AscSimDesc.threads; docs/internals.md §Host threads).
  *
- * Users: sim.c (create, join all, free), exec functions through
- * AscExecCtx.defer and AscExecCtx.on_buf (exec_check.c).
+ * Users: sim.c (create, join all, free, asc_sim_gm_fill), exec functions through
+ * AscExecCtx.defer, on_buf (exec_check.c), deps_begin / deps_join, and gm.c's sync hook.
  *
  * The scheduler stays single-threaded and deterministic: the heap, every
  * cycle, every check and every AscExecStats are computed on the thread that
  * calls asc_sim_run, in (cycle, agent) order, exactly as with one thread.
- * Only a job an exec function hands over (mmad's unpack and multiply, which
- * touch the core's L0A, L0B and L0C; a vector instruction's data pass, which
- * touches the core's UB) runs elsewhere.  A core has at
- * most one job; it is joined before any later exec function of that core
- * checks a buffer the job uses, before the core takes another job, and
- * before asc_sim_run returns.  No other code reads a core's local buffers
- * while it runs (other cores cannot, the observer and the inspection
- * functions read none), so every output bit is the same as inline.
+ * Only a job an exec function hands over runs elsewhere: mmad's unpack and multiply (the
+ * core's L0A, L0B, L0C), a vector instruction's data pass (UB), a GM <-> local copy (one
+ * local range, one GM range).  A core has ASC_CORE_JOBS slots.  A later access that
+ * conflicts with a pending job (same buffer for whole-buffer jobs; overlapping ranges, one of
+ * them a write, for range jobs; GM ranges of any core) either waits for it (join_slot) or,
+ * for a job about to be deferred (between deps_begin and defer), makes it a predecessor:
+ * the new job runs only once its predecessors are done.  Everything is joined before
+ * asc_sim_run returns.  No other code reads a core's local buffers or GM while a conflicting
+ * job is pending (other cores' GM accesses go through gm.c's hook; the observer and the
+ * inspection functions read no data), so every output bit is the same as inline.
  *
- * Invariants: job_state of every core and the queue are only touched with
- * `mu` held; job_pending (main thread only) is true iff the core's job is
- * queued, running or done but not yet joined.  While waiting for a job a
- * worker is running, the main thread runs the newest queued job itself. */
+ * Invariants: state, gen, next, left and dep* of every slot and the queue are only touched
+ * with `mu` held; pending (main thread only) is true iff the slot's job is queued, running
+ * or done but not yet joined; a predecessor is always an older pending job, so the queue's
+ * oldest job can always run once the running ones end (no deadlock).  While waiting for a
+ * job, the main thread runs it, or one of its predecessors, or the newest job that may run. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>

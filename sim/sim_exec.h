@@ -107,15 +107,14 @@ typedef struct AscIssued {
  * overlapping. */
 typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
-/* Pure arithmetic an exec function hands to a host worker thread (sim/pool.c,
+/* The data work an exec function hands to a host worker thread (sim/pool.c,
  * `threads` of AscSimDesc).  The exec function has already checked every
- * access and filled AscExecStats; `run` only reads and writes the core's
- * local buffers whose AscBuf bits are in `bufs` (never GM, never the ctx)
- * and frees `scratch` (malloc'd by the exec function, may be NULL).  The
- * engine joins the job before any later exec function of the same core
- * checks one of those buffers (AscExecCtx.on_buf), and before asc_sim_run
- * returns, so nothing observes a result early.  run computes the same bits
- * on any thread. */
+ * access and filled AscExecStats; `run` only reads and writes its footprint: the core's
+ * local buffers whose AscBuf bits are in `bufs`, or the ranges below (GM only there, with the
+ * _nosync copies; never the ctx), and frees `scratch` (malloc'd by the exec function, may be
+ * NULL).  A later conflicting access waits for the job, or a later conflicting job follows it
+ * (AscExecCtx.on_buf, deps_begin, the GM hook), and asc_sim_run joins every job before it
+ * returns, so nothing observes a result early.  run computes the same bits on any thread. */
 typedef struct AscExecJob {
     void (*run)(const struct AscExecJob *j);
     /* optional: parts > 1 pieces run_part(j, 0..parts-1) that may run at the same time on
