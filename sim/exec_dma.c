@@ -81,7 +81,7 @@ static void dma_copy_job(const AscExecJob *job)
     }
 }
 
-/* Whether a GM <-> local copy goes to a host worker: there is a pool, it is long enough, it is
+/* Whether a GM <-> UB copy goes to a host worker: there is a pool, it is long enough, it is
  * a plain copy (atomic stores read-modify-write GM, with their own checks), a read reads only
  * pages that exist and the pages a write writes could be allocated (as the copy would
  * allocate them).  Afterwards no earlier job of any core touches its GM range in a
@@ -93,6 +93,10 @@ static bool dma_can_defer(AscExecCtx *ctx, const AscIssued *q, const DmaRoute *r
     bool to_gm = rt->dst == ASC_BUF_GM;
     if (!ctx->defer || (rt->src == ASC_BUF_GM) == to_gm || nburst * len * 32 < DMA_DEFER_BYTES) return false;
     if (to_gm && q->st_atomic) return false;
+    /* UB only: L1's readers (LOAD2D, LOAD3D, ND2NZ's neighbours) run on this thread right after
+     * the copy, while the workers are busy with mmads; a copy to L1 handed over then costs a
+     * wait (bench/README.md: matmul 2048^3 on 24 cores, 0.64 -> 0.69 s with 2 threads) */
+    if ((to_gm ? rt->src : rt->dst) != ASC_BUF_UB) return false;
     *c = (DmaCopy){.gm = ctx->gm, .nburst = nburst, .burst_bytes = len * 32, .to_gm = to_gm};
     AscBuf lb = to_gm ? rt->src : rt->dst;
     uint64_t laddr = to_gm ? src : dst, lspan = to_gm ? src_span : dst_span;
