@@ -51,6 +51,7 @@ struct AscPool {
     uint32_t sleeping;  /* workers waiting on `work` (mu) */
     bool stop;
     AscJobSlot **gm;    /* main thread only: pending slots with a GM range */
+    struct GmRange { uint64_t lo, hi; bool write; } *gr; /* gm[i]'s range, scanned by gm_sync */
     uint32_t ngm;
     AscCore *collector; /* main thread only: the core between deps_begin and its defer / deps_join */
 };
@@ -184,6 +185,7 @@ static void join_slot(AscPool *pl, AscJobSlot *s)
         for (uint32_t i = 0; i < pl->ngm; i++)
             if (pl->gm[i] == s) {
                 pl->gm[i] = pl->gm[--pl->ngm];
+                pl->gr[i] = pl->gr[pl->ngm];
                 break;
             }
 }
@@ -263,10 +265,10 @@ static void gm_sync(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect
 {
     AscPool *pl = ud;
     for (uint32_t i = 0; i < pl->ngm;) {
-        AscJobSlot *s = pl->gm[i];
-        if ((write || s->job.gwrite) && overlap(lo, hi, s->job.glo, s->job.ghi)) {
+        const struct GmRange *r = &pl->gr[i];
+        if ((write || r->write) && overlap(lo, hi, r->lo, r->hi)) {
             uint32_t n = pl->ngm;
-            follow_or_join(pl, pl->collector, s, collect);
+            follow_or_join(pl, pl->collector, pl->gm[i], collect);
             if (pl->ngm < n) continue; /* joined: gm[i] was removed, look at index i again */
         }
         i++;
@@ -293,7 +295,10 @@ static bool defer(void *ud, const AscExecJob *job)
     pl->collector = NULL;
     s->job = *job;
     if (s->job.parts > 1 && !s->job.run_part) s->job.parts = 1;
-    if (s->job.gm) pl->gm[pl->ngm++] = s;
+    if (s->job.gm) {
+        pl->gr[pl->ngm] = (struct GmRange){s->job.glo, s->job.ghi, s->job.gwrite};
+        pl->gm[pl->ngm++] = s;
+    }
     pthread_mutex_lock(&pl->mu);
     pl->queue[pl->nq++] = s;
     atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
@@ -337,9 +342,10 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     pl->cap = sim->ncores * ASC_CORE_JOBS;
     pl->queue = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->queue);
     pl->gm = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gm);
+    pl->gr = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gr);
     pl->th = asc_calloc(&sim->alloc, threads - 1, sizeof *pl->th);
     bool ok = false; /* a failure below: out of memory, or no thread (then run inline) */
-    if (!pl->queue || !pl->gm || !pl->th) goto fail_mem;
+    if (!pl->queue || !pl->gm || !pl->gr || !pl->th) goto fail_mem;
     ok = true;
     if (pthread_mutex_init(&pl->mu, NULL)) goto fail_mem;
     if (pthread_cond_init(&pl->work, NULL)) goto fail_mu;
@@ -398,6 +404,7 @@ fail_mu:
 fail_mem:
     asc_free(&sim->alloc, pl->queue);
     asc_free(&sim->alloc, pl->gm);
+    asc_free(&sim->alloc, pl->gr);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     return ok;
@@ -419,6 +426,7 @@ void asc_pool_free(AscSim *sim)
     asc_gm_set_sync(sim->gm, NULL, NULL);
     asc_free(&sim->alloc, pl->queue);
     asc_free(&sim->alloc, pl->gm);
+    asc_free(&sim->alloc, pl->gr);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     sim->pool = NULL;
