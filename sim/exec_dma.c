@@ -93,9 +93,9 @@ static bool dma_can_defer(AscExecCtx *ctx, const AscIssued *q, const DmaRoute *r
     bool to_gm = rt->dst == ASC_BUF_GM;
     if (!ctx->defer || (rt->src == ASC_BUF_GM) == to_gm || nburst * len * 32 < DMA_DEFER_BYTES) return false;
     if (to_gm && q->st_atomic) return false;
-    /* UB only: L1's readers (LOAD2D, LOAD3D, ND2NZ's neighbours) run on this thread right after
-     * the copy, while the workers are busy with mmads; a copy to L1 handed over then costs a
-     * wait (bench/README.md: matmul 2048^3 on 24 cores, 0.64 -> 0.69 s with 2 threads) */
+    /* UB only: L1's readers (LOAD2D, LOAD3D) run on this thread soon after the copy, while the
+     * workers are busy with mmads; a copy to L1 handed over then costs a wait (measured on
+     * matmul 2048^3 on 24 cores with 2 threads: 0.64 s with L1 copies inline, 0.69 s handed over) */
     if ((to_gm ? rt->src : rt->dst) != ASC_BUF_UB) return false;
     *c = (DmaCopy){.gm = ctx->gm, .nburst = nburst, .burst_bytes = len * 32, .to_gm = to_gm};
     AscBuf lb = to_gm ? rt->src : rt->dst;
