@@ -18,9 +18,12 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "asc/run.h"
 
@@ -452,9 +455,10 @@ static const char *dtype_label(unsigned dt)
 }
 
 /* ---- .npy files straight into GM and out of it ---------------------------
- * Inputs: the header is read and checked first, then the data is read once,
- * NPY_CHUNK bytes at a time, into GM pages; outputs are written from GM the
- * same way.  Host memory beyond the tensors' GM pages is one chunk. */
+ * Inputs: the header is read and checked first, then the data: a regular file of
+ * NPY_PREAD_MIN bytes or more with pread straight into its GM pages (asc_sim_gm_fill), else
+ * NPY_CHUNK bytes at a time through one buffer; outputs are written straight from the GM pages
+ * (asc_sim_gm_each).  Host memory beyond the tensors' GM pages is at most one chunk. */
 #define NPY_CHUNK ((size_t)1 << 20)
 
 /* Open path and read its header into *hdr (hdr->data stays NULL); on
@@ -518,10 +522,61 @@ static bool npy_open(FILE **fp, AscNpy *hdr, const char *path, const AscAlloc *a
     return true;
 }
 
+/* A regular file's data of NPY_PREAD_MIN bytes or more is read with pread straight into its GM
+ * pages, in parts on the host threads (asc_sim_gm_fill): no buffer in between, one copy. */
+#define NPY_PREAD_MIN ((uint64_t)1 << 20)
+
+typedef struct NpyPread {
+    int fd;
+    off_t base;      /* file offset of the data */
+    _Atomic int err; /* errno of a failed read; -1: the file ended early */
+} NpyPread;
+
+static bool npy_pread_piece(void *ud, void *dst, uint64_t off, size_t len)
+{
+    NpyPread *r = ud;
+    uint8_t *p = dst;
+    while (len) {
+        ssize_t k = pread(r->fd, p, len, r->base + (off_t)off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : -1, none = 0;
+            atomic_compare_exchange_strong(&r->err, &none, e);
+            return false;
+        }
+        p += k, off += (uint64_t)k, len -= (size_t)k;
+    }
+    return true;
+}
+
+/* true when the pread path took the data (*ok: whether it succeeded, errors reported); false:
+ * not a regular file or too small, the caller streams it. */
+static bool npy_pread_to_gm(FILE *f, const char *path, AscSim *sim, uint64_t addr, uint64_t bytes, const char *arg,
+                            AscDiags *d, bool *ok)
+{
+    struct stat sb;
+    long pos = ftell(f);
+    if (bytes < NPY_PREAD_MIN || pos < 0 || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) return false;
+    *ok = false;
+    uint64_t have = sb.st_size > pos ? (uint64_t)(sb.st_size - pos) : 0;
+    if (have != bytes) return npy_size_err(d, path, have, bytes), true;
+    NpyPread r = {.fd = fileno(f), .base = (off_t)pos};
+    if (asc_sim_gm_fill(sim, addr, bytes, npy_pread_piece, &r)) return *ok = true;
+    int e = atomic_load(&r.err);
+    if (e == -1) npy_size_err(d, path, have, bytes); /* shrank while read: the size it had is all we know */
+    else if (e) {
+        if (d) asc_diag(d, ASC_DIAG_IO, (AscLoc){0}, "read", path, strerror(e));
+    } else
+        arg_err(d, "argument '%s': out of host memory backing GM", arg);
+    return true;
+}
+
 /* The data of an opened file (exactly `bytes` of it) into GM at addr. */
 static bool npy_read_to_gm(FILE *f, const char *path, AscSim *sim, uint64_t addr, uint64_t bytes, const char *arg,
                            AscDiags *d)
 {
+    bool done;
+    if (npy_pread_to_gm(f, path, sim, addr, bytes, arg, d, &done)) return done;
     uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
     if (!buf) {
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
@@ -680,6 +735,19 @@ bool asc_sim_bind_args(AscSim *sim, const AscRunArg *args, uint32_t nargs, AscDi
     return true;
 }
 
+/* asc_sim_gm_each's piece of an output: its bytes, or zeros for GM never written. */
+static bool npy_put(void *ud, const void *src, size_t len)
+{
+    static const uint8_t zeros[4096];
+    FILE *f = ud;
+    if (src) return fwrite(src, 1, len, f) == len;
+    for (size_t k; len; len -= k) {
+        k = len < sizeof zeros ? len : sizeof zeros;
+        if (fwrite(zeros, 1, k, f) != k) return false;
+    }
+    return true;
+}
+
 /* Write output `a` (kernel argument `i`) from GM into a temporary of `out`. */
 static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOutSet *out, AscDiags *d)
 {
@@ -691,24 +759,16 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOut
     uint64_t bytes = arr.count * asc_dtype_size(a->dtype);
     uint8_t hdr[NPY_HDR_MAX];
     size_t hl = npy_header_encode(&arr, hdr);
-    uint8_t *buf = asc_malloc(asc_sim_alloc(sim), NPY_CHUNK);
-    if (!hl || !buf) {
-        asc_free(asc_sim_alloc(sim), buf);
+    if (!hl) {
         if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
         return false;
     }
     FILE *f = asc_out_open(out, a->path, d);
     bool ok = f && fwrite(hdr, 1, hl, f) == hl;
-    for (uint64_t off = 0; ok && off < bytes; off += NPY_CHUNK) {
-        size_t n = bytes - off < NPY_CHUNK ? (size_t)(bytes - off) : NPY_CHUNK;
-        if (!asc_sim_gm_read(sim, asc_sim_arg(sim, i) + off, buf, n)) {
-            if (d) asc_diag(d, ASC_DIAG_OOM, (AscLoc){0});
-            ok = false;
-            break;
-        }
-        if (fwrite(buf, 1, n, f) != n) break; /* ferror: asc_out_close reports it */
-    }
-    asc_free(asc_sim_alloc(sim), buf);
+    /* straight from the GM pages (a write error stops it: ferror, which asc_out_close reports);
+     * the only failure of asc_sim_gm_each itself, a range outside GM, cannot happen for a placed
+     * argument */
+    if (ok) (void)asc_sim_gm_each(sim, asc_sim_arg(sim, i), bytes, npy_put, f);
     if (!f) return false;
     bool closed = asc_out_close(out, f, d); /* reports a failed write */
     return ok && closed; /* false: the set's owner commits nothing (aborting its whole set here could

@@ -26,10 +26,26 @@ bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)
     return false;
 }
 
+static bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                        bool check_align);
+
 bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
                           bool check_align)
 {
-    if (ctx->on_buf) ctx->on_buf(ctx->pool_ud, buf);
+    if (ctx->on_buf) ctx->on_buf(ctx->pool_ud, buf, 0, UINT64_MAX, true); /* all of buf */
+    return check_local(ctx, buf, what, write, lo, hi, check_align);
+}
+
+bool asc_exec_check_span(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                         bool check_align)
+{
+    if (ctx->on_buf) ctx->on_buf(ctx->pool_ud, buf, lo, hi, write);
+    return check_local(ctx, buf, what, write, lo, hi, check_align);
+}
+
+static bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                        bool check_align)
+{
     const AscMem *m = &ctx->mem[buf];
     const char *bn = asc_exec_buf_name(buf);
     const char *rw = write ? "write" : "read";

@@ -43,7 +43,44 @@ static bool side_ok(AscExecCtx *ctx, AscBuf buf, bool write, uint64_t lo, uint64
     const char *what = write ? "dst" : "src";
     if (hi < lo) return asc_exec_fault(ctx, "%s address 0x%llx overflows 64 bits", what, (unsigned long long)lo);
     if (buf == ASC_BUF_GM) return asc_exec_check_gm(ctx, what, write, lo, hi, 1);
-    return asc_exec_check_local(ctx, buf, what, write, lo, hi, true);
+    return asc_exec_check_span(ctx, buf, what, write, lo, hi, true); /* touches only [lo, hi) of UB */
+}
+
+/* A copy of at least this many data bytes goes to a host worker (sim/pool.c; as exec_dma.c). */
+#define PAD_DEFER_BYTES 4096u
+
+/* One checked, accounted, plain DataCopyPad copy: what a host worker needs. */
+typedef struct PadCopy {
+    AscGm *gm;
+    uint8_t *ub;                  /* UB of the core (its byte 0) */
+    uint64_t ubaddr, gmaddr, nburst, ubstep, gmstep, data, lpad, foot, fs;
+    uint8_t fill[8];              /* the pad value (use_val), else taken from each burst */
+    bool to_ub, use_val;
+} PadCopy;
+
+/* Burst k of c: GM -> UB with its pads and dummy bytes, or UB -> GM (the _nosync copies: the
+ * pages exist and no other job touches the ranges). */
+static void pad_burst(const PadCopy *c, uint64_t k)
+{
+    uint8_t *p = c->ub + c->ubaddr + k * c->ubstep;
+    uint64_t g = c->gmaddr + k * c->gmstep;
+    if (!c->to_ub) {
+        (void)asc_gm_write_nosync(c->gm, g, p, c->data);
+        return;
+    }
+    (void)asc_gm_read_nosync(c->gm, g, p + c->lpad, c->data);
+    uint8_t fill[8] = {0};
+    if (c->use_val) memcpy(fill, c->fill, sizeof fill);
+    else memcpy(fill, p + c->lpad, c->fs <= c->data ? c->fs : 1);
+    for (uint64_t i = 0; i < c->lpad; i++) p[i] = fill[i % c->fs];
+    for (uint64_t i = c->lpad + c->data; i < c->foot; i++) p[i] = fill[(i - c->lpad - c->data) % c->fs];
+}
+
+static void pad_job(const AscExecJob *job)
+{
+    PadCopy c;
+    memcpy(&c, job->blob, sizeof c);
+    for (uint64_t k = 0; k < c.nburst; k++) pad_burst(&c, k);
 }
 
 ASC_EXEC_FN(DMAPAD)
@@ -94,10 +131,44 @@ ASC_EXEC_FN(DMAPAD)
     uint64_t ub = to_ub ? q->rd : q->rs1, gm = to_ub ? q->rs1 : q->rd;
     uint64_t ub_hi = ub + (nburst - 1) * ubstep + (to_ub ? foot : data);
     uint64_t gm_hi = gm + (nburst - 1) * gmstep + data;
+    if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud); /* as exec_dma.c: follow or wait below */
     if (!side_ok(ctx, ASC_BUF_UB, to_ub, ub, ub_hi)) return false;
     if (!side_ok(ctx, ASC_BUF_GM, !to_ub, gm, gm_hi)) return false;
 
     uint64_t fast = (uint64_t)ctx->cfg->v[ASC_KEY_GM_ALIGN_FAST];
+    /* a host worker's: a plain copy whose GM pages exist (read) or could be had (write) */
+    bool job_ok = ctx->defer && nburst * data >= PAD_DEFER_BYTES && (to_ub || !q->st_atomic);
+    if (job_ok && to_ub) job_ok = asc_gm_backed(ctx->gm, gm, gm_hi - gm);
+    for (uint64_t k = 0; job_ok && !to_ub && k < nburst; k++)
+        job_ok = asc_gm_reserve(ctx->gm, gm + k * gmstep, data);
+    if (job_ok) {
+        PadCopy c = {.gm = ctx->gm, .ub = ctx->mem[ASC_BUF_UB].data, .ubaddr = ub, .gmaddr = gm, .nburst = nburst,
+                     .ubstep = ubstep, .gmstep = gmstep, .data = data, .lpad = lpad, .foot = foot,
+                     .fs = esize ? esize : 1, .to_ub = to_ub, .use_val = use_val};
+        uint64_t v64 = val;
+        memcpy(c.fill, &v64, sizeof c.fill);
+        for (uint64_t k = 0; k < nburst; k++) {
+            uint64_t u = ub + k * ubstep, g = gm + k * gmstep;
+            if (g % fast) st->gm_unaligned = true;
+            if (ctx->on_access) {
+                ctx->on_access(ctx->access_ud, ASC_BUF_GM, g, g + data, !to_ub);
+                ctx->on_access(ctx->access_ud, ASC_BUF_UB, u, u + (to_ub ? foot : data), to_ub);
+            }
+        }
+        asc_gm_sync(ctx->gm, gm, gm_hi, !to_ub); /* earlier overlapping jobs of any core land first */
+        AscExecJob job = {.run = pad_job, .lbuf = ASC_BUF_UB, .lwrite = to_ub, .llo = ub, .lhi = ub_hi, .gm = true,
+                          .gwrite = !to_ub, .glo = gm, .ghi = gm_hi};
+        _Static_assert(sizeof(PadCopy) <= sizeof job.blob, "PadCopy fits AscExecJob.blob");
+        memcpy(job.blob, &c, sizeof c);
+        if (!ctx->defer(ctx->pool_ud, &job)) {
+            ctx->deps_join(ctx->pool_ud); /* not taken: wait for its predecessors, copy here */
+            pad_job(&job);
+        }
+        st->bursts = (uint32_t)nburst;
+        st->bytes = nburst * data;
+        return true;
+    }
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
     for (uint64_t k = 0; k < nburst; k++) {
         uint64_t u = ub + k * ubstep, g = gm + k * gmstep;
         if (g % fast) st->gm_unaligned = true;

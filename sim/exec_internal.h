@@ -30,6 +30,11 @@ bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)
 bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
                           bool check_align);
 
+/* As asc_exec_check_local, for an access that touches nothing of `buf` outside [lo, hi):
+ * a pending host job of the core is then joined only when its range overlaps (sim/pool.c). */
+bool asc_exec_check_span(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                         bool check_align);
+
 /* [lo, hi) lies inside GM; lo is a multiple of align_bytes (1 = any). */
 bool asc_exec_check_gm(AscExecCtx *ctx, const char *what, bool write, uint64_t lo, uint64_t hi, uint32_t align_bytes);
 

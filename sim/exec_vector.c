@@ -211,7 +211,9 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     uint64_t flo = o->base + (any ? lo : 0), fhi = o->base + (any ? hi : 0);
     /* the range of the active lanes, then the start address's alignment
      * (checked even when no lane is active) */
-    if (!asc_exec_check_local(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
+    /* the data pass touches only the active lanes, all inside [flo, fhi): a pending DMA job of
+     * the core elsewhere in UB goes on (sim/pool.c) */
+    if (!asc_exec_check_span(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
     if (ubm->align > 1 && o->base % ubm->align)
         return asc_exec_fault(ctx, "UB %s of %s [0x%llx, 0x%llx) is misaligned: start address 0x%llx is not a multiple of %u B",
                               o->write ? "write" : "read", o->name, (unsigned long long)flo, (unsigned long long)fhi,
@@ -1502,6 +1504,9 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     }
     if (p.repeats == 0) return true;
 
+    /* jobs of this core whose UB footprint overlaps an operand: the data pass follows them on
+     * the workers (sim/pool.c), or waits for them below when it runs here */
+    if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     for (int k = 0; k < OP_COUNT; k++)
         if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
 
@@ -1563,7 +1568,9 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     memcpy(job.blob, &j, sizeof j);
     /* a short instruction costs less inline than a hand-over (a lock and a wake-up) */
     bool long_insn = (uint64_t)p.repeats * p.lanes >= VEC_DEFER_LANES;
-    if (!long_insn || !ctx->defer || !ctx->defer(ctx->pool_ud, &job)) vec_data(job.out, &j);
+    if (long_insn && ctx->defer && ctx->defer(ctx->pool_ud, &job)) return true;
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
+    vec_data(job.out, &j);
     return true;
 }
 

@@ -47,7 +47,22 @@ struct AscGm {
     uint8_t ***top;       /* top[t][p] = page or NULL */
     uint64_t pages;       /* pages allocated */
     bool slabs;           /* pages from huge-page slabs (default allocator, Linux) */
+    /* host threads (sim/pool.c): waits for worker jobs on an overlapping range; NULL = none */
+    void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect);
+    void *sync_ud;
 };
+
+void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect),
+                     void *ud)
+{
+    gm->sync = sync;
+    gm->sync_ud = ud;
+}
+
+void asc_gm_sync(AscGm *gm, uint64_t lo, uint64_t hi, bool write)
+{
+    if (gm->sync) gm->sync(gm->sync_ud, lo, hi, write, true);
+}
 
 AscGm *asc_gm_new(const AscAlloc *alloc, uint64_t size_bytes)
 {
@@ -146,6 +161,46 @@ static bool in_range(const AscGm *gm, uint64_t addr, size_t n)
 bool asc_gm_read(AscGm *gm, uint64_t addr, void *dst, size_t n)
 {
     if (!in_range(gm, addr, n)) return false;
+    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, false, false);
+    return asc_gm_read_nosync(gm, addr, dst, n);
+}
+
+uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run)
+{
+    *run = 0;
+    if (!in_range(gm, addr, max ? 1 : 0)) return NULL;
+    uint8_t *pg = page_of(gm, addr >> PAGE_SHIFT, false);
+    uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
+    if (!pg) { /* never written: *run = the bytes to the end of the page */
+        *run = PAGE_BYTES - off < max ? PAGE_BYTES - off : max;
+        return NULL;
+    }
+    uint8_t *at = pg + off;
+    size_t n = PAGE_BYTES - off;
+    while (n < max && in_range(gm, addr + n, 1)) { /* the next page right after this one */
+        const uint8_t *next = page_of(gm, (addr + n) >> PAGE_SHIFT, false);
+        if (next != at + n) break;
+        n += PAGE_BYTES;
+    }
+    *run = n < max ? n : max;
+    return at;
+}
+
+bool asc_gm_backed(const AscGm *gm, uint64_t addr, size_t n)
+{
+    if (!in_range(gm, addr, n)) return false;
+    for (uint64_t pn = addr >> PAGE_SHIFT; n && pn <= (addr + n - 1) >> PAGE_SHIFT; pn++) {
+        uint8_t **leaf = gm->top[pn >> LEAF_SHIFT];
+        if (!leaf || !leaf[pn & (LEAF_PAGES - 1)]) return false;
+    }
+    return true;
+}
+
+/* Reads only page pointers (never changes one), so a worker may run it while the engine
+ * allocates other pages. */
+bool asc_gm_read_nosync(AscGm *gm, uint64_t addr, void *dst, size_t n)
+{
+    if (!in_range(gm, addr, n)) return false;
     uint8_t *out = dst;
     while (n) {
         uint32_t off = (uint32_t)(addr & (PAGE_BYTES - 1));
@@ -176,6 +231,13 @@ bool asc_gm_reserve(AscGm *gm, uint64_t addr, size_t n)
 }
 
 bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n)
+{
+    if (!in_range(gm, addr, n)) return false;
+    if (gm->sync) gm->sync(gm->sync_ud, addr, addr + n, true, false);
+    return asc_gm_write_nosync(gm, addr, src, n);
+}
+
+bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n)
 {
     if (!in_range(gm, addr, n)) return false;
     const uint8_t *in = src;

@@ -1,33 +1,43 @@
-/* pool.c -- host worker threads for the pure arithmetic of exec functions
+/* pool.c -- host worker threads for the data work of exec functions
  * (AscSimDesc.threads; docs/internals.md §Host threads).
  *
- * Users: sim.c (create, join all, free), exec functions through
- * AscExecCtx.defer and AscExecCtx.on_buf (exec_check.c).
+ * Users: sim.c (create, join all, free, asc_sim_gm_fill), exec functions through
+ * AscExecCtx.defer, on_buf (exec_check.c), deps_begin / deps_join, and gm.c's sync hook.
  *
  * The scheduler stays single-threaded and deterministic: the heap, every
  * cycle, every check and every AscExecStats are computed on the thread that
  * calls asc_sim_run, in (cycle, agent) order, exactly as with one thread.
- * Only a job an exec function hands over (mmad's unpack and multiply, which
- * touch the core's L0A, L0B and L0C; a vector instruction's data pass, which
- * touches the core's UB) runs elsewhere.  A core has at
- * most one job; it is joined before any later exec function of that core
- * checks a buffer the job uses, before the core takes another job, and
- * before asc_sim_run returns.  No other code reads a core's local buffers
- * while it runs (other cores cannot, the observer and the inspection
- * functions read none), so every output bit is the same as inline.
+ * Only a job an exec function hands over runs elsewhere: mmad's unpack and multiply (the
+ * core's L0A, L0B, L0C), a vector instruction's data pass (UB), a GM <-> local copy (one
+ * local range, one GM range).  A core has ASC_CORE_JOBS slots.  A later access that
+ * conflicts with a pending job (same buffer for whole-buffer jobs; overlapping ranges, one of
+ * them a write, for range jobs; GM ranges of any core) either waits for it (join_slot) or,
+ * for a job about to be deferred (between deps_begin and defer), makes it a predecessor:
+ * the new job runs only once its predecessors are done.  Everything is joined before
+ * asc_sim_run returns.  No other code reads a core's local buffers or GM while a conflicting
+ * job is pending (other cores' GM accesses go through gm.c's hook; the observer and the
+ * inspection functions read no data), so every output bit is the same as inline.
  *
- * Invariants: job_state of every core and the queue are only touched with
- * `mu` held; job_pending (main thread only) is true iff the core's job is
- * queued, running or done but not yet joined.  While waiting for a job a
- * worker is running, the main thread runs the newest queued job itself. */
+ * Invariants: state, gen, next, left and dep* of every slot and the queue are only touched
+ * with `mu` held; pending (main thread only) is true iff the slot's job is queued, running
+ * or done but not yet joined; a predecessor is always an older pending job, so the queue's
+ * oldest job can always run once the running ones end (no deadlock).  While waiting for a
+ * job, the main thread runs it, or one of its predecessors, or the newest job that may run. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sim_internal.h"
 
 enum { JOB_NONE = 0, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+/* A worker with nothing to do checks the queue this many times (a pause between checks)
+ * before it sleeps: a DMA copy or vector pass is a few microseconds, about what a futex
+ * sleep and wake-up cost, and the engine hands one over every few microseconds. */
+enum { SPIN_CHECKS = 2000 };
 
 struct AscPool {
     AscSim *sim;
@@ -35,44 +45,70 @@ struct AscPool {
     pthread_cond_t work, done;
     pthread_t *th;
     uint32_t nth;
-    uint32_t *queue; /* core indices, oldest first */
+    AscJobSlot **queue; /* queued slots, oldest first (mu) */
     uint32_t nq, cap;
+    _Atomic uint32_t nq_hint; /* nq, read without the mutex by spinning workers */
+    uint32_t sleeping;  /* workers waiting on `work` (mu) */
     bool stop;
+    AscJobSlot **gm;    /* main thread only: pending slots with a GM range */
+    struct GmRange { uint64_t lo, hi; bool write; } *gr; /* gm[i]'s range, scanned by gm_sync */
+    uint32_t ngm;
+    AscCore *collector; /* main thread only: the core between deps_begin and its defer / deps_join */
 };
 
-static uint32_t job_parts(const AscCore *c) { return c->job.parts > 1 ? c->job.parts : 1; }
+static uint32_t job_parts(const AscJobSlot *s) { return s->job.parts > 1 ? s->job.parts : 1; }
 
-/* Remove core index ci from the queue (mu held). */
-static void dequeue(AscPool *pl, uint32_t ci)
+/* Remove slot s from the queue (mu held). */
+static void dequeue(AscPool *pl, AscJobSlot *s)
 {
     uint32_t j = 0;
     for (uint32_t i = 0; i < pl->nq; i++)
-        if (pl->queue[i] != ci) pl->queue[j++] = pl->queue[i];
+        if (pl->queue[i] != s) pl->queue[j++] = pl->queue[i];
     pl->nq = j;
+    atomic_store_explicit(&pl->nq_hint, j, memory_order_relaxed);
 }
 
-/* Take the next part of queued core c's job (mu held): the core leaves the queue and its job
+/* Take the next part of queued slot s's job (mu held): the slot leaves the queue and its job
  * is RUNNING once its last part is taken. */
-static uint32_t take(AscPool *pl, AscCore *c)
+static uint32_t take(AscPool *pl, AscJobSlot *s)
 {
-    uint32_t p = c->job_next++;
-    if (c->job_next == job_parts(c)) {
-        dequeue(pl, c->index);
-        c->job_state = JOB_RUNNING;
+    uint32_t p = s->next++;
+    if (s->next == job_parts(s)) {
+        dequeue(pl, s);
+        s->state = JOB_RUNNING;
     }
     return p;
 }
 
-/* Run part p of c's job without the mutex, then count it (mu held again): DONE after the last. */
-static void run_part(AscPool *pl, AscCore *c, uint32_t p)
+/* Every predecessor of s is done (or its slot moved on to a later job): mu held. */
+static bool runnable(const AscJobSlot *s)
+{
+    for (uint32_t i = 0; i < s->ndep; i++) {
+        const AscJobSlot *d = s->dep[i];
+        if (d->gen == s->dep_gen[i] && (d->state == JOB_QUEUED || d->state == JOB_RUNNING)) return false;
+    }
+    return true;
+}
+
+/* The oldest queued job that may run (mu held), NULL if none. */
+static AscJobSlot *oldest_runnable(AscPool *pl)
+{
+    for (uint32_t i = 0; i < pl->nq; i++)
+        if (runnable(pl->queue[i])) return pl->queue[i];
+    return NULL;
+}
+
+/* Run part p of s's job without the mutex, then count it (mu held again): DONE after the last. */
+static void run_part(AscPool *pl, AscJobSlot *s, uint32_t p)
 {
     pthread_mutex_unlock(&pl->mu);
-    if (job_parts(c) > 1) c->job.run_part(&c->job, p);
-    else c->job.run(&c->job);
+    if (job_parts(s) > 1) s->job.run_part(&s->job, p);
+    else s->job.run(&s->job);
     pthread_mutex_lock(&pl->mu);
-    if (--c->job_left == 0) {
-        c->job_state = JOB_DONE;
+    if (--s->left == 0) {
+        s->state = JOB_DONE;
         pthread_cond_broadcast(&pl->done);
+        if (pl->sleeping && pl->nq) pthread_cond_signal(&pl->work); /* a follower may run now */
     }
 }
 
@@ -81,10 +117,23 @@ static void *worker(void *arg)
     AscPool *pl = arg;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->stop && pl->nq == 0) pthread_cond_wait(&pl->work, &pl->mu);
-        if (pl->nq == 0) break; /* stop, nothing left */
-        AscCore *c = &pl->sim->cores[pl->queue[0]];
-        run_part(pl, c, take(pl, c));
+        if (!pl->stop && pl->nq == 0) {
+            pthread_mutex_unlock(&pl->mu);
+            for (int i = 0; i < SPIN_CHECKS && !atomic_load_explicit(&pl->nq_hint, memory_order_relaxed); i++) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+            pthread_mutex_lock(&pl->mu);
+        }
+        AscJobSlot *s;
+        while (!(s = oldest_runnable(pl)) && !pl->stop) {
+            pl->sleeping++;
+            pthread_cond_wait(&pl->work, &pl->mu);
+            pl->sleeping--;
+        }
+        if (!s) break; /* stop, nothing left (asc_pool_free joined every job first) */
+        run_part(pl, s, take(pl, s));
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -107,63 +156,179 @@ uint32_t asc_pool_host_threads(uint32_t want)
     return n < 1 ? 1 : n > 256 ? 256 : (uint32_t)n;
 }
 
-void asc_pool_join(AscCore *c)
+/* Wait until slot s's job is done (main thread); meanwhile run its untaken parts, else the
+ * newest queued job, so the calling thread never idles while work is queued. */
+static void join_slot(AscPool *pl, AscJobSlot *s)
 {
-    if (!c->job_pending) return;
-    AscPool *pl = c->sim->pool;
+    if (!s->pending) return;
     pthread_mutex_lock(&pl->mu);
-    while (c->job_state != JOB_DONE) {
-        AscCore *o = c->job_state == JOB_QUEUED ? c : NULL;
-        if (!o && pl->nq) o = &pl->sim->cores[pl->queue[pl->nq - 1]]; /* help: the newest queued job */
+    while (s->state != JOB_DONE) {
+        /* run s itself, else one of its predecessors, else help with the newest job that may run */
+        AscJobSlot *o = s->state == JOB_QUEUED && runnable(s) ? s : NULL;
+        for (uint32_t i = 0; !o && s->state == JOB_QUEUED && i < s->ndep; i++) {
+            AscJobSlot *d = s->dep[i];
+            if (d->gen == s->dep_gen[i] && d->state == JOB_QUEUED && runnable(d)) o = d;
+        }
+        for (uint32_t i = pl->nq; !o && i-- > 0;)
+            if (runnable(pl->queue[i])) o = pl->queue[i];
         if (!o) {
             pthread_cond_wait(&pl->done, &pl->mu);
             continue;
         }
         run_part(pl, o, take(pl, o));
     }
-    c->job_state = JOB_NONE;
+    s->state = JOB_NONE;
     pthread_mutex_unlock(&pl->mu);
-    c->job_pending = false;
+    s->pending = false;
+    s->core->jobs_pending--;
+    if (s->job.gm)
+        for (uint32_t i = 0; i < pl->ngm; i++)
+            if (pl->gm[i] == s) {
+                pl->gm[i] = pl->gm[--pl->ngm];
+                pl->gr[i] = pl->gr[pl->ngm];
+                break;
+            }
+}
+
+void asc_pool_join(AscCore *c)
+{
+    for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) join_slot(c->sim->pool, &c->jobs[i]);
 }
 
 void asc_pool_join_all(AscSim *sim)
 {
     if (!sim->pool) return;
-    for (uint32_t i = 0; i < sim->ncores; i++) asc_pool_join(&sim->cores[i]);
+    for (uint32_t i = 0; i < sim->ncores; i++) {
+        asc_pool_join(&sim->cores[i]);
+        sim->cores[i].collecting = false; /* a faulting exec function may have left it set */
+        sim->cores[i].ncdep = 0;
+    }
+    sim->pool->collector = NULL;
 }
 
-static void on_buf(void *ud, AscBuf buf)
+static bool overlap(uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi) { return alo < bhi && blo < ahi; }
+
+/* An access of [lo, hi) of local buffer buf (all of it: hi = UINT64_MAX) by core c's next
+ * instruction: join every pending job of c it conflicts with. */
+/* Pending job s conflicts with core c's next job: c's next job follows it when c is collecting
+ * (and there is room), else it is waited for now. */
+static void follow_or_join(AscPool *pl, AscCore *c, AscJobSlot *s, bool collect)
+{
+    if (collect && c && c->collecting) {
+        for (uint32_t i = 0; i < c->ncdep; i++)
+            if (c->cdep[i] == s) return;
+        if (c->ncdep < ASC_JOB_DEPS) {
+            c->cdep[c->ncdep] = s;
+            c->cdep_gen[c->ncdep++] = s->gen; /* written by this thread only: no lock to read it */
+            return;
+        }
+    }
+    join_slot(pl, s);
+}
+
+static void on_buf(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
-    if (c->job_pending && (c->job.bufs >> buf & 1u)) asc_pool_join(c);
+    bool span = hi != UINT64_MAX; /* asc_exec_check_span: the caller's data pass follows the job */
+    for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) {
+        AscJobSlot *s = &c->jobs[i];
+        if (!s->pending) continue;
+        const AscExecJob *j = &s->job;
+        if ((j->bufs >> buf & 1u) ||
+            (j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi)))
+            follow_or_join(c->sim->pool, c, s, span);
+    }
+}
+
+static void deps_begin(void *ud)
+{
+    AscCore *c = ud;
+    c->collecting = true;
+    c->ncdep = 0;
+    c->sim->pool->collector = c;
+}
+
+static void deps_join(void *ud)
+{
+    AscCore *c = ud;
+    AscPool *pl = c->sim->pool;
+    c->collecting = false;
+    pl->collector = NULL;
+    for (uint32_t i = 0; i < c->ncdep; i++)
+        if (c->cdep[i]->gen == c->cdep_gen[i]) join_slot(pl, c->cdep[i]);
+    c->ncdep = 0;
+}
+
+/* A GM access of [lo, hi) on the calling thread (gm.c's hook): join every pending job whose
+ * GM range overlaps it and writes it, or reads it when `write`.  Jobs of every core. */
+static void gm_sync(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect)
+{
+    AscPool *pl = ud;
+    for (uint32_t i = 0; i < pl->ngm;) {
+        const struct GmRange *r = &pl->gr[i];
+        if ((write || r->write) && overlap(lo, hi, r->lo, r->hi)) {
+            uint32_t n = pl->ngm;
+            follow_or_join(pl, pl->collector, pl->gm[i], collect);
+            if (pl->ngm < n) continue; /* joined: gm[i] was removed, look at index i again */
+        }
+        i++;
+    }
 }
 
 static bool defer(void *ud, const AscExecJob *job)
 {
     AscCore *c = ud;
     AscPool *pl = c->sim->pool;
-    asc_pool_join(c);
-    c->job = *job;
-    if (c->job.parts > 1 && !c->job.run_part) c->job.parts = 1;
+    /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order */
+    for (uint32_t i = 0; job->bufs && c->jobs_pending && i < ASC_CORE_JOBS; i++)
+        if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) follow_or_join(pl, c, &c->jobs[i], true);
+    AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
+    join_slot(pl, s);
+    /* the predecessors collected since deps_begin (none when not collecting) */
+    uint32_t nd = 0;
+    AscJobSlot *dep[ASC_JOB_DEPS];
+    uint32_t dep_gen[ASC_JOB_DEPS];
+    for (uint32_t i = 0; c->collecting && i < c->ncdep; i++)
+        if (c->cdep[i] != s && c->cdep[i]->gen == c->cdep_gen[i]) dep[nd] = c->cdep[i], dep_gen[nd++] = c->cdep_gen[i];
+    c->collecting = false;
+    c->ncdep = 0;
+    pl->collector = NULL;
+    s->job = *job;
+    if (s->job.parts > 1 && !s->job.run_part) s->job.parts = 1;
+    if (s->job.gm) {
+        pl->gr[pl->ngm] = (struct GmRange){s->job.glo, s->job.ghi, s->job.gwrite};
+        pl->gm[pl->ngm++] = s;
+    }
     pthread_mutex_lock(&pl->mu);
-    pl->queue[pl->nq++] = c->index;
-    c->job_state = JOB_QUEUED;
-    c->job_next = 0;
-    c->job_left = job_parts(c);
-    if (c->job_left > 1) pthread_cond_broadcast(&pl->work);
-    else pthread_cond_signal(&pl->work);
+    pl->queue[pl->nq++] = s;
+    atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
+    s->state = JOB_QUEUED;
+    s->gen++;
+    memcpy(s->dep, dep, nd * sizeof *dep);
+    memcpy(s->dep_gen, dep_gen, nd * sizeof *dep_gen);
+    s->ndep = nd;
+    s->next = 0;
+    s->left = job_parts(s);
+    if (pl->sleeping) {
+        if (s->left > 1) pthread_cond_broadcast(&pl->work);
+        else pthread_cond_signal(&pl->work);
+    }
     pthread_mutex_unlock(&pl->mu);
-    c->job_pending = true;
+    s->pending = true;
+    c->jobs_pending++;
     return true;
 }
 
 bool asc_pool_run_parts(AscSim *sim, AscExecJob *job, uint32_t parts)
 {
     if (!sim->pool || sim->ncores == 0 || parts < 2 || !job->run_part) return false;
-    AscCore *c = &sim->cores[0]; /* its job slot: joined first, joined again before returning */
+    AscCore *c = &sim->cores[0]; /* one of its job slots: joined before returning */
     job->parts = parts;
-    defer(c, job);
+    job->gm = false;
     asc_pool_join(c);
+    AscJobSlot *s = &c->jobs[c->job_rr % ASC_CORE_JOBS];
+    defer(c, job);
+    join_slot(sim->pool, s);
     return true;
 }
 
@@ -174,11 +339,13 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     AscPool *pl = asc_calloc(&sim->alloc, 1, sizeof *pl);
     if (!pl) return false;
     pl->sim = sim;
-    pl->cap = sim->ncores;
-    pl->queue = asc_calloc(&sim->alloc, pl->cap, sizeof *pl->queue);
+    pl->cap = sim->ncores * ASC_CORE_JOBS;
+    pl->queue = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->queue);
+    pl->gm = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gm);
+    pl->gr = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gr);
     pl->th = asc_calloc(&sim->alloc, threads - 1, sizeof *pl->th);
     bool ok = false; /* a failure below: out of memory, or no thread (then run inline) */
-    if (!pl->queue || !pl->th) goto fail_mem;
+    if (!pl->queue || !pl->gm || !pl->gr || !pl->th) goto fail_mem;
     ok = true;
     if (pthread_mutex_init(&pl->mu, NULL)) goto fail_mem;
     if (pthread_cond_init(&pl->work, NULL)) goto fail_mu;
@@ -200,12 +367,16 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     }
     sim->pool = pl;
     sim->threads = pl->nth + 1;
+    asc_gm_set_sync(sim->gm, gm_sync, pl);
     uint32_t cube = 0;
     for (uint32_t i = 0; i < sim->ncores; i++) {
         AscCore *c = &sim->cores[i];
         c->ctx.on_buf = on_buf;
         c->ctx.defer = defer;
         c->ctx.pool_ud = c;
+        c->ctx.deps_begin = deps_begin;
+        c->ctx.deps_join = deps_join;
+        for (uint32_t k = 0; k < ASC_CORE_JOBS; k++) c->jobs[k].core = c;
         cube += c->ctx.mm_scratch != NULL;
     }
     /* fewer cube cores than threads: one mmad's arithmetic is split across the threads (by
@@ -221,6 +392,8 @@ fail_mu:
     pthread_mutex_destroy(&pl->mu);
 fail_mem:
     asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->gm);
+    asc_free(&sim->alloc, pl->gr);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     return ok;
@@ -239,7 +412,10 @@ void asc_pool_free(AscSim *sim)
     pthread_cond_destroy(&pl->done);
     pthread_cond_destroy(&pl->work);
     pthread_mutex_destroy(&pl->mu);
+    asc_gm_set_sync(sim->gm, NULL, NULL);
     asc_free(&sim->alloc, pl->queue);
+    asc_free(&sim->alloc, pl->gm);
+    asc_free(&sim->alloc, pl->gr);
     asc_free(&sim->alloc, pl->th);
     asc_free(&sim->alloc, pl);
     sim->pool = NULL;

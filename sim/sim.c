@@ -15,6 +15,7 @@
  * sim->now to its cycle and lets it act; an agent reschedules itself and
  * anything it wakes.  When the heap is empty and a core is unfinished, the
  * kernel is deadlocked: nothing can ever happen again. */
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -421,7 +422,7 @@ static void gm_fill_part(const AscExecJob *j, uint32_t p)
 {
     uint64_t n = j->u[0] | (uint64_t)j->u[1] << 32, addr = j->u[2] | (uint64_t)j->u[3] << 32;
     uint64_t lo = n * p / j->parts, hi = n * (p + 1) / j->parts;
-    (void)asc_gm_write(j->scratch, addr + lo, j->in0 + lo, hi - lo); /* reserved: cannot fail */
+    (void)asc_gm_write_nosync(j->scratch, addr + lo, j->in0 + lo, hi - lo); /* reserved: cannot fail */
 }
 
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
@@ -434,6 +435,60 @@ bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
     }
     if (!done && !asc_gm_write(sim->gm, addr, src, n)) return false;
     asc_san_host_write(sim, addr, n);
+    return true;
+}
+
+/* asc_sim_gm_fill's parts: part p fills its share of the range, run by run of contiguous
+ * host memory.  scratch: the GmFill. */
+typedef struct GmFill {
+    AscGm *gm;
+    uint64_t addr, n;
+    AscGmFillFn fill;
+    void *ud;
+    _Atomic bool failed;
+} GmFill;
+
+static void gm_fill_run(GmFill *f, uint64_t lo, uint64_t hi)
+{
+    while (lo < hi && !atomic_load_explicit(&f->failed, memory_order_relaxed)) {
+        size_t run;
+        uint8_t *dst = asc_gm_host_run(f->gm, f->addr + lo, (size_t)(hi - lo), &run);
+        if (!dst || !run || !f->fill(f->ud, dst, lo, run)) { /* !dst: cannot be, the range is reserved */
+            atomic_store_explicit(&f->failed, true, memory_order_relaxed);
+            return;
+        }
+        lo += run;
+    }
+}
+
+static void gm_fill_piece(const AscExecJob *j, uint32_t p)
+{
+    GmFill *f = j->scratch;
+    gm_fill_run(f, f->n * p / j->parts, f->n * (p + 1) / j->parts);
+}
+
+bool asc_sim_gm_fill(AscSim *sim, uint64_t addr, uint64_t n, AscGmFillFn fill, void *ud)
+{
+    if (!asc_gm_reserve(sim->gm, addr, (size_t)n)) return false;
+    asc_gm_sync(sim->gm, addr, addr + n, true);
+    GmFill f = {.gm = sim->gm, .addr = addr, .n = n, .fill = fill, .ud = ud};
+    AscExecJob job = {.run_part = gm_fill_piece, .scratch = &f};
+    if (!(sim->pool && n >= GM_FILL_MIN && asc_pool_run_parts(sim, &job, 2 * sim->threads))) gm_fill_run(&f, 0, n);
+    if (atomic_load(&f.failed)) return false;
+    asc_san_host_write(sim, addr, n);
+    return true;
+}
+
+bool asc_sim_gm_each(AscSim *sim, uint64_t addr, uint64_t n, AscGmEachFn each, void *ud)
+{
+    if (addr > asc_gm_size(sim->gm) || n > asc_gm_size(sim->gm) - addr) return false;
+    asc_gm_sync(sim->gm, addr, addr + n, false);
+    for (uint64_t off = 0; off < n;) {
+        size_t run;
+        const uint8_t *src = asc_gm_host_run(sim->gm, addr + off, (size_t)(n - off), &run);
+        if (!run || !each(ud, src, run)) return false;
+        off += run;
+    }
     return true;
 }
 

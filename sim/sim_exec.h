@@ -56,6 +56,25 @@ bool asc_gm_write(AscGm *gm, uint64_t addr, const void *src, size_t n);
  * addr + n) next).  Afterwards asc_gm_write inside the range allocates nothing, so writers of
  * disjoint parts may run on different threads (sim.c asc_sim_gm_write).  false = out of memory. */
 bool asc_gm_reserve(AscGm *gm, uint64_t addr, size_t n);
+/* Host threads (sim/pool.c): `sync(ud, lo, hi, write)` runs at the start of every asc_gm_read
+ * (write false) and asc_gm_write (write true) and of asc_gm_sync: it waits for every job on a
+ * worker whose GM range overlaps [lo, hi) and writes it (or reads it, when `write`).  The
+ * _nosync copies skip it: only such a job itself uses them, on ranges the engine synchronised
+ * and whose pages exist (read: asc_gm_backed; write: asc_gm_reserve), so they allocate nothing. */
+void asc_gm_set_sync(AscGm *gm, void (*sync)(void *ud, uint64_t lo, uint64_t hi, bool write, bool collect),
+                     void *ud);
+/* asc_gm_sync: for a job about to be deferred; between AscExecCtx.deps_begin and the defer, the
+ * conflicting jobs become the new job's predecessors instead of being waited for */
+void asc_gm_sync(AscGm *gm, uint64_t lo, uint64_t hi, bool write);
+bool asc_gm_read_nosync(AscGm *gm, uint64_t addr, void *dst, size_t n);
+bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n);
+/* The host memory of GM byte addr when its page exists, and in *run the bytes from there
+ * that are contiguous in host memory (to the end of its page, or further when the next pages
+ * follow it), at most max; NULL when the page was never written (*run: the bytes to its end,
+ * at most max, which read as zero). */
+uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run);
+/* true when every page [addr, addr + n) touches is allocated (and in range) */
+bool asc_gm_backed(const AscGm *gm, uint64_t addr, size_t n);
 /* Bytes of host memory backing GM (for tests of laziness). */
 uint64_t asc_gm_backed_bytes(const AscGm *gm);
 
@@ -88,15 +107,14 @@ typedef struct AscIssued {
  * overlapping. */
 typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
-/* Pure arithmetic an exec function hands to a host worker thread (sim/pool.c,
+/* The data work an exec function hands to a host worker thread (sim/pool.c,
  * `threads` of AscSimDesc).  The exec function has already checked every
- * access and filled AscExecStats; `run` only reads and writes the core's
- * local buffers whose AscBuf bits are in `bufs` (never GM, never the ctx)
- * and frees `scratch` (malloc'd by the exec function, may be NULL).  The
- * engine joins the job before any later exec function of the same core
- * checks one of those buffers (AscExecCtx.on_buf), and before asc_sim_run
- * returns, so nothing observes a result early.  run computes the same bits
- * on any thread. */
+ * access and filled AscExecStats; `run` only reads and writes its footprint: the core's
+ * local buffers whose AscBuf bits are in `bufs`, or the ranges below (GM only there, with the
+ * _nosync copies; never the ctx), and frees `scratch` (malloc'd by the exec function, may be
+ * NULL).  A later conflicting access waits for the job, or a later conflicting job follows it
+ * (AscExecCtx.on_buf, deps_begin, the GM hook), and asc_sim_run joins every job before it
+ * returns, so nothing observes a result early.  run computes the same bits on any thread. */
 typedef struct AscExecJob {
     void (*run)(const struct AscExecJob *j);
     /* optional: parts > 1 pieces run_part(j, 0..parts-1) that may run at the same time on
@@ -104,7 +122,13 @@ typedef struct AscExecJob {
      * instead of run; exec_cube.c's mmad splits its column panels) */
     void (*run_part)(const struct AscExecJob *j, uint32_t part);
     uint32_t parts;
-    uint32_t bufs;         /* 1u << AscBuf of every buffer run touches */
+    uint32_t bufs;         /* 1u << AscBuf of every buffer run may touch anywhere */
+    /* a footprint in ranges instead (DMA copies, bufs 0): run touches [llo, lhi) of local
+     * buffer lbuf (writing it when lwrite) and, when gm, [glo, ghi) of GM (writing when gwrite);
+     * it may read and write GM with the _nosync copies there, and nothing outside */
+    uint8_t lbuf;          /* AscBuf; an empty [llo, lhi) (zeroed) is no local range */
+    bool lwrite, gm, gwrite;
+    uint64_t llo, lhi, glo, ghi;
     void *scratch;
     const uint8_t *in0, *in1;
     uint8_t *out;
@@ -139,12 +163,22 @@ typedef struct AscExecCtx {
     bool (*on_gm)(void *ud, bool write, uint64_t lo, uint64_t hi);
     void *gm_ud;
     /* host threads (sim/pool.c); both NULL with one thread.  on_buf: called by
-     * asc_exec_check_local before an exec function touches local buffer `buf`
-     * (joins a pending job of this core that uses it).  defer: takes a copy of
-     * *job to run on a worker; false = not taken, the caller runs it inline. */
-    void (*on_buf)(void *ud, AscBuf buf);
+     * asc_exec_check_local (all of `buf`) and asc_exec_check_span ([lo, hi)) before an exec
+     * function touches local buffer `buf` (joins every pending job of this core that uses
+     * it: whole buffers in AscExecJob.bufs, or an overlapping range one of the two writes).
+     * defer: takes a copy of *job to run on a worker; false = not taken, the caller runs it
+     * inline. */
+    void (*on_buf)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
     bool (*defer)(void *ud, const AscExecJob *job);
     void *pool_ud;
+    /* deps_begin: until the next defer or deps_join, asc_exec_check_span and asc_gm_sync do
+     * not wait for the conflicting jobs they find: the next deferred job follows them on the
+     * workers.  deps_join: waits for them (before the exec function touches the data itself).
+     * Only exec functions whose data pass is deferred or runs after deps_join use them (DMA,
+     * DMAPAD, the vector families); asc_exec_check_local and every GM read or write of the
+     * calling thread still wait at once. */
+    void (*deps_begin)(void *ud);
+    void (*deps_join)(void *ud);
     /* mmad's unpacked operands (exec_cube.c), allocated once with the cube buffers (sim.c):
      * 4 x (L0A + L0B) bytes bound every dtype; a core's next mmad joins the job using it first */
     void *mm_scratch;

@@ -180,6 +180,23 @@ typedef struct AscPrintRec {
 } AscPrintRec;
 #define ASC_PRINT_MAX_ARGS 8
 
+/* One job of a core on the host threads (pool.c): a DMA copy, a vector data pass or an mmad.
+ * Several may be in flight at once when their footprints do not conflict. */
+#define ASC_CORE_JOBS 8
+#define ASC_JOB_DEPS 16
+typedef struct AscJobSlot {
+    AscExecJob job;
+    struct AscCore *core;
+    int state;               /* pool.c's JOB_*, under the pool's mutex */
+    uint32_t next, left;     /* under the mutex: next part to take, parts not finished */
+    uint32_t gen;            /* jobs the slot took so far (under the mutex) */
+    /* the earlier jobs this one must follow (a conflicting footprint): slot and its gen then;
+     * it runs once each of them is done (or the slot moved on); under the mutex */
+    struct AscJobSlot *dep[ASC_JOB_DEPS];
+    uint32_t dep_gen[ASC_JOB_DEPS], ndep;
+    bool pending;            /* main thread only: job not yet joined */
+} AscJobSlot;
+
 typedef struct AscCore {
     AscExecCtx ctx;          /* first member: exec functions get &core->ctx */
     AscSim *sim;
@@ -223,10 +240,16 @@ typedef struct AscCore {
     uint32_t since_bar[ASC_PIPE_COUNT];           /* synccheck: instructions started since the last bar */
     uint8_t seen_bar[ASC_PIPE_COUNT];
     /* host threads (pool.c) */
-    AscExecJob job;          /* the core's job handed to a worker */
-    int job_state;           /* pool.c's JOB_*, under the pool's mutex */
-    uint32_t job_next, job_left; /* under the mutex: next part to take, parts not finished */
-    bool job_pending;        /* main thread only: job not yet joined */
+    AscJobSlot jobs[ASC_CORE_JOBS]; /* the core's jobs handed to a worker */
+    uint32_t jobs_pending;   /* main thread only: slots whose job is not yet joined */
+    uint32_t job_rr;         /* main thread only: the slot the next job takes (mod ASC_CORE_JOBS) */
+    /* main thread only: between AscExecCtx.deps_begin and the next defer or deps_join, the
+     * conflicting jobs that asc_exec_check_span and asc_gm_sync find are collected here (the
+     * next job follows them) instead of joined */
+    bool collecting;
+    uint32_t ncdep;
+    AscJobSlot *cdep[ASC_JOB_DEPS];
+    uint32_t cdep_gen[ASC_JOB_DEPS];
 } AscCore;
 
 /* pool.c: host worker threads for exec jobs (NULL pool = inline). */

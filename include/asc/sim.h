@@ -128,6 +128,21 @@ const AscConfig *asc_sim_config(const AscSim *sim);
 bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr);
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n);
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n);
+/* Fills GM [addr, addr + n) straight into its pages, with no copy in between (run/npy.c reads
+ * a .npy file's data with pread into them): the pages are allocated first, then
+ * fill(ud, dst, off, len) is called for pieces [off, off + len) of the range, each one
+ * contiguous in host memory at dst; every byte of the range is in exactly one piece.  The
+ * pieces go to the host threads (any thread, any order), so fill must be safe to call
+ * concurrently and must write every byte of its piece.  false: out of memory backing GM, or
+ * some fill returned false (the range then holds unspecified bytes). */
+typedef bool (*AscGmFillFn)(void *ud, void *dst, uint64_t off, size_t len);
+bool asc_sim_gm_fill(AscSim *sim, uint64_t addr, uint64_t n, AscGmFillFn fill, void *ud);
+/* Calls each(ud, src, len) for consecutive pieces of GM [addr, addr + n), in address order, on
+ * the calling thread: src is the piece's host memory, or NULL for bytes never written (they read
+ * as zero), so an output goes to a file with no copy in between (run/npy.c).  false: the range
+ * leaves GM, or some each returned false (then no more calls). */
+typedef bool (*AscGmEachFn)(void *ud, const void *src, size_t len);
+bool asc_sim_gm_each(AscSim *sim, uint64_t addr, uint64_t n, AscGmEachFn each, void *ud);
 /* Raw value of argument register x<i> on every core (i < ASC_MAX_ARGS):
  * a GM address, an integer, or f32 bits for float arguments. */
 void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value);

@@ -130,6 +130,29 @@ head -c 200 x.npy > cut.npy
 check npy_cut 1 "$sim" run vadd.bin --arg x=cut.npy --arg y=y.npy --arg z=@z.npy:4096:f16 --arg n=4096
 expect npy_cut "cut.npy: data is 72 bytes but shape and dtype need 8192 (truncated or extra bytes)"
 absent npy_cut z.npy
+# 1 MiB and more of data: read with pread straight into GM pages (run/npy.c); the same bytes as
+# through a pipe (read in chunks), and a truncated or longer file is refused the same way
+npy px.npy '<f2' 1048576 2
+npy py2.npy '<f2' 1048576 2
+check big_ok 0 "$sim" run vadd.bin --arg x=px.npy --arg y=py2.npy --arg z=@bz.npy:1048576:f16 --arg n=1048576
+rm -f fifo.npy && mkfifo fifo.npy && { cat px.npy > fifo.npy & }
+check big_fifo 0 "$sim" run vadd.bin --arg x=fifo.npy --arg y=py2.npy --arg z=@bzf.npy:1048576:f16 --arg n=1048576
+wait
+cmp -s bz.npy bzf.npy || { echo "FAIL big_fifo: output differs from the pread path"; fails=$((fails + 1)); }
+[ "$(tail -c 4096 bz.npy | tr -d '\0' | head -c 1 | wc -c)" = 1 ] || { echo "FAIL big_ok: output is all zero"; fails=$((fails + 1)); }
+# an output larger than what the kernel writes: GM pages never written go out as zeros
+check out_sparse 0 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg z=@zs.npy:200000:f16 --arg n=4096
+[ "$(wc -c < zs.npy)" = 400128 ] && [ "$(tail -c 300000 zs.npy | tr -d '\0' | wc -c)" = 0 ] &&
+  [ "$(head -c 8320 zs.npy | tail -c 8192 | tr -d '\0' | wc -c)" != 0 ] ||
+  { echo "FAIL out_sparse: size, zeros or data"; fails=$((fails + 1)); }
+head -c 1500000 px.npy > bcut.npy
+check big_cut 1 "$sim" run vadd.bin --arg x=bcut.npy --arg y=py2.npy --arg z=@z.npy:1048576:f16 --arg n=1048576
+expect big_cut "bcut.npy: data is 1499872 bytes but shape and dtype need 2097152 (truncated or extra bytes)"
+absent big_cut z.npy
+cp px.npy blong.npy && printf 'xyz' >> blong.npy
+check big_long 1 "$sim" run vadd.bin --arg x=blong.npy --arg y=py2.npy --arg z=@z.npy:1048576:f16 --arg n=1048576
+expect big_long "blong.npy: data is 2097155 bytes but shape and dtype need 2097152 (truncated or extra bytes)"
+absent big_long z.npy
 for bad in "x" "=x.npy" "z=@z.npy:4096" "z=@z.npy:40,,96:f16" "z=@z.npy:4096:f17" "z=@z.npy:99999999999999999999:f16"; do
   check "arg_form $bad" 1 "$sim" run vadd.bin --arg x=x.npy --arg y=y.npy --arg "$bad" --arg n=4096
   expect "arg_form $bad" "error: --arg"

@@ -5,8 +5,9 @@
 #   1. matmul 256 x 256 x 512 (kernels/asm/matmul_tiled.s resized) on 4 cube
 #      cores: mmads run on worker threads, K accumulates over 4 steps; on 1 and 2
 #      cores each mmad is split in parts across the threads
-#   2. vadd_double on 8 vector cores (nothing deferred: the same bytes too), and on 3
-#      cores with 2 MB inputs (written into GM in parts by the host threads)
+#   2. vadd_double on 8 and 24 vector cores (its 8 KB copies GM <-> UB and its vadds run on
+#      worker threads, sim/exec_dma.c), and on 3 cores with 2 MB inputs (written into GM in
+#      parts by the host threads)
 #   3. --threads 0 / 257 / x are refused with a message naming the option
 # Usage: test_threads.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -63,6 +64,9 @@ cmp -s "$tmp/mm_out_1.npy" "$tmp/mm1_out_2.npy" || fail "matmul on 1 core (2 thr
 # the matmul really computed something: not all zero bytes after the header
 [ "$(tail -c 262144 "$tmp/mm_out_1.npy" | tr -d '\0' | head -c 1 | wc -c)" = 1 ] || fail "matmul output is all zero"
 run_all vadd "$tmp/vadd.bin" 8 --arg "x=$tmp/x.npy" --arg "y=$tmp/yy.npy" --arg "z=@OUT:65536:f16" --arg n=65536
+npy "$tmp/x24.npy" "196608," 196608
+npy "$tmp/y24.npy" "196608," 196608
+run_all vadd24 "$tmp/vadd.bin" 24 --arg "x=$tmp/x24.npy" --arg "y=$tmp/y24.npy" --arg "z=@OUT:196608:f16" --arg n=196608
 # inputs of 2 MB + 2 B: each is written into GM in parts by the host threads (sim.c asc_sim_gm_write)
 run_all vaddbig "$tmp/vadd.bin" 3 --arg "x=$tmp/xb.npy" --arg "y=$tmp/yb.npy" --arg "z=@OUT:1048577:f16" --arg n=1048577
 

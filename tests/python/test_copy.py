@@ -72,9 +72,11 @@ def _pad_model(x, nburst, blen, gmgap, lpad, rpad, is_pad, value):
 @pytest.mark.parametrize("dt", [np.float32, np.float16, np.int32])
 @pytest.mark.parametrize("nburst,blen,gmgap,lpad,rpad,is_pad,value", [
     (1, 20, 0, 0, 0, False, 0), (3, 7, 2, 0, 0, False, 0), (2, 5, 0, 1, 2, True, 9.0),
-    (4, 8, 1, 0, 0, True, -1.0), (1, 1, 0, 0, 0, False, 0), (2, 13, 3, 2, 0, True, 3.0)])
+    (4, 8, 1, 0, 0, True, -1.0), (1, 1, 0, 0, 0, False, 0), (2, 13, 3, 2, 0, True, 3.0),
+    # 4 KB and more: the copy runs on a host worker thread (sim/exec_dmapad.c), pads included
+    (2, 1500, 3, 2, 5, True, 3.0), (2, 1500, 0, 1, 0, False, 0)])
 def test_data_copy_pad_gm_to_ub(dt, nburst, blen, gmgap, lpad, rpad, is_pad, value):
-    x = (np.arange(1, 200) * 3 % 97).astype(dt)
+    x = (np.arange(1, max(200, nburst * (blen + gmgap) + 1)) * 3 % 97).astype(dt)
     z = np.full(4096 * 4 // x.itemsize, 7, dt)
     r = k_copy_pad[1](x, z, nburst, blen, gmgap, lpad, rpad, is_pad, value)
     np.testing.assert_array_equal(z, _pad_model(x, nburst, blen, gmgap, lpad, rpad, is_pad, value))
