@@ -1298,8 +1298,22 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
     }
     uint64_t h = 0;
     for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
-    AscVecAcct *e = &ctx->vec_acct[(h >> 32) % ASC_VEC_ACCT_SLOTS];
-    if (!memcmp(e->key, key, sizeof key)) {
+    /* a set of ways (a kernel's double-buffered loop alternates buffers, so one slot per
+     * hash collided); a hit or a fill marks the slot used now, a miss replaces the least
+     * recently used (or an empty) way.  Which slot holds what changes only the speed. */
+    AscVecAcct *set = &ctx->vec_acct[(h >> 32) % (ASC_VEC_ACCT_SLOTS / ASC_VEC_ACCT_WAYS) * ASC_VEC_ACCT_WAYS];
+    AscVecAcct *e = &set[0];
+    uint64_t now = ++ctx->vec_acct_clock;
+    for (int w = 0; w < ASC_VEC_ACCT_WAYS; w++) {
+        if (set[w].key[0] == key[0] && !memcmp(set[w].key, key, sizeof key)) {
+            e = &set[w];
+            break;
+        }
+        if (set[w].used < e->used) e = &set[w]; /* empty ways have used 0 */
+    }
+    bool hit = !memcmp(e->key, key, sizeof key);
+    e->used = now;
+    if (hit) {
         st->bytes += e->bytes;
         st->flops += e->flops;
         st->repeats = e->repeats;
