@@ -161,6 +161,15 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
      * active lane give the block's lowest and highest offset */
     uint32_t epb = op_epb(o), nblk = lanes / epb;
     uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
+    /* every lane of every block active (the usual case): block 0's first lane and the last
+     * block's last lane, as the loop below finds them (offsets grow with k) */
+    uint32_t n = nblk * epb; /* <= 128 */
+    uint64_t m0 = n >= 64 ? ~0ull : n ? (1ull << n) - 1 : 0, m1 = n > 64 ? (n >= 128 ? ~0ull : (1ull << (n - 64)) - 1) : 0;
+    if (nblk && (m[0] & m0) == m0 && (m[1] & m1) == m1) {
+        *lo = op_boff(o);
+        *hi = (uint64_t)(nblk - 1) * o->blk_bytes + op_boff(o) + (uint64_t)epb * o->size;
+        return true;
+    }
     bool any = false;
     for (uint32_t k = 0; k < nblk; k++) {
         uint32_t f = k * epb;
