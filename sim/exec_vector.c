@@ -816,6 +816,14 @@ static void vsem_VCOPY(const VRepeat *v) { memcpy(v->d->u8, v->a->u8, 256); }
 static void vsem_VBRCB(const VRepeat *v)
 {
     uint32_t epb = 32 / v->size;
+    if (v->size == 4) { /* the same copies, a word at a time */
+        for (uint32_t i = 0; i < v->lanes; i++) v->d->u32[i] = v->a->u32[i / 8];
+        return;
+    }
+    if (v->size == 2) {
+        for (uint32_t i = 0; i < v->lanes; i++) v->d->u16[i] = v->a->u16[i / 16];
+        return;
+    }
     for (uint32_t i = 0; i < v->lanes; i++) memcpy(v->d->u8 + i * v->size, v->a->u8 + (i / epb) * v->size, v->size);
 }
 
