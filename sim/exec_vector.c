@@ -244,7 +244,8 @@ static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const
         if (!bits) continue;
         const uint8_t *src = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(b->u8 + first * o->size, src, (size_t)epb * o->size);
+            if (!o->half) memcpy(b->u8 + first * o->size, src, 32); /* epb * size = 32: a constant copy, inlined */
+            else memcpy(b->u8 + first * o->size, src, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -1070,7 +1071,9 @@ static void vec_data(uint8_t *ub, const VJob *j)
             if (!o->used) continue;
             switch ((VKind)o->kind) {
             case VK_LANES:
-                if (whole && contiguous(o))
+                if (whole && contiguous(o) && p->lanes * o->size == 256)
+                    memcpy(into[k]->u8, ub + o->base + r * o->rep_bytes, 256); /* a constant copy, inlined */
+                else if (whole && contiguous(o))
                     memcpy(into[k]->u8, ub + o->base + r * o->rep_bytes, (size_t)p->lanes * o->size);
                 else
                     gather_lanes(ub, o, r, m, p->lanes, into[k]);
