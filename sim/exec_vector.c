@@ -265,7 +265,8 @@ static void scatter_lanes(uint8_t *ub, const VOperand *o, uint32_t r, const uint
         if (!bits) continue;
         uint8_t *dst = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(dst, b->u8 + first * o->size, (size_t)epb * o->size);
+            if (!o->half) memcpy(dst, b->u8 + first * o->size, 32); /* epb * size = 32: constant, inlined */
+            else memcpy(dst, b->u8 + first * o->size, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -1092,13 +1093,18 @@ static void vec_data(uint8_t *ub, const VJob *j)
         fi->sem(&v);
         switch ((VKind)dst->kind) {
         case VK_LANES:
-            if (whole && contiguous(dst))
+            if (whole && contiguous(dst) && p->lanes * dst->size == 256)
+                memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, 256); /* constant: inlined */
+            else if (whole && contiguous(dst))
                 memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)p->lanes * dst->size);
             else
                 scatter_lanes(ub, dst, r, m, p->lanes, &d);
             break;
         case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p->lanes / 8), d.u8, p->lanes / 8); break;
-        case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
+        case VK_ELEM:
+            if (dst->size == 4) memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, 4); /* a reduction's f32 result */
+            else memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size);
+            break;
         case VK_GROUP: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)dst->group * dst->size); break;
         case VK_CONTIG8: break; /* only sources */
         }
