@@ -40,6 +40,20 @@ bool asc_utf8_valid(const char *s)
 char *asc_json_quote(const char *s, const AscAlloc *alloc)
 {
     size_t len = strlen(s);
+    /* printable ASCII without '"' or '\\': cJSON writes it between quotes unchanged, so
+     * write that directly (a report quotes ~17,000 short strings; the cJSON round trip
+     * cost ~2,700 host instructions each) */
+    size_t plain = 0;
+    while (plain < len && s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\') plain++;
+    if (plain == len) {
+        char *out = asc_malloc(alloc, len + 3);
+        if (!out) return NULL;
+        out[0] = '"';
+        memcpy(out + 1, s, len);
+        out[len + 1] = '"';
+        out[len + 2] = 0;
+        return out;
+    }
     char *clean = malloc(len * 3 + 1); /* each bad byte becomes 3 bytes (EF BF BD) */
     if (!clean) return NULL;
     size_t o = 0;

@@ -35,13 +35,14 @@
 #include "asc/run.h"
 #include "explain_pc.h"
 
-typedef struct Ev {
+typedef struct Ev { /* 80 bytes: conflict sits in op's padding (it cost 88 at the end) */
     uint32_t core, pc;
     uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf;
     uint16_t op;
-    uint64_t issue, start, end, done, stall_cycles, hbm_extra, bytes;
     uint32_t conflict;
+    uint64_t issue, start, end, done, stall_cycles, hbm_extra, bytes;
 } Ev;
+_Static_assert(sizeof(Ev) == 80, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
 
 typedef struct Seg {
     uint8_t cause;
@@ -51,7 +52,7 @@ typedef struct Seg {
 } Seg;
 
 #define ASC_EXPLAIN_MAX_WHATIF 12
-/* The recorder keeps at most this many instruction events (about 80 B each: 21 MB), so a long
+/* The recorder keeps at most this many instruction events (80 B each: 21 MB), so a long
  * run's memory stays bounded; past it the run has no critical path and says so. */
 #define ASC_EXPLAIN_MAX_EVENTS (1u << 18)
 typedef struct WhatIf {

@@ -161,6 +161,15 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
      * active lane give the block's lowest and highest offset */
     uint32_t epb = op_epb(o), nblk = lanes / epb;
     uint64_t bmask = epb == 64 ? ~0ull : ((1ull << epb) - 1);
+    /* every lane of every block active (the usual case): block 0's first lane and the last
+     * block's last lane, as the loop below finds them (offsets grow with k) */
+    uint32_t n = nblk * epb; /* <= 128 */
+    uint64_t m0 = n >= 64 ? ~0ull : n ? (1ull << n) - 1 : 0, m1 = n > 64 ? (n >= 128 ? ~0ull : (1ull << (n - 64)) - 1) : 0;
+    if (nblk && (m[0] & m0) == m0 && (m[1] & m1) == m1) {
+        *lo = op_boff(o);
+        *hi = (uint64_t)(nblk - 1) * o->blk_bytes + op_boff(o) + (uint64_t)epb * o->size;
+        return true;
+    }
     bool any = false;
     for (uint32_t k = 0; k < nblk; k++) {
         uint32_t f = k * epb;
@@ -237,7 +246,8 @@ static void gather_lanes(const uint8_t *ub, const VOperand *o, uint32_t r, const
         if (!bits) continue;
         const uint8_t *src = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(b->u8 + first * o->size, src, (size_t)epb * o->size);
+            if (!o->half) memcpy(b->u8 + first * o->size, src, 32); /* epb * size = 32: a constant copy, inlined */
+            else memcpy(b->u8 + first * o->size, src, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -257,7 +267,8 @@ static void scatter_lanes(uint8_t *ub, const VOperand *o, uint32_t r, const uint
         if (!bits) continue;
         uint8_t *dst = ub + o->base + r * o->rep_bytes + k * o->blk_bytes + op_boff(o);
         if (bits == bmask) {
-            memcpy(dst, b->u8 + first * o->size, (size_t)epb * o->size);
+            if (!o->half) memcpy(dst, b->u8 + first * o->size, 32); /* epb * size = 32: constant, inlined */
+            else memcpy(dst, b->u8 + first * o->size, (size_t)epb * o->size);
             continue;
         }
         for (uint32_t j = 0; j < epb; j++)
@@ -809,6 +820,14 @@ static void vsem_VCOPY(const VRepeat *v) { memcpy(v->d->u8, v->a->u8, 256); }
 static void vsem_VBRCB(const VRepeat *v)
 {
     uint32_t epb = 32 / v->size;
+    if (v->size == 4) { /* the same copies, a word at a time */
+        for (uint32_t i = 0; i < v->lanes; i++) v->d->u32[i] = v->a->u32[i / 8];
+        return;
+    }
+    if (v->size == 2) {
+        for (uint32_t i = 0; i < v->lanes; i++) v->d->u16[i] = v->a->u16[i / 16];
+        return;
+    }
     for (uint32_t i = 0; i < v->lanes; i++) memcpy(v->d->u8 + i * v->size, v->a->u8 + (i / epb) * v->size, v->size);
 }
 
@@ -1055,7 +1074,9 @@ static void vec_data(uint8_t *ub, const VJob *j)
             if (!o->used) continue;
             switch ((VKind)o->kind) {
             case VK_LANES:
-                if (whole && contiguous(o))
+                if (whole && contiguous(o) && p->lanes * o->size == 256)
+                    memcpy(into[k]->u8, ub + o->base + r * o->rep_bytes, 256); /* a constant copy, inlined */
+                else if (whole && contiguous(o))
                     memcpy(into[k]->u8, ub + o->base + r * o->rep_bytes, (size_t)p->lanes * o->size);
                 else
                     gather_lanes(ub, o, r, m, p->lanes, into[k]);
@@ -1074,13 +1095,18 @@ static void vec_data(uint8_t *ub, const VJob *j)
         fi->sem(&v);
         switch ((VKind)dst->kind) {
         case VK_LANES:
-            if (whole && contiguous(dst))
+            if (whole && contiguous(dst) && p->lanes * dst->size == 256)
+                memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, 256); /* constant: inlined */
+            else if (whole && contiguous(dst))
                 memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)p->lanes * dst->size);
             else
                 scatter_lanes(ub, dst, r, m, p->lanes, &d);
             break;
         case VK_BITS: memcpy(ub + dst->base + (uint64_t)r * (p->lanes / 8), d.u8, p->lanes / 8); break;
-        case VK_ELEM: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size); break;
+        case VK_ELEM:
+            if (dst->size == 4) memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, 4); /* a reduction's f32 result */
+            else memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, dst->size);
+            break;
         case VK_GROUP: memcpy(ub + dst->base + r * dst->rep_bytes, d.u8, (size_t)dst->group * dst->size); break;
         case VK_CONTIG8: break; /* only sources */
         }
@@ -1300,8 +1326,22 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
     }
     uint64_t h = 0;
     for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
-    AscVecAcct *e = &ctx->vec_acct[(h >> 32) % ASC_VEC_ACCT_SLOTS];
-    if (!memcmp(e->key, key, sizeof key)) {
+    /* a set of ways (a kernel's double-buffered loop alternates buffers, so one slot per
+     * hash collided); a hit or a fill marks the slot used now, a miss replaces the least
+     * recently used (or an empty) way.  Which slot holds what changes only the speed. */
+    AscVecAcct *set = &ctx->vec_acct[(h >> 32) % (ASC_VEC_ACCT_SLOTS / ASC_VEC_ACCT_WAYS) * ASC_VEC_ACCT_WAYS];
+    AscVecAcct *e = &set[0];
+    uint64_t now = ++ctx->vec_acct_clock;
+    for (int w = 0; w < ASC_VEC_ACCT_WAYS; w++) {
+        if (set[w].key[0] == key[0] && !memcmp(set[w].key, key, sizeof key)) {
+            e = &set[w];
+            break;
+        }
+        if (set[w].used < e->used) e = &set[w]; /* empty ways have used 0 */
+    }
+    bool hit = !memcmp(e->key, key, sizeof key);
+    e->used = now;
+    if (hit) {
         st->bytes += e->bytes;
         st->flops += e->flops;
         st->repeats = e->repeats;

@@ -374,15 +374,18 @@ static inline void emit_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint6
 static void emit_scalar_obs(AscSim *sim, AscCore *c, AscPipeUnit *s, const AscInsn *in, uint64_t start, uint64_t end,
                             uint64_t stall, uint8_t why)
 {
-    AscQEntry e;
-    memset(&e, 0, sizeof e);
-    e.q.in = *in;
-    e.q.pc = c->pc;
-    e.issue_cycle = start;
-    e.seq = c->seq;
-    AscExecStats st;
-    memset(&st, 0, sizeof st);
-    asc_emit_insn(sim, c, s, &e, &st, start, end, end, stall, why, in->psrc, in->pdst, in->event, 0);
+    /* the event asc_emit_insn builds from a queue entry and zero statistics, built here
+     * directly (an AscQEntry and AscExecStats cleared per scalar instruction cost more) */
+    AscSimInsnEvent ev = {
+        .core = c->index, .pipe = s->id, .op = in->op, .pc = c->pc, .seq = c->seq, .issue_cycle = start,
+        .start_cycle = start, .end_cycle = end, .done_cycle = end, .stall_cycles = stall, .stall = why,
+    };
+    if (why == ASC_STALL_FLAG) {
+        ev.flag_src = in->psrc;
+        ev.flag_dst = in->pdst;
+        ev.flag_event = in->event;
+    }
+    sim->obs.on_insn(sim->obs.ud, &ev);
 }
 
 /* Every pipe of c idle: *when = the cycle the last completion lands. */

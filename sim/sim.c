@@ -754,12 +754,13 @@ static AscSimStatus run(AscSim *sim, uint64_t max_cycles)
     sim->limit = max_cycles ? max_cycles : (uint64_t)sim->cfg.v[ASC_KEY_MAX_CYCLES];
     uint32_t agent;
     uint64_t cycle;
-    while (asc_heap_peek(&sim->heap, &agent, &cycle)) {
-        if (cycle >= sim->limit) { /* work at cycle N would run past a limit of N cycles */
+    int got;
+    /* the first agent is taken: out of the heap until it sets its next cycle */
+    while ((got = asc_heap_take_first(&sim->heap, sim->limit, &agent, &cycle)) != 0) {
+        if (got < 0) { /* work at cycle N would run past a limit of N cycles */
             sim->now = sim->limit;
             return ASC_SIM_LIMIT;
         }
-        asc_heap_take(&sim->heap, agent); /* out of the heap until it sets its next cycle */
         sim->now = cycle;
         AscCore *c = &sim->cores[agent / ASC_AGENTS_PER_CORE];
         unsigned pipe = agent % ASC_AGENTS_PER_CORE;

@@ -142,11 +142,13 @@ typedef struct AscExecJob {
  * core (bytes, flops, repeats and the UB bank beats: a pure function of the operands'
  * addresses, strides, masks, repeat count and the bank config when no race is checked).
  * A zeroed table is empty. */
-#define ASC_VEC_ACCT_SLOTS 32
+#define ASC_VEC_ACCT_SLOTS 64 /* sets of ASC_VEC_ACCT_WAYS slots, the least recently used replaced */
+#define ASC_VEC_ACCT_WAYS 4
 #define ASC_VEC_ACCT_KEY 22
 typedef struct AscVecAcct {
     uint64_t key[ASC_VEC_ACCT_KEY]; /* key[0] bit 0 is set in every used slot */
     uint64_t bytes, flops;
+    uint64_t used; /* the core's memo clock (vec_acct_clock) at its last use */
     uint32_t repeats, beats, conflict_beats, rr, ww, rw;
 } AscVecAcct;
 
@@ -205,6 +207,7 @@ typedef struct AscExecCtx {
     uint64_t data_exp[4];
     uint8_t ia_unit;
     AscVecAcct vec_acct[ASC_VEC_ACCT_SLOTS]; /* exec_vector.c's accounting memo */
+    uint64_t vec_acct_clock;
     int8_t exp_fma; /* exec_vector.c: vexp.f32's vector expf matches the host's expf: 1 yes, -1 no, 0 not checked */
 } AscExecCtx;
 

@@ -285,11 +285,21 @@ typedef struct AscHeapSlot {
     uint32_t agent;
 } AscHeapSlot;
 
+#define ASC_WIN 64u /* cycles the near window of AscHeap covers (one bucket per cycle) */
+
 typedef struct AscHeap {
     AscHeapSlot *e;    /* the heap's slots */
-    uint32_t *pos;     /* per agent: index in e, UINT32_MAX = not scheduled */
+    uint32_t *pos;     /* per agent: index in e, UINT32_MAX - 1 = in the window, UINT32_MAX = not scheduled */
     uint32_t n, cap;
-    uint32_t held;     /* the taken agent (asc_heap_take), UINT32_MAX = none */
+    uint32_t held;     /* the taken agent (asc_heap_take_first), UINT32_MAX = none */
+    /* the near window (sched.c): agents due in [base, base + ASC_WIN), one bucket per cycle
+     * (index cycle % ASC_WIN), each a bit set of agents with a summary of its non-zero words */
+    uint64_t *key;     /* per agent: its cycle while in the window */
+    uint64_t *bits;    /* ASC_WIN buckets x nw words */
+    uint64_t wsum[ASC_WIN];
+    uint64_t occ;      /* bit b: bucket b is not empty */
+    uint64_t base;
+    uint32_t nw;       /* words per bucket; 0: no window (more than 64 x 64 agents) */
 } AscHeap;
 
 struct AscSim {
@@ -367,12 +377,11 @@ void asc_sim_add_note(AscSim *sim, uint32_t core, uint32_t pc, uint8_t kind, uin
 bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a);
 void asc_heap_free(AscHeap *h, const AscAlloc *a);
 void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle); /* ASC_NEVER removes */
-bool asc_heap_peek(const AscHeap *h, uint32_t *agent, uint64_t *cycle);
 uint64_t asc_heap_min_cycle(const AscHeap *h); /* ASC_NEVER when empty */
-/* The run loop's agent: out of peek / min_cycle until it sets its next cycle;
- * asc_heap_release removes it if it did not (sched.c's header comment). */
-void asc_heap_take(AscHeap *h, uint32_t agent);
+/* The run loop's agent (asc_heap_take_first): out of min_cycle until it sets its next
+ * cycle; asc_heap_release removes it if it did not (sched.c's header comment). */
 void asc_heap_release(AscHeap *h);
+int asc_heap_take_first(AscHeap *h, uint64_t limit, uint32_t *agent, uint64_t *cycle);
 
 /* hbm.c */
 bool asc_hbm_init(AscHbm *h, uint32_t cap, const AscAlloc *a);

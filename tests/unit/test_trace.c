@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "asc/asm.h"
+#include "asc/json.h"
 #include "asc/run.h"
 #include "check_main.h"
 
@@ -418,6 +419,29 @@ static void check_structure(const char *kernel, uint64_t n)
     done(&r);
 }
 
+/* asc_json_quote writes printable ASCII without '"' or '\\' itself (isa/json.c's fast path):
+ * the same bytes as cJSON's own quoting, for every byte value placed alone, inside a word and
+ * at the end of a report-like text (the other bytes take cJSON's path and are compared too). */
+START_TEST(json_quote_matches_cjson)
+{
+    char s[200];
+    for (int c = 1; c < 256; c++)
+        for (int k = 0; k < 3; k++) {
+            if (k == 0) snprintf(s, sizeof s, "%c", c);
+            else if (k == 1) snprintf(s, sizeof s, "ab%ccd", c);
+            else snprintf(s, sizeof s, "core 0 S pc 0x%02x `vadd.f32 x1, x2` (f.py:3)%c", c, c);
+            bool utf8 = asc_utf8_valid(s);
+            cJSON *j = cJSON_CreateString(s);
+            char *ref = cJSON_PrintUnformatted(j), *got = asc_json_quote(s, NULL);
+            ck_assert_ptr_nonnull(got);
+            if (utf8) ck_assert_str_eq(got, ref); /* invalid bytes become U+FFFD, tested by fuzz_json */
+            cJSON_Delete(j);
+            free(ref);
+            free(got);
+        }
+}
+END_TEST
+
 START_TEST(double_buffered_structure) { check_structure("vadd_double", 16384); }
 END_TEST
 
@@ -787,6 +811,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, race_cycles_match_trace);
     tcase_add_test(tc, errors_leave_no_file);
     tcase_add_test(tc, report_dir_csvs);
+    tcase_add_test(tc, json_quote_matches_cjson);
     suite_add_tcase(s, tc);
     return s;
 }
