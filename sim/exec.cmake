@@ -9,6 +9,7 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_vnchwconv.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cmatrix.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_load3d.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/exec_load2dt.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_cube.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_fbuf.c
   ${CMAKE_CURRENT_SOURCE_DIR}/exec_dma.c
@@ -21,6 +22,6 @@ asc_add_part(exec SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/fp16.c
   DEPS config isa)
 
-foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16 test_exec_load3d test_exec_fbuf)
+foreach(t test_exec_vector test_exec_vgather test_exec_vsort test_exec_cube_dma test_fp16 test_exec_load3d test_exec_load2dt test_exec_fbuf)
   asc_add_check_test(${t} SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/${t}.c LIBS asc_exec)
 endforeach()

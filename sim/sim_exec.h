@@ -267,6 +267,8 @@ ASC_EXEC_FN(VNCHWCONV);
 ASC_EXEC_FN(CMATRIX);
 /* LoadData3D v2, im2col L1 -> L0A / L0B (exec_load3d.c) */
 ASC_EXEC_FN(LOAD3D);
+/* LoadDataWithTranspose, L1 -> L0A / L0B (exec_load2dt.c) */
+ASC_EXEC_FN(LOAD2DT);
 /* L1 -> fixpipe buffer (exec_fbuf.c) */
 ASC_EXEC_FN(FBCOPY);
 

@@ -141,11 +141,6 @@ def _compile_error(trans_a, trans_b, mode=-1, trans=0):
     return str(e.value)
 
 
-@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (True, True), (True, False)])
-def test_f32_layouts_needing_a_transposing_load_are_rejected(trans_a, trans_b):
-    assert "LoadDataWithTranspose" in _compile_error(trans_a, trans_b)
-
-
 def test_set_hf32_trans_mode_checked():
     assert "trans_mode is 2" in _compile_error(False, True, mode=1, trans=2)
 

@@ -22,8 +22,9 @@ Where it computes (matmul_kfc.role): on the AIC of a cube-only kernel or inside
 outside the core-kind branches (real pyasc's tutorials 03 and 05) the AIVs are clients and the
 AIC serves their calls (adv/matmul_kfc.py: messages in the GM workspace, cross-core flags).
 
-Limits (rejected at the kernel line with the reason): inputs f16, bf16, f32 (A M x K, B stored N x K;
-set_hf32 rounds them to HF32) or int8; a float32 bias (set_bias)
+Limits (rejected at the kernel line with the reason): inputs f16, bf16, f32 (every layout: A stored K x M
+and B stored K x N go to L1 as 16-row blocks of fractals, _nd2zz, and to L0 through LoadDataWithTranspose,
+load_l1_to_l0_2dt; set_hf32 rounds them to HF32) or int8; a float32 bias (set_bias)
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
 adds it; the tiling must have is_bias); int8 inputs (A M x K,
@@ -45,6 +46,8 @@ from ..compiler.errors import CompileError
 from ..language import dtype as dt
 from ..language import ops as _ops
 from ..language import cube_fill as _fill
+from ..language import load2dt as _ldt
+from ..language.load2dt import LoadData2dTransposeParams
 from ..language.adv_tiling import TCubeTiling
 from . import matmul_kfc as _kfc
 from ..language.enums import CubeFormat, HardEvent, LayoutMode, TPosition
@@ -589,7 +592,8 @@ class Matmul:
             if self.trans_a or not self.trans_b:
                 raise CompileError("asc.adv.Matmul with int8 inputs: A must be M x K (not transposed) and B stored "
                                    "N x K (is_trans=True): the int8 L1 -> L0 loads of the other layouts transpose "
-                                   "16 x 32 fractals (Ascend C LoadDataWithTranspose), which is not modelled",
+                                   "16 x 32 fractals (Ascend C LoadDataWithTranspose), which this lowering does "
+                                   "not use yet",
                                    b.loc)
             if self.bias_gm is not None:
                 raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
@@ -597,17 +601,6 @@ class Matmul:
             if self.tb.dtype.name != "float32":
                 raise CompileError(f"asc.adv.Matmul: A is float32 and B {self.tb.dtype.name}: both float32 "
                                    f"(mmad.f32f32)", b.loc)
-            if self.trans_a or not self.trans_b:
-                # asc-devkit docs .../LoadDataWithTranspose.md (float: two consecutive 16 x 8 fractals
-                # joined into a 16 x 16 square, transposed, split into two 16 x 8 fractals dstFracGap
-                # apart); sim/exec_dma.c's load_l1_to_l0[ab]_2d transposes 16 x 16 b16 fractals only
-                what = "A stored K x M (is_trans=True) into L0A" if self.trans_a else \
-                    "B stored K x N (is_trans=False) into L0B"
-                raise CompileError(f"asc.adv.Matmul with float32 inputs: A must be M x K (not transposed) and B "
-                                   f"stored N x K (is_trans=True): {what} needs Ascend C's LoadDataWithTranspose "
-                                   f"for float (two 16 x 8 fractals of L1 joined into a 16 x 16 square, transposed, "
-                                   f"split into two 16 x 8 fractals), and the ISA's load_l1_to_l0a_2d / "
-                                   f"load_l1_to_l0b_2d transpose 16 x 16 fractals of 16-bit elements only", b.loc)
         if self.quant is None and es != 1:
             return
         if not b.target["split"]:
@@ -798,12 +791,16 @@ class Matmul:
             a1 = LocalTensor(h, TPosition.A1, self.addr["A1"] + ld["slot"] * L["slot_a"], L["slot_a"] // es, _b=b)
             if not self.trans_a:    # rows [ra0, +rows_a) x K [ka0, +kla) -> NZ, rap rows per column block
                 self._nd2nz(a1, self.ta[ra0 * lda + ka0:], rows_a, kla, kla, lda, rap)
+            elif es == 4:           # f32 A stored K x M: 16-row blocks of K, each rap / 8 fractals (_nd2zz)
+                self._nd2zz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda)
             else:                   # A stored K x M: K [ka0, +kla) x M [ra0, +rows_a), NZ with up(kla, 16) rows
                 self._nd2nz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda, _up(kla, 16))
         else:
             cb0, cbp, kb0, klb, cols_b = self._fill("B", tile, ld["kk"], plan["solo"])
             b1 = LocalTensor(h, TPosition.B1, self.addr["B1"] + ld["slot"] * L["slot_b"], L["slot_b"] // es, _b=b)
-            if not self.trans_b:    # K [kb0, +klb) x N [cb0, +cols_b) -> NZ, up(klb, K0) rows per column block
+            if not self.trans_b and es == 4:    # f32 K x N: 16-row blocks of K, each cbp / 8 fractals
+                self._nd2zz(b1, self.tb[kb0 * ldb + cb0:], klb, cols_b, cbp, ldb)
+            elif not self.trans_b:  # K [kb0, +klb) x N [cb0, +cols_b) -> NZ, up(klb, K0) rows per column block
                 self._nd2nz(b1, self.tb[kb0 * ldb + cb0:], klb, cols_b, cbp, ldb, _up(klb, K0))
             else:                   # B stored N x K
                 self._nd2nz(b1, self.tb[cb0 * ldb + kb0:], cols_b, klb, klb, ldb, cbp)
@@ -870,13 +867,29 @@ class Matmul:
             kia = (k0 - ka0) // K0 if not self.trans_a else (k0 - ka0) // 16     # first K fractal in the fill
             kib = (k0 - kb0) // K0 if self.trans_b else (k0 - kb0) // 16
             kf, nf = kp // K0, np_ // 16
+            nsq = -(-kf // 2)               # f32 squares (16 x 16) along the step's K
             for r in range(mp // 16):       # L0A (ZZ): fractal row r holds kf fractals
+                if self.trans_a and es == 4:
+                    # LoadDataWithTranspose: square (K block, M block) of the ZZ fill -> two ZZ
+                    # fractals of the M x K tile side by side; an odd kf's last square writes one
+                    # fractal past the row, onto row r + 1's first, which the next load rewrites
+                    # (and past the last row, inside the buffer's slot: kf < bk / 8)
+                    p2 = LoadData2dTransposeParams(kia * (rap // 16) + r0 // 16 + r, nsq, rap // 16, 1, 0)
+                    _ldt.load_data_with_transpose.__wrapped__(a2s[s][r * kf * fr:], a1, p2, _b=b)
+                    continue
                 if not self.trans_a:
                     p = LoadData2DParams(kia * (rap // 16) + r0 // 16 + r, kf, rap // 16, 0, 0, False)
                 else:
                     p = LoadData2DParams((r0 // 16 + r) * (kra // 16) + kia, kf, 1, 0, 0, True)
                 _ops.load_data.__wrapped__(a2s[s][r * kf * fr:], a1, p, _b=b)
-            for j in range(kf):             # L0B (ZN): K fractal row j holds nf fractals
+            if not self.trans_b and es == 4:
+                # LoadDataWithTranspose per 16 rows of K: the N squares of the ZZ fill -> K fractal rows
+                # 2q and 2q + 1 (dstFracGap nf - 1); an odd kf's last square also writes row kf,
+                # which the mmad does not read (inside the slot: kf < bk / 8)
+                for q in range(nsq):
+                    p2 = LoadData2dTransposeParams((kib + q) * (cbp // 16) + c0 // 16, nf, 1, 0, nf - 1)
+                    _ldt.load_data_with_transpose.__wrapped__(b2s[s][2 * q * nf * fr:], b1, p2, _b=b)
+            for j in range(kf if self.trans_b or es != 4 else 0):   # L0B (ZN): K fractal row j holds nf fractals
                 if not self.trans_b:
                     p = LoadData2DParams((c0 // 16) * (krb // 16) + kib + j, nf, krb // 16, 0, 0, True)
                 else:
@@ -1438,6 +1451,24 @@ class Matmul:
         for r in range(rows_pad):
             _when(b, r, rows, lambda r=r: _ops.data_copy.__wrapped__(
                 dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
+
+    def _nd2zz(self, dst, src, rows, cols, cols_pad, stride):
+        """f32 GM ND block (rows x cols, rows a compile-time count) -> L1 as 16-row blocks, each one row
+        of cols_pad / 8 consecutive 16 x 8 fractals: what LoadDataWithTranspose joins into 16 x 16
+        squares (cannmirror/asc-devkit docs .../LoadDataWithTranspose.md: the float source must be ZZ
+        or ZN in L1, two consecutive fractals making one square).  The full blocks are one ND2NZ copy
+        (nd_num blocks, dst_nz_c0_stride 16) when the strides fit its ranges, else one copy each; a
+        last partial block is one more."""
+        b = self.b
+        full, rem = divmod(int(rows), 16)
+        blk = cols_pad * 16             # elements of one 16-row block in L1
+        if full and is_static(stride) and 16 * stride <= 65535 and blk <= 16384:
+            _ops.data_copy.__wrapped__(dst, src, Nd2NzParams(full, 16, cols, 16 * stride, stride, 16, 1, blk), _b=b)
+        else:
+            for i in range(full):
+                self._nd2nz(dst[i * blk:], src[i * 16 * stride:], 16, cols, cols_pad, stride, 16)
+        if rem:
+            self._nd2nz(dst[full * blk:], src[full * 16 * stride:], rem, cols, cols_pad, stride, 16)
 
     def set_workspace(self, addr, size=None):
         """SetWorkspace (matmul_client.h): the GM buffer iterate(sync=False) leaves C's tiles in;

@@ -19,6 +19,7 @@ from .vec_gather_mask import *  # noqa: F401,F403  (gather_mask, GatherMaskParam
 from .vec_5hd import *  # noqa: F401,F403  (trans_data_to_5hd, TransDataTo5HDParams: setva/vldva/vnchwconv)
 from .cube_fill import *  # noqa: F401,F403  (init_const_value, InitConstValueParams: create_*_matrix)
 from .load3d import *  # noqa: F401,F403  (LoadData3DParamsV2, set_load_data_*: load3dv2, SPRs fmatrix..l1_3d_size)
+from .load2dt import *  # noqa: F401,F403  (LoadData2dTransposeParams, load_data_with_transpose: load_l1_to_l0_2dt)
 from .fix_quant import *  # noqa: F401,F403  (QuantModes, set_fix_pipe_pre_quant_flag: fix_l0c_to_out.q)
 from .sys_workspace import *  # noqa: F401,F403  (get_sys_workspace, set_sys_workspace: a launch-placed GM workspace)
 from .tensor import (ConstExpr, GlobalAddress, GlobalTensor, LocalMemAllocator, LocalTensor,  # noqa: F401

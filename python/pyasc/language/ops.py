@@ -1288,8 +1288,6 @@ _REJECT = {
     "HCCL contexts are not modelled": ("get_hccl_context", "set_hccl_context"),
     "the instruction cache is not modelled": ("get_icache_preload_status", "icache_preload"),
     "the sparse (structured 4:2) cube path is not modelled": ("load_data_with_sparse", "mmad_with_sparse"),
-    "transposing L1 -> L0 loads of 8- and 32-bit types (LoadDataWithTranspose) are not modelled":
-        ("load_data_with_transpose",),
     "AIPP image preprocessing is not modelled": ("load_image_to_local", "set_aipp_functions"),
     "the cube's matrix layout transform register is not modelled": ("set_mm_layout_transform",),
 }
