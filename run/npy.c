@@ -28,6 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/vfs.h> /* fstatfs */
+#endif
 
 #include "asc/run.h"
 
@@ -759,13 +762,17 @@ static bool npy_put(void *ud, const void *src, size_t len)
 /* Allocate the blocks of a regular file's first `len` bytes before they are written, its size
  * unchanged (Linux fallocate, FALLOC_FL_KEEP_SIZE): ext4 then writes into allocated blocks
  * instead of reserving each page as it comes (25 MB: 6.5 ms -> 5.0 ms of write, measured).
- * A hint only: where it fails (no such call, a file system without it, a full disk) nothing
- * changed, and the write itself reports every error. */
+ * Not on tmpfs, which allocates and clears the pages then, a pass the write would not make
+ * (11.5 ms -> 12.1 ms there).  A hint only: where it fails (no such call, a file system
+ * without it, a full disk) nothing changed, and the write itself reports every error. */
+#define NPY_TMPFS_MAGIC 0x01021994 /* linux/magic.h TMPFS_MAGIC */
 static void npy_prealloc(FILE *f, uint64_t len)
 {
 #if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
     struct stat sb;
-    if (len >= NPY_PREALLOC_MIN && len <= (uint64_t)INT64_MAX && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
+    struct statfs fs;
+    if (len >= NPY_PREALLOC_MIN && len <= (uint64_t)INT64_MAX && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        fstatfs(fileno(f), &fs) == 0 && fs.f_type != NPY_TMPFS_MAGIC)
         (void)fallocate(fileno(f), FALLOC_FL_KEEP_SIZE, 0, (off_t)len);
 #else
     (void)f;
