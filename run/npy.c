@@ -14,7 +14,11 @@
  * as '<u2'.  Files are written to exclusive temporaries and renamed (asc/outfile.h), so a failed run never
  * leaves a half-written output.  Only the arguments given as @out.npy are
  * written after a run; inputs are never written back. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* fallocate, FALLOC_FL_KEEP_SIZE (before any system header) */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/vfs.h> /* fstatfs */
+#endif
 
 #include "asc/run.h"
 
@@ -748,6 +755,31 @@ static bool npy_put(void *ud, const void *src, size_t len)
     return true;
 }
 
+/* An output of this many bytes or more gets its file blocks allocated before it is written
+ * (npy_prealloc). */
+#define NPY_PREALLOC_MIN ((uint64_t)1 << 20)
+
+/* Allocate the blocks of a regular file's first `len` bytes before they are written, its size
+ * unchanged (Linux fallocate, FALLOC_FL_KEEP_SIZE): ext4 then writes into allocated blocks
+ * instead of reserving each page as it comes (25 MB: 6.5 ms -> 5.0 ms of write, measured).
+ * Not on tmpfs, which allocates and clears the pages then, a pass the write would not make
+ * (11.5 ms -> 12.1 ms there).  A hint only: where it fails (no such call, a file system
+ * without it, a full disk) nothing changed, and the write itself reports every error. */
+#define NPY_TMPFS_MAGIC 0x01021994 /* linux/magic.h TMPFS_MAGIC */
+static void npy_prealloc(FILE *f, uint64_t len)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    struct stat sb;
+    struct statfs fs;
+    if (len >= NPY_PREALLOC_MIN && len <= (uint64_t)INT64_MAX && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        fstatfs(fileno(f), &fs) == 0 && fs.f_type != NPY_TMPFS_MAGIC)
+        (void)fallocate(fileno(f), FALLOC_FL_KEEP_SIZE, 0, (off_t)len);
+#else
+    (void)f;
+    (void)len;
+#endif
+}
+
 /* Write output `a` (kernel argument `i`) from GM into a temporary of `out`. */
 static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOutSet *out, AscDiags *d)
 {
@@ -764,6 +796,7 @@ static bool write_output_tmp(AscSim *sim, const AscRunArg *a, uint32_t i, AscOut
         return false;
     }
     FILE *f = asc_out_open(out, a->path, d);
+    if (f) npy_prealloc(f, hl + bytes);
     bool ok = f && fwrite(hdr, 1, hl, f) == hl;
     /* straight from the GM pages (a write error stops it: ferror, which asc_out_close reports);
      * the only failure of asc_sim_gm_each itself, a range outside GM, cannot happen for a placed

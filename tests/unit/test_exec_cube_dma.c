@@ -559,15 +559,18 @@ START_TEST(mmad_types)
 }
 END_TEST
 
-/* mmad's fast host paths (F16C widening, AVX-512F fused multiply-add, where
+/* mmad's fast host paths (F16C widening, AVX-512F or AVX2 fused multiply-add, where
  * the host has them) against its portable C path (ctx.mm_portable): the same
  * triple-loop checks with both, on shapes with partial row tiles (m % 8),
- * partial panels (n % 16) and partial k fractals. */
+ * partial panels (n % 16) and partial k fractals; the AVX2 path's 6-row tiles
+ * (rows below m / 12 * 12) then 4-row tiles: m = 12 and 24 (6-row tiles only),
+ * 30, 17, 40 and 128 (both), 8 and 1 (4-row tiles only). */
 START_TEST(mmad_portable_and_fast)
 {
     Env e;
     env_init(&e);
-    static const unsigned shapes[][3] = {{128, 128, 128}, {30, 70, 40}, {17, 9, 33}, {8, 16, 16}, {1, 1, 1}};
+    static const unsigned shapes[][3] = {{128, 128, 128}, {30, 70, 40}, {17, 9, 33}, {8, 16, 16}, {1, 1, 1},
+                                         {12, 24, 20},    {24, 16, 9},  {40, 33, 16}};
     static const AscOp ops[] = {ASC_OP_MMAD_F16F32, ASC_OP_MMAD_BF16F32, ASC_OP_MMAD_F32F32};
     for (int portable = 0; portable < 2; portable++) {
         e.ctx.mm_portable = portable;
