@@ -37,15 +37,20 @@ bool asc_utf8_valid(const char *s)
     return true;
 }
 
+size_t asc_json_plain(const char *s)
+{
+    size_t k = 0;
+    while (s[k] >= 0x20 && s[k] < 0x7f && s[k] != '"' && s[k] != '\\') k++;
+    return k;
+}
+
 char *asc_json_quote(const char *s, const AscAlloc *alloc)
 {
     size_t len = strlen(s);
     /* printable ASCII without '"' or '\\': cJSON writes it between quotes unchanged, so
      * write that directly (a report quotes ~17,000 short strings; the cJSON round trip
      * cost ~2,700 host instructions each) */
-    size_t plain = 0;
-    while (plain < len && s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\') plain++;
-    if (plain == len) {
+    if (asc_json_plain(s) == len) {
         char *out = asc_malloc(alloc, len + 3);
         if (!out) return NULL;
         out[0] = '"';

@@ -76,6 +76,12 @@ struct AscExplain {
     const AscSim *sim;
     Seg *seg;
     uint32_t nseg;
+    /* describe() of each segment's instruction and waiter, made once per distinct (core, pc,
+     * pipe) when the path is walked (a loop's segments repeat a few instructions): seg_desc[2k]
+     * and [2k + 1] are offsets into desc (UINT32_MAX: none); NULL when it could not be allocated,
+     * and asc_explain_seg describes again */
+    uint32_t *seg_desc;
+    char *desc;
     uint64_t total;
     uint64_t by_cause[ASC_CAUSE_COUNT];
     WhatIf wi[ASC_EXPLAIN_MAX_WHATIF];
@@ -152,6 +158,8 @@ void asc_explain_free(AscExplain *x)
     AscAlloc a = x->a;
     asc_free(&a, x->ev);
     asc_free(&a, x->seg);
+    asc_free(&a, x->seg_desc);
+    asc_free(&a, x->desc);
     asc_free(&a, x);
 }
 
@@ -269,10 +277,16 @@ static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
     return UINT32_MAX;
 }
 
+static void describe(const AscExplain *x, uint32_t i, char *out, size_t size);
+static void describe_path(AscExplain *x);
+
 bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
 {
     x->sim = sim;
     x->nseg = 0;
+    asc_free(&x->a, x->seg_desc);
+    asc_free(&x->a, x->desc);
+    x->seg_desc = NULL, x->desc = NULL;
     memset(x->by_cause, 0, sizeof x->by_cause);
     x->total = asc_sim_cycles(sim);
     if (x->oom) return false;
@@ -356,7 +370,64 @@ bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
         x->seg[a] = x->seg[b];
         x->seg[b] = t;
     }
+    describe_path(x);
     return true;
+}
+
+/* x->seg_desc and x->desc for the segments (see AscExplain); left NULL when out of memory. */
+static void describe_path(AscExplain *x)
+{
+    if (!x->nseg) return;
+    uint32_t hsize = 64;
+    while (hsize < 4 * (uint64_t)x->nseg) hsize *= 2;
+    /* open addressing on (core, pc, pipe): the event that was described and its offset */
+    uint32_t *hev = asc_malloc(&x->a, (size_t)hsize * sizeof *hev), *hoff = asc_malloc(&x->a, (size_t)hsize * sizeof *hoff);
+    uint32_t *sd = asc_malloc(&x->a, (size_t)x->nseg * 2 * sizeof *sd);
+    char *desc = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = hev && hoff && sd;
+    if (ok) memset(hev, 0xff, (size_t)hsize * sizeof *hev);
+    for (uint32_t k = 0; ok && k < 2 * x->nseg; k++) {
+        const Seg *g = &x->seg[k / 2];
+        uint32_t i = k % 2 ? (g->cause == ASC_CAUSE_FLAG ? g->from_ev : UINT32_MAX) : g->ev;
+        sd[k] = UINT32_MAX;
+        if (i == UINT32_MAX) continue;
+        const Ev *e = &x->ev[i];
+        uint32_t h = (uint32_t)(((uint64_t)e->core * 0x9E3779B1u + e->pc * 0x85EBCA77u + e->pipe) >> 7) & (hsize - 1);
+        while (hev[h] != UINT32_MAX) {
+            const Ev *o = &x->ev[hev[h]];
+            if (o->core == e->core && o->pc == e->pc && o->pipe == e->pipe) break;
+            h = (h + 1) & (hsize - 1);
+        }
+        if (hev[h] == UINT32_MAX) {
+            char text[400]; /* asc_explain_seg's sizes: AscExplainSeg.insn and its waiter's w */
+            _Static_assert(sizeof ((AscExplainSeg *)0)->insn == 400, "describe() truncates alike");
+            describe(x, i, text, sizeof text);
+            size_t tl = strlen(text) + 1;
+            if (len + tl > cap || len + tl > UINT32_MAX) {
+                size_t nc = cap ? cap * 2 : 16384;
+                while (nc < len + tl) nc *= 2;
+                char *np = len + tl > UINT32_MAX ? NULL : asc_realloc(&x->a, desc, cap, nc);
+                if (!np) {
+                    ok = false;
+                    break;
+                }
+                desc = np, cap = nc;
+            }
+            memcpy(desc + len, text, tl);
+            hev[h] = i, hoff[h] = (uint32_t)len;
+            len += tl;
+        }
+        sd[k] = hoff[h];
+    }
+    asc_free(&x->a, hev);
+    asc_free(&x->a, hoff);
+    if (!ok) {
+        asc_free(&x->a, sd);
+        asc_free(&x->a, desc);
+        return;
+    }
+    x->seg_desc = sd, x->desc = desc;
 }
 
 uint64_t asc_explain_cause_cycles(const AscExplain *x, unsigned cause)
@@ -679,11 +750,13 @@ bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
     const Seg *g = &x->seg[k];
     const Ev *e = &x->ev[g->ev];
     *out = (AscExplainSeg){.cause = g->cause, .core = e->core, .pipe = e->pipe, .pc = e->pc, .t0 = g->t0, .t1 = g->t1};
-    describe(x, g->ev, out->insn, sizeof out->insn);
+    if (x->seg_desc) memcpy(out->insn, x->desc + x->seg_desc[2 * k], strlen(x->desc + x->seg_desc[2 * k]) + 1);
+    else describe(x, g->ev, out->insn, sizeof out->insn);
     out->why[0] = 0;
     if (g->cause == ASC_CAUSE_FLAG && g->from_ev != UINT32_MAX) {
         char w[400];
-        describe(x, g->from_ev, w, sizeof w);
+        if (x->seg_desc) memcpy(w, x->desc + x->seg_desc[2 * k + 1], strlen(x->desc + x->seg_desc[2 * k + 1]) + 1);
+        else describe(x, g->from_ev, w, sizeof w);
         snprintf(out->why, sizeof out->why, "%s waited on flag %s->%s id %u until it was set at cycle %llu", w,
                  asc_pipe_lane(x->ev[g->from_ev].fsrc), asc_pipe_lane(x->ev[g->from_ev].fdst), x->ev[g->from_ev].fev,
                  (unsigned long long)g->t0);
@@ -691,17 +764,21 @@ bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
     return true;
 }
 
-void asc_explain_pc_costs(const AscExplain *x, uint32_t core, uint32_t entry, uint32_t n, uint64_t *busy,
-                          uint64_t *conflict)
+void asc_explain_pc_costs(const AscExplain *x, uint32_t ncores, const uint32_t *entry, const uint32_t *n,
+                          const size_t *base, uint64_t *busy, uint64_t *conflict)
 {
-    memset(busy, 0, n * sizeof *busy);
-    memset(conflict, 0, n * sizeof *conflict);
+    for (uint32_t c = 0; c < ncores; c++) {
+        memset(busy + base[c], 0, n[c] * sizeof *busy);
+        memset(conflict + base[c], 0, n[c] * sizeof *conflict);
+    }
     if (!x) return;
     for (uint32_t j = 0; j < x->n; j++) {
         const Ev *e = &x->ev[j];
-        if (e->core != core || e->pc < entry || (e->pc - entry) % 4 || (e->pc - entry) / 4 >= n) continue;
-        busy[(e->pc - entry) / 4] += e->end - e->start - e->stall_cycles;
-        conflict[(e->pc - entry) / 4] += e->conflict;
+        uint32_t c = e->core;
+        if (c >= ncores || e->pc < entry[c] || (e->pc - entry[c]) % 4 || (e->pc - entry[c]) / 4 >= n[c]) continue;
+        size_t k = base[c] + (e->pc - entry[c]) / 4;
+        busy[k] += e->end - e->start - e->stall_cycles;
+        conflict[k] += e->conflict;
     }
 }
 
