@@ -82,6 +82,10 @@ struct AscExplain {
      * and asc_explain_seg describes again */
     uint32_t *seg_desc;
     char *desc;
+    /* while asc_explain_analyse walks: cprev[j] = the latest event before j of j's core
+     * (UINT32_MAX: none), so the walk's backward searches, all within one core, skip the
+     * other cores' events; NULL (out of memory): they scan every event */
+    uint32_t *cprev;
     uint64_t total;
     uint64_t by_cause[ASC_CAUSE_COUNT];
     WhatIf wi[ASC_EXPLAIN_MAX_WHATIF];
@@ -232,20 +236,32 @@ static bool own_cost(AscExplain *x, uint32_t i, uint64_t run, uint64_t until)
     return push_seg(x, ASC_CAUSE_OTHER, i, end < e->end ? e->end : end, until, UINT32_MAX);
 }
 
+/* The latest event before index j of the core of event `of` (UINT32_MAX: none): the step of
+ * every backward search of the walk, in index order like a scan of all events. */
+static uint32_t core_prev(const AscExplain *x, uint32_t j, uint32_t of)
+{
+    if (x->cprev) return x->cprev[j]; /* j is `of` or an earlier event of its core */
+    while (j-- > 0)
+        if (x->ev[j].core == x->ev[of].core) return j;
+    return UINT32_MAX;
+}
+
+#define FOR_CORE_BEFORE(x, j, i) for (uint32_t j = core_prev(x, i, i); j != UINT32_MAX; j = core_prev(x, j, i))
+
 /* The latest event of `core` on `pipe` before index i (events of one pipe
  * come in occupancy order) satisfying the test; UINT32_MAX when none. */
 static uint32_t prev_on_pipe(const AscExplain *x, uint32_t i)
 {
-    for (uint32_t j = i; j-- > 0;)
-        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe) return j;
+    FOR_CORE_BEFORE(x, j, i)
+        if (x->ev[j].pipe == x->ev[i].pipe) return j;
     return UINT32_MAX;
 }
 
 /* The earlier event of i's pipe that completed last (what a set_flag / bar drains on). */
 static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
 {
-    for (uint32_t j = i; j-- > 0;)
-        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe && x->ev[j].done == t) return j;
+    FOR_CORE_BEFORE(x, j, i)
+        if (x->ev[j].pipe == x->ev[i].pipe && x->ev[j].done == t) return j;
     return UINT32_MAX;
 }
 
@@ -255,10 +271,10 @@ static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
 static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
 {
     const Ev *w = &x->ev[i];
-    for (uint32_t j = i; j-- > 0;) {
+    FOR_CORE_BEFORE(x, j, i) {
         const Ev *s = &x->ev[j];
         uint8_t dst, ev;
-        if (s->core != w->core || s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
+        if (s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
             dst != w->fdst || ev != w->fev)
             continue;
         return j;
@@ -270,9 +286,9 @@ static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
  * unit's events come in order: the first going back from i). */
 static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
 {
-    for (uint32_t j = i; j-- > 0;) {
+    FOR_CORE_BEFORE(x, j, i) {
         const Ev *s = &x->ev[j];
-        if (s->core == x->ev[i].core && s->pipe == ASC_PIPE_S && s->end <= t) return j;
+        if (s->pipe == ASC_PIPE_S && s->end <= t) return j;
     }
     return UINT32_MAX;
 }
@@ -280,7 +296,33 @@ static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
 static void describe(const AscExplain *x, uint32_t i, char *out, size_t size);
 static void describe_path(AscExplain *x);
 
+static bool analyse_walk(AscExplain *x, const AscSim *sim);
+
 bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
+{
+    x->cprev = NULL;
+    if (!x->oom && x->n) {
+        uint32_t ncores = 0;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (x->ev[j].core >= ncores) ncores = x->ev[j].core + 1;
+        uint32_t *last = asc_malloc(&x->a, (size_t)ncores * sizeof *last);
+        x->cprev = last ? asc_malloc(&x->a, (size_t)x->n * sizeof *x->cprev) : NULL;
+        if (x->cprev) {
+            memset(last, 0xff, (size_t)ncores * sizeof *last);
+            for (uint32_t j = 0; j < x->n; j++) {
+                x->cprev[j] = last[x->ev[j].core];
+                last[x->ev[j].core] = j;
+            }
+        }
+        asc_free(&x->a, last);
+    }
+    bool ok = analyse_walk(x, sim);
+    asc_free(&x->a, x->cprev);
+    x->cprev = NULL;
+    return ok;
+}
+
+static bool analyse_walk(AscExplain *x, const AscSim *sim)
 {
     x->sim = sim;
     x->nseg = 0;
@@ -322,10 +364,10 @@ bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
             /* `end` / bar all: the drain is the pipes' work, walked from the last completion */
             if (!push_seg(x, ASC_CAUSE_SCALAR, i, e->end - (e->end - run), until, UINT32_MAX)) return false;
             until = run;
+            /* the core's pipe event that completed last by `run`; of equal ones the latest */
             uint32_t j = UINT32_MAX;
-            for (uint32_t k = 0; k < i; k++)
-                if (x->ev[k].core == e->core && x->ev[k].pipe != ASC_PIPE_S && x->ev[k].done <= run &&
-                    (j == UINT32_MAX || x->ev[k].done >= x->ev[j].done))
+            FOR_CORE_BEFORE(x, k, i)
+                if (x->ev[k].pipe != ASC_PIPE_S && x->ev[k].done <= run && (j == UINT32_MAX || x->ev[k].done > x->ev[j].done))
                     j = k;
             if (j == UINT32_MAX) j = scalar_before(x, i, e->start);
             i = j;
