@@ -39,7 +39,20 @@ bool asc_utf8_valid(const char *s)
 
 size_t asc_json_plain(const char *s)
 {
-    size_t k = 0;
+    /* eight bytes at a time while no byte of the word can be one JSON changes (each test below
+     * is exact about "some byte of w": below 0x20, 0x80 or above, above 0x7e, '"', '\\'), then
+     * byte by byte from the first word that may hold one */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t len = strlen(s), k = 0;
+    for (; k + 8 <= len; k += 8) {
+        uint64_t w, q, b;
+        memcpy(&w, s + k, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        if (((w - ones * 0x20) & ~w & highs) | (w & highs) | ((w + ones) & highs) | ((q - ones) & ~q & highs) |
+            ((b - ones) & ~b & highs))
+            break;
+    }
     while (s[k] >= 0x20 && s[k] < 0x7f && s[k] != '"' && s[k] != '\\') k++;
     return k;
 }
