@@ -35,14 +35,15 @@
 #include "asc/run.h"
 #include "explain_pc.h"
 
-typedef struct Ev { /* 80 bytes: conflict sits in op's padding (it cost 88 at the end) */
+typedef struct Ev { /* 72 bytes: conflict sits in op's padding (it cost 88 at the end); of the
+                      * instruction's bytes only whether it moved any is kept (is_dma) */
     uint32_t core, pc;
-    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf;
+    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf, moved;
     uint16_t op;
     uint32_t conflict;
-    uint64_t issue, start, end, done, stall_cycles, hbm_extra, bytes;
+    uint64_t issue, start, end, done, stall_cycles, hbm_extra;
 } Ev;
-_Static_assert(sizeof(Ev) == 80, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
+_Static_assert(sizeof(Ev) == 72, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
 
 typedef struct Seg {
     uint8_t cause;
@@ -52,7 +53,7 @@ typedef struct Seg {
 } Seg;
 
 #define ASC_EXPLAIN_MAX_WHATIF 12
-/* The recorder keeps at most this many instruction events (80 B each: 21 MB), so a long
+/* The recorder keeps at most this many instruction events (72 B each: 19 MB), so a long
  * run's memory stays bounded; past it the run has no critical path and says so. */
 #define ASC_EXPLAIN_MAX_EVENTS (1u << 18)
 typedef struct WhatIf {
@@ -130,7 +131,7 @@ static void rec_insn(void *ud, const AscSimInsnEvent *e)
                          .fdst = e->flag_dst, .fev = e->flag_event, .src_buf = e->src_buf, .dst_buf = e->dst_buf,
                          .op = e->op, .issue = e->issue_cycle, .start = e->start_cycle, .end = e->end_cycle,
                          .done = e->done_cycle, .stall_cycles = e->stall_cycles, .hbm_extra = e->hbm_extra_cycles,
-                         .bytes = e->bytes, .conflict = e->conflict_beats};
+                         .moved = e->bytes != 0, .conflict = e->conflict_beats};
 }
 
 static void rec_flag(void *ud, const AscSimFlagEvent *e)
@@ -177,7 +178,7 @@ static bool set_target(const AscExplain *x, const Ev *e, uint8_t *dst, uint8_t *
     return true;
 }
 
-static bool is_dma(const Ev *e) { return e->bytes && (asc_insn_info[e->op].flags & F_DMA); }
+static bool is_dma(const Ev *e) { return e->moved && (asc_insn_info[e->op].flags & F_DMA); }
 
 static bool push_seg(AscExplain *x, uint8_t cause, uint32_t ev, uint64_t t0, uint64_t t1, uint32_t from)
 {
