@@ -35,14 +35,15 @@
 #include "asc/run.h"
 #include "explain_pc.h"
 
-typedef struct Ev { /* 80 bytes: conflict sits in op's padding (it cost 88 at the end) */
+typedef struct Ev { /* 72 bytes: conflict sits in op's padding (it cost 88 at the end); of the
+                      * instruction's bytes only whether it moved any is kept (is_dma) */
     uint32_t core, pc;
-    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf;
+    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf, moved;
     uint16_t op;
     uint32_t conflict;
-    uint64_t issue, start, end, done, stall_cycles, hbm_extra, bytes;
+    uint64_t issue, start, end, done, stall_cycles, hbm_extra;
 } Ev;
-_Static_assert(sizeof(Ev) == 80, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
+_Static_assert(sizeof(Ev) == 72, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
 
 typedef struct Seg {
     uint8_t cause;
@@ -52,7 +53,7 @@ typedef struct Seg {
 } Seg;
 
 #define ASC_EXPLAIN_MAX_WHATIF 12
-/* The recorder keeps at most this many instruction events (80 B each: 21 MB), so a long
+/* The recorder keeps at most this many instruction events (72 B each: 19 MB), so a long
  * run's memory stays bounded; past it the run has no critical path and says so. */
 #define ASC_EXPLAIN_MAX_EVENTS (1u << 18)
 typedef struct WhatIf {
@@ -76,6 +77,16 @@ struct AscExplain {
     const AscSim *sim;
     Seg *seg;
     uint32_t nseg;
+    /* describe() of each segment's instruction and waiter, made once per distinct (core, pc,
+     * pipe) when the path is walked (a loop's segments repeat a few instructions): seg_desc[2k]
+     * and [2k + 1] are offsets into desc (UINT32_MAX: none); NULL when it could not be allocated,
+     * and asc_explain_seg describes again */
+    uint32_t *seg_desc;
+    char *desc;
+    /* while asc_explain_analyse walks: cprev[j] = the latest event before j of j's core
+     * (UINT32_MAX: none), so the walk's backward searches, all within one core, skip the
+     * other cores' events; NULL (out of memory): they scan every event */
+    uint32_t *cprev;
     uint64_t total;
     uint64_t by_cause[ASC_CAUSE_COUNT];
     WhatIf wi[ASC_EXPLAIN_MAX_WHATIF];
@@ -120,7 +131,7 @@ static void rec_insn(void *ud, const AscSimInsnEvent *e)
                          .fdst = e->flag_dst, .fev = e->flag_event, .src_buf = e->src_buf, .dst_buf = e->dst_buf,
                          .op = e->op, .issue = e->issue_cycle, .start = e->start_cycle, .end = e->end_cycle,
                          .done = e->done_cycle, .stall_cycles = e->stall_cycles, .hbm_extra = e->hbm_extra_cycles,
-                         .bytes = e->bytes, .conflict = e->conflict_beats};
+                         .moved = e->bytes != 0, .conflict = e->conflict_beats};
 }
 
 static void rec_flag(void *ud, const AscSimFlagEvent *e)
@@ -152,6 +163,8 @@ void asc_explain_free(AscExplain *x)
     AscAlloc a = x->a;
     asc_free(&a, x->ev);
     asc_free(&a, x->seg);
+    asc_free(&a, x->seg_desc);
+    asc_free(&a, x->desc);
     asc_free(&a, x);
 }
 
@@ -165,7 +178,7 @@ static bool set_target(const AscExplain *x, const Ev *e, uint8_t *dst, uint8_t *
     return true;
 }
 
-static bool is_dma(const Ev *e) { return e->bytes && (asc_insn_info[e->op].flags & F_DMA); }
+static bool is_dma(const Ev *e) { return e->moved && (asc_insn_info[e->op].flags & F_DMA); }
 
 static bool push_seg(AscExplain *x, uint8_t cause, uint32_t ev, uint64_t t0, uint64_t t1, uint32_t from)
 {
@@ -224,20 +237,32 @@ static bool own_cost(AscExplain *x, uint32_t i, uint64_t run, uint64_t until)
     return push_seg(x, ASC_CAUSE_OTHER, i, end < e->end ? e->end : end, until, UINT32_MAX);
 }
 
+/* The latest event before index j of the core of event `of` (UINT32_MAX: none): the step of
+ * every backward search of the walk, in index order like a scan of all events. */
+static uint32_t core_prev(const AscExplain *x, uint32_t j, uint32_t of)
+{
+    if (x->cprev) return x->cprev[j]; /* j is `of` or an earlier event of its core */
+    while (j-- > 0)
+        if (x->ev[j].core == x->ev[of].core) return j;
+    return UINT32_MAX;
+}
+
+#define FOR_CORE_BEFORE(x, j, i) for (uint32_t j = core_prev(x, i, i); j != UINT32_MAX; j = core_prev(x, j, i))
+
 /* The latest event of `core` on `pipe` before index i (events of one pipe
  * come in occupancy order) satisfying the test; UINT32_MAX when none. */
 static uint32_t prev_on_pipe(const AscExplain *x, uint32_t i)
 {
-    for (uint32_t j = i; j-- > 0;)
-        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe) return j;
+    FOR_CORE_BEFORE(x, j, i)
+        if (x->ev[j].pipe == x->ev[i].pipe) return j;
     return UINT32_MAX;
 }
 
 /* The earlier event of i's pipe that completed last (what a set_flag / bar drains on). */
 static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
 {
-    for (uint32_t j = i; j-- > 0;)
-        if (x->ev[j].core == x->ev[i].core && x->ev[j].pipe == x->ev[i].pipe && x->ev[j].done == t) return j;
+    FOR_CORE_BEFORE(x, j, i)
+        if (x->ev[j].pipe == x->ev[i].pipe && x->ev[j].done == t) return j;
     return UINT32_MAX;
 }
 
@@ -247,10 +272,10 @@ static uint32_t pipe_done_at(const AscExplain *x, uint32_t i, uint64_t t)
 static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
 {
     const Ev *w = &x->ev[i];
-    for (uint32_t j = i; j-- > 0;) {
+    FOR_CORE_BEFORE(x, j, i) {
         const Ev *s = &x->ev[j];
         uint8_t dst, ev;
-        if (s->core != w->core || s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
+        if (s->pipe != w->fsrc || s->done > release || !set_target(x, s, &dst, &ev) ||
             dst != w->fdst || ev != w->fev)
             continue;
         return j;
@@ -262,17 +287,49 @@ static uint32_t setter_of(const AscExplain *x, uint32_t i, uint64_t release)
  * unit's events come in order: the first going back from i). */
 static uint32_t scalar_before(const AscExplain *x, uint32_t i, uint64_t t)
 {
-    for (uint32_t j = i; j-- > 0;) {
+    FOR_CORE_BEFORE(x, j, i) {
         const Ev *s = &x->ev[j];
-        if (s->core == x->ev[i].core && s->pipe == ASC_PIPE_S && s->end <= t) return j;
+        if (s->pipe == ASC_PIPE_S && s->end <= t) return j;
     }
     return UINT32_MAX;
 }
 
+static void describe(const AscExplain *x, uint32_t i, char *out, size_t size);
+static void describe_path(AscExplain *x);
+
+static bool analyse_walk(AscExplain *x, const AscSim *sim);
+
 bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
+{
+    x->cprev = NULL;
+    if (!x->oom && x->n) {
+        uint32_t ncores = 0;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (x->ev[j].core >= ncores) ncores = x->ev[j].core + 1;
+        uint32_t *last = asc_malloc(&x->a, (size_t)ncores * sizeof *last);
+        x->cprev = last ? asc_malloc(&x->a, (size_t)x->n * sizeof *x->cprev) : NULL;
+        if (x->cprev) {
+            memset(last, 0xff, (size_t)ncores * sizeof *last);
+            for (uint32_t j = 0; j < x->n; j++) {
+                x->cprev[j] = last[x->ev[j].core];
+                last[x->ev[j].core] = j;
+            }
+        }
+        asc_free(&x->a, last);
+    }
+    bool ok = analyse_walk(x, sim);
+    asc_free(&x->a, x->cprev);
+    x->cprev = NULL;
+    return ok;
+}
+
+static bool analyse_walk(AscExplain *x, const AscSim *sim)
 {
     x->sim = sim;
     x->nseg = 0;
+    asc_free(&x->a, x->seg_desc);
+    asc_free(&x->a, x->desc);
+    x->seg_desc = NULL, x->desc = NULL;
     memset(x->by_cause, 0, sizeof x->by_cause);
     x->total = asc_sim_cycles(sim);
     if (x->oom) return false;
@@ -308,10 +365,10 @@ bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
             /* `end` / bar all: the drain is the pipes' work, walked from the last completion */
             if (!push_seg(x, ASC_CAUSE_SCALAR, i, e->end - (e->end - run), until, UINT32_MAX)) return false;
             until = run;
+            /* the core's pipe event that completed last by `run`; of equal ones the latest */
             uint32_t j = UINT32_MAX;
-            for (uint32_t k = 0; k < i; k++)
-                if (x->ev[k].core == e->core && x->ev[k].pipe != ASC_PIPE_S && x->ev[k].done <= run &&
-                    (j == UINT32_MAX || x->ev[k].done >= x->ev[j].done))
+            FOR_CORE_BEFORE(x, k, i)
+                if (x->ev[k].pipe != ASC_PIPE_S && x->ev[k].done <= run && (j == UINT32_MAX || x->ev[k].done > x->ev[j].done))
                     j = k;
             if (j == UINT32_MAX) j = scalar_before(x, i, e->start);
             i = j;
@@ -356,7 +413,64 @@ bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
         x->seg[a] = x->seg[b];
         x->seg[b] = t;
     }
+    describe_path(x);
     return true;
+}
+
+/* x->seg_desc and x->desc for the segments (see AscExplain); left NULL when out of memory. */
+static void describe_path(AscExplain *x)
+{
+    if (!x->nseg) return;
+    uint32_t hsize = 64;
+    while (hsize < 4 * (uint64_t)x->nseg) hsize *= 2;
+    /* open addressing on (core, pc, pipe): the event that was described and its offset */
+    uint32_t *hev = asc_malloc(&x->a, (size_t)hsize * sizeof *hev), *hoff = asc_malloc(&x->a, (size_t)hsize * sizeof *hoff);
+    uint32_t *sd = asc_malloc(&x->a, (size_t)x->nseg * 2 * sizeof *sd);
+    char *desc = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = hev && hoff && sd;
+    if (ok) memset(hev, 0xff, (size_t)hsize * sizeof *hev);
+    for (uint32_t k = 0; ok && k < 2 * x->nseg; k++) {
+        const Seg *g = &x->seg[k / 2];
+        uint32_t i = k % 2 ? (g->cause == ASC_CAUSE_FLAG ? g->from_ev : UINT32_MAX) : g->ev;
+        sd[k] = UINT32_MAX;
+        if (i == UINT32_MAX) continue;
+        const Ev *e = &x->ev[i];
+        uint32_t h = (uint32_t)(((uint64_t)e->core * 0x9E3779B1u + e->pc * 0x85EBCA77u + e->pipe) >> 7) & (hsize - 1);
+        while (hev[h] != UINT32_MAX) {
+            const Ev *o = &x->ev[hev[h]];
+            if (o->core == e->core && o->pc == e->pc && o->pipe == e->pipe) break;
+            h = (h + 1) & (hsize - 1);
+        }
+        if (hev[h] == UINT32_MAX) {
+            char text[400]; /* asc_explain_seg's sizes: AscExplainSeg.insn and its waiter's w */
+            _Static_assert(sizeof ((AscExplainSeg *)0)->insn == 400, "describe() truncates alike");
+            describe(x, i, text, sizeof text);
+            size_t tl = strlen(text) + 1;
+            if (len + tl > cap || len + tl > UINT32_MAX) {
+                size_t nc = cap ? cap * 2 : 16384;
+                while (nc < len + tl) nc *= 2;
+                char *np = len + tl > UINT32_MAX ? NULL : asc_realloc(&x->a, desc, cap, nc);
+                if (!np) {
+                    ok = false;
+                    break;
+                }
+                desc = np, cap = nc;
+            }
+            memcpy(desc + len, text, tl);
+            hev[h] = i, hoff[h] = (uint32_t)len;
+            len += tl;
+        }
+        sd[k] = hoff[h];
+    }
+    asc_free(&x->a, hev);
+    asc_free(&x->a, hoff);
+    if (!ok) {
+        asc_free(&x->a, sd);
+        asc_free(&x->a, desc);
+        return;
+    }
+    x->seg_desc = sd, x->desc = desc;
 }
 
 uint64_t asc_explain_cause_cycles(const AscExplain *x, unsigned cause)
@@ -679,11 +793,13 @@ bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
     const Seg *g = &x->seg[k];
     const Ev *e = &x->ev[g->ev];
     *out = (AscExplainSeg){.cause = g->cause, .core = e->core, .pipe = e->pipe, .pc = e->pc, .t0 = g->t0, .t1 = g->t1};
-    describe(x, g->ev, out->insn, sizeof out->insn);
+    if (x->seg_desc) memcpy(out->insn, x->desc + x->seg_desc[2 * k], strlen(x->desc + x->seg_desc[2 * k]) + 1);
+    else describe(x, g->ev, out->insn, sizeof out->insn);
     out->why[0] = 0;
     if (g->cause == ASC_CAUSE_FLAG && g->from_ev != UINT32_MAX) {
         char w[400];
-        describe(x, g->from_ev, w, sizeof w);
+        if (x->seg_desc) memcpy(w, x->desc + x->seg_desc[2 * k + 1], strlen(x->desc + x->seg_desc[2 * k + 1]) + 1);
+        else describe(x, g->from_ev, w, sizeof w);
         snprintf(out->why, sizeof out->why, "%s waited on flag %s->%s id %u until it was set at cycle %llu", w,
                  asc_pipe_lane(x->ev[g->from_ev].fsrc), asc_pipe_lane(x->ev[g->from_ev].fdst), x->ev[g->from_ev].fev,
                  (unsigned long long)g->t0);
@@ -691,17 +807,21 @@ bool asc_explain_seg(const AscExplain *x, uint32_t k, AscExplainSeg *out)
     return true;
 }
 
-void asc_explain_pc_costs(const AscExplain *x, uint32_t core, uint32_t entry, uint32_t n, uint64_t *busy,
-                          uint64_t *conflict)
+void asc_explain_pc_costs(const AscExplain *x, uint32_t ncores, const uint32_t *entry, const uint32_t *n,
+                          const size_t *base, uint64_t *busy, uint64_t *conflict)
 {
-    memset(busy, 0, n * sizeof *busy);
-    memset(conflict, 0, n * sizeof *conflict);
+    for (uint32_t c = 0; c < ncores; c++) {
+        memset(busy + base[c], 0, n[c] * sizeof *busy);
+        memset(conflict + base[c], 0, n[c] * sizeof *conflict);
+    }
     if (!x) return;
     for (uint32_t j = 0; j < x->n; j++) {
         const Ev *e = &x->ev[j];
-        if (e->core != core || e->pc < entry || (e->pc - entry) % 4 || (e->pc - entry) / 4 >= n) continue;
-        busy[(e->pc - entry) / 4] += e->end - e->start - e->stall_cycles;
-        conflict[(e->pc - entry) / 4] += e->conflict;
+        uint32_t c = e->core;
+        if (c >= ncores || e->pc < entry[c] || (e->pc - entry[c]) % 4 || (e->pc - entry[c]) / 4 >= n[c]) continue;
+        size_t k = base[c] + (e->pc - entry[c]) / 4;
+        busy[k] += e->end - e->start - e->stall_cycles;
+        conflict[k] += e->conflict;
     }
 }
 

@@ -173,9 +173,18 @@ static void bound_sentence(const AscSim *sim, const AscExplain *x, char *out, si
 /* A JSON string through the one string writer (asc/json.h: escaped, invalid UTF-8 as U+FFFD). */
 static void jstr(TextBuf *b, const char *text)
 {
-    char *q = asc_json_quote(text ? text : "", b->a);
+    if (!text) text = "";
+    /* a string JSON holds unchanged goes in as it is (asc_json_quote's own shortcut, without
+     * its copy: the report quotes ~17,000 short strings) */
+    if (!text[asc_json_plain(text)]) {
+        tb_str(b, "\"");
+        tb_str(b, text);
+        tb_str(b, "\"");
+        return;
+    }
+    char *q = asc_json_quote(text, b->a);
     if (!q) b->oom = true;
-    else tb_put(b, "%s", q);
+    else tb_str(b, q);
     asc_free(b->a, q);
 }
 
@@ -295,20 +304,28 @@ static void json_explain(TextBuf *b, const AscSim *sim, const AscExplain *x)
         asc_explain_seg(x, k, &g);
         char src[300];
         asc_sim_source(sim, g.pc, src, sizeof src);
-        tb_put(b, "%s\n      {\"t0\": %llu, \"t1\": %llu, \"cause\": ", k ? "," : "", (unsigned long long)g.t0,
-             (unsigned long long)g.t1);
+        /* tb_str / tb_u64, not tb_put: this loop writes most of an explained run's JSON */
+        tb_str(b, k ? ",\n      {\"t0\": " : "\n      {\"t0\": ");
+        tb_u64(b, g.t0);
+        tb_str(b, ", \"t1\": ");
+        tb_u64(b, g.t1);
+        tb_str(b, ", \"cause\": ");
         jstr(b, asc_cause_name(g.cause));
-        tb_put(b, ", \"core\": %u, \"pipe\": ", g.core);
+        tb_str(b, ", \"core\": ");
+        tb_u64(b, g.core);
+        tb_str(b, ", \"pipe\": ");
         jstr(b, asc_pipe_lane(g.pipe) ? asc_pipe_lane(g.pipe) : "?");
-        tb_put(b, ", \"pc\": %u, \"line\": ", g.pc);
+        tb_str(b, ", \"pc\": ");
+        tb_u64(b, g.pc);
+        tb_str(b, ", \"line\": ");
         jstr(b, src);
-        tb_put(b, ", \"insn\": ");
+        tb_str(b, ", \"insn\": ");
         jstr(b, g.insn);
         if (g.why[0]) {
-            tb_put(b, ", \"why\": ");
+            tb_str(b, ", \"why\": ");
             jstr(b, g.why);
         }
-        tb_put(b, "}");
+        tb_str(b, "}");
     }
     uint32_t nw = asc_explain_nwhatifs(x);
     tb_put(b, "%s]", n ? "\n    " : "");
@@ -351,36 +368,40 @@ static bool json_lines_fast(TextBuf *b, const AscSim *sim, const AscExplain *x)
     const AscImage *img = asc_sim_image(sim);
     const AscAlloc *a = asc_sim_alloc(sim);
     uint32_t nc = asc_sim_ncores(sim);
-    size_t npc = 0, maxn = 1;
-    for (uint32_t c = 0; c < nc; c++) {
-        AscSimCoreInfo ci;
-        asc_sim_core_info(sim, c, &ci);
-        size_t n = ci.size / 4 + (ci.size % 4 != 0);
-        npc += n;
-        if (n > maxn) maxn = n;
-    }
-    PcRow *rows = asc_calloc(a, npc ? npc : 1, sizeof *rows);
-    uint64_t *busy = asc_calloc(a, maxn, sizeof *busy), *beats = asc_calloc(a, maxn, sizeof *beats);
-    if (!rows || !busy || !beats) {
-        asc_free(a, rows), asc_free(a, busy), asc_free(a, beats);
+    size_t npc = 0;
+    uint32_t *entry = asc_calloc(a, nc ? nc : 1, sizeof *entry), *pcs = asc_calloc(a, nc ? nc : 1, sizeof *pcs);
+    size_t *base = asc_calloc(a, nc ? nc : 1, sizeof *base);
+    if (!entry || !pcs || !base) {
+        asc_free(a, entry), asc_free(a, pcs), asc_free(a, base);
         return false;
     }
-    size_t r = 0;
     for (uint32_t c = 0; c < nc; c++) {
         AscSimCoreInfo ci;
         asc_sim_core_info(sim, c, &ci);
-        uint32_t n = (uint32_t)(ci.size / 4 + (ci.size % 4 != 0));
-        asc_explain_pc_costs(x, c, ci.entry, n, busy, beats);
-        for (uint32_t k = 0; k < n; k++, r++) {
-            uint32_t pc = ci.entry + 4 * k;
+        entry[c] = ci.entry, pcs[c] = (uint32_t)(ci.size / 4 + (ci.size % 4 != 0)), base[c] = npc;
+        npc += pcs[c];
+    }
+    PcRow *rows = asc_calloc(a, npc ? npc : 1, sizeof *rows);
+    uint64_t *busy = asc_calloc(a, npc ? npc : 1, sizeof *busy), *beats = asc_calloc(a, npc ? npc : 1, sizeof *beats);
+    if (!rows || !busy || !beats) {
+        asc_free(a, rows), asc_free(a, busy), asc_free(a, beats);
+        asc_free(a, entry), asc_free(a, pcs), asc_free(a, base);
+        return false;
+    }
+    asc_explain_pc_costs(x, nc, entry, pcs, base, busy, beats);
+    size_t r = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        for (uint32_t k = 0; k < pcs[c]; k++, r++) {
+            uint32_t pc = entry[c] + 4 * k;
             const AscLineEntry *e = asc_image_line_at(img, pc);
             AscSimPcStats ps;
             asc_sim_pc_stats(sim, c, pc, &ps);
             rows[r] = (PcRow){.file = e ? e->file : img->nfiles, .line = e ? e->line : 0, .cnt = ps.count,
-                              .cyc = ps.cycles, .busy = busy[k], .beats = beats[k]};
+                              .cyc = ps.cycles, .busy = busy[r], .beats = beats[r]};
         }
     }
     asc_free(a, busy), asc_free(a, beats);
+    asc_free(a, entry), asc_free(a, pcs), asc_free(a, base);
     tb_put(b, "  \"lines\": {");
     bool first = true, ok = true;
     for (uint32_t f = 0; f < img->nfiles + 1 && ok; f++) {

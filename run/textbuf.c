@@ -1,6 +1,7 @@
 /* textbuf.c -- the growing text buffer of run/textbuf.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "textbuf.h"
 
@@ -29,6 +30,40 @@ void tb_put(TextBuf *b, const char *fmt, ...)
         }
         b->p = np, b->cap = nc;
     }
+}
+
+/* Room for `need` more bytes and the NUL after them; false (sticky oom) when it cannot grow. */
+static bool tb_room(TextBuf *b, size_t need)
+{
+    if (b->oom) return false;
+    if (b->p && b->n + need < b->cap) return true;
+    size_t nc = b->cap ? b->cap * 2 : 4096;
+    while (nc < b->n + need + 1) nc *= 2;
+    char *np = asc_realloc(b->a, b->p, b->cap, nc);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    b->p = np, b->cap = nc;
+    return true;
+}
+
+void tb_str(TextBuf *b, const char *s)
+{
+    size_t len = strlen(s);
+    if (!tb_room(b, len)) return;
+    memcpy(b->p + b->n, s, len + 1);
+    b->n += len;
+}
+
+void tb_u64(TextBuf *b, uint64_t v)
+{
+    char d[24];
+    size_t k = sizeof d;
+    d[--k] = 0;
+    do d[--k] = (char)('0' + v % 10);
+    while (v /= 10);
+    tb_str(b, d + k);
 }
 
 char *tb_done(TextBuf *b)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "asc/alloc.h"
 
@@ -20,6 +21,10 @@ typedef struct TextBuf {
 /* printf onto b: format into the free space; when it does not fit, grow
  * (doubling, at least 4 KB) and format again. */
 void tb_put(TextBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* tb_put(b, "%s", s) and tb_put(b, "%llu", v), byte for byte, without the printf machinery
+ * (the report's JSON writes ~10 pieces per critical-path segment). */
+void tb_str(TextBuf *b, const char *s);
+void tb_u64(TextBuf *b, uint64_t v);
 /* The text (owned by the caller, freed with b->a), "" when nothing was put;
  * NULL when out of memory. */
 char *tb_done(TextBuf *b);

@@ -24,6 +24,9 @@ bool asc_utf8_valid(const char *s);
 /* s as a JSON string with its quotes, allocated with alloc (NULL: malloc);
  * NULL when out of memory. */
 char *asc_json_quote(const char *s, const AscAlloc *alloc);
+/* The length of s's first part that a JSON string holds unchanged (printable ASCII other than
+ * '"' and '\\'): when it is strlen(s), asc_json_quote(s) is s between two quotes. */
+size_t asc_json_plain(const char *s);
 /* Write s to f as a JSON string: with its quotes, or (quotes false) only
  * the body, for a caller that prints the quotes itself.  false when out of
  * memory (nothing written) or the write failed. */

@@ -439,6 +439,16 @@ START_TEST(json_quote_matches_cjson)
             free(ref);
             free(got);
         }
+    /* asc_json_plain (the shortcut's test, eight bytes at a time): the first byte JSON changes,
+     * at every offset in and across the words */
+    for (int c = 1; c < 256; c++)
+        for (int at = 0; at < 20; at++) {
+            memset(s, 'a', (size_t)at);
+            s[at] = (char)c;
+            snprintf(s + at + 1, sizeof s - (size_t)at - 1, "tail of it");
+            bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+            ck_assert_uint_eq(asc_json_plain(s), plain ? strlen(s) : (size_t)at);
+        }
 }
 END_TEST
 
