@@ -7,7 +7,7 @@ of them, the last core the `tail` left over (both compile-time batch counts, as 
 takes them; the core picks its count with a run-time `if`).  One tiling
 (asc.lib.host.MatmulApiTiling over one M x N x K problem) serves every batch.
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/matmul_batch.py [G M N K [cores]]
-(the default M and N are multiples of 16: with tails, sanitize="initcheck" reports the Matmul's
+(the default M, N and K are multiples of 16: with tails, sanitize="initcheck" reports the Matmul's
 reads of L1 padding rows, a known false positive, docs/pyasc.md "sanitize")
 """
 import sys
@@ -66,7 +66,7 @@ def split(g, cores):
     return cores, per, g - (cores - 1) * per
 
 
-def run(g=6, m=128, n=96, k=40, cores=4, seed=0, **kw):
+def run(g=6, m=128, n=96, k=64, cores=4, seed=0, **kw):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed)
     a = (rng.random((g, m, k)) - 0.5).astype(np.float16)
@@ -83,7 +83,7 @@ def reference(a, b):
 
 if __name__ == "__main__":
     args = [int(v) for v in sys.argv[1:]]
-    g, m, n, k, cores = (args + [6, 128, 96, 40, 4][len(args):])[:5]
+    g, m, n, k, cores = (args + [6, 128, 96, 64, 4][len(args):])[:5]
     a, b, c, res = run(g, m, n, k, cores)
     err = np.abs(c - reference(a, b)).max()
     assert err < 1e-3, err
