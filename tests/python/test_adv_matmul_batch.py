@@ -1,12 +1,19 @@
 """asc.adv.Matmul.iterate_batch (NORMAL layout) on the AIC of a cube-only kernel against numpy:
 M, N, K not multiples of 16 or of the base block, both inputs batched or one broadcast, dense and
 strided batches."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import asc
 import asc.lib.host as host
 import asc.runtime.config as config
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "kernels", "pyasc"))
+import matmul_batch  # noqa: E402
 
 
 @asc.jit(matmul_cube_only=True)
@@ -29,16 +36,8 @@ def k_batch(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, ti
 
 
 def _tiling(m, n, k):
-    t = host.MatmulApiTiling(host.get_ascendc_platform())
-    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
-    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
-    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT)
-    t.set_org_shape(m, n, k)
-    t.set_shape(m, n, k)
-    t.set_buffer_space(-1, -1, -1)
-    tc = asc.adv.TCubeTiling()
-    assert t.get_tiling(tc) == 0
-    return tc
+    """One f16 x f16 -> f32 ND tiling over m x n x k (kernels/pyasc/matmul_batch.py's)."""
+    return matmul_batch.tiling_for(m, n, k)
 
 
 @pytest.mark.libasc
