@@ -4,9 +4,10 @@ L0A / L0B loads are LoadDataWithTranspose (asc.load_data_with_transpose, load_l1
 16 x 32 fractals joined into a 32 x 32 square), as adv/matmul.py's _emit_tile lowers them after
 Ascend C's load_to_l0a_loadInstr.h / load_to_l0b_loadInstr.h.  All four layouts, int8 x int8 ->
 int32 (exact: assert_array_equal) and -> float16 through set_quant_scalar / set_quant_vector, over
-shapes that divide nothing, on 1 and 3 cores of ascend910b, race-free under check_races=True, and
-with base blocks whose M / N are not multiples of 32.  (int8 called from a mix kernel's AIVs
-is rejected for every layout, A M x K too, by the serving AIC's float32 fixpipe: not tested here.)"""
+shapes that divide nothing, on 1 and 3 cores of ascend910b, race-free under check_races=True,
+with base blocks whose M / N are not multiples of 32, iterate_batch and a row stride past ND2NZ's.
+(int8 called from a mix kernel's AIVs is rejected for every layout, A M x K too, by the serving
+AIC's float32 fixpipe: not tested here.)"""
 import os
 import sys
 
@@ -153,3 +154,30 @@ def test_i8_row_stride_past_nd2nz_range(m, n, k, trans_a, trans_b):
     # A K x M: a row stride past Nd2NzParams.srcDValue's 65535 and not a whole number of 32 B: one copy per
     # row of the fill, its 32 B block count from the run-time tail (adv/matmul.py _nd2nz)
     _run(m, n, k, 1, trans_a, trans_b)
+
+
+@pytest.mark.parametrize("trans_a,trans_b", LAYOUTS)
+@pytest.mark.parametrize("m,n,k,ba,bb", [(37, 45, 29, 3, 3), (33, 20, 70, 2, 1)])
+def test_i8_layouts_iterate_batch(m, n, k, ba, bb, trans_a, trans_b):
+    from test_adv_matmul_f32_trans import k_batch
+    config.set_platform(config.Backend.Model)
+    rng = np.random.default_rng(m * n + k)
+    a = rng.integers(-128, 128, (ba, m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (bb, k, n)).astype(np.int8)
+    ga = np.ascontiguousarray(a.transpose(0, 2, 1)) if trans_a else a
+    gb = b if not trans_b else np.ascontiguousarray(b.transpose(0, 2, 1))
+    nb = max(ba, bb)
+    c = np.zeros((nb, m, n), np.int32)
+    t = host.MatmulApiTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT8, trans_a)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT8, trans_b)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT32)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.set_buffer_space(-1, -1, -1)
+    tc = asc.adv.TCubeTiling()
+    assert t.get_tiling(tc) == 0
+    k_batch[1](ga, gb, c, tc, ba, bb, trans_a, trans_b, check_races=True)
+    ref = np.stack([a[i if ba > 1 else 0].astype(np.int32) @ b[i if bb > 1 else 0].astype(np.int32)
+                    for i in range(nb)])
+    np.testing.assert_array_equal(c, ref)
