@@ -87,7 +87,7 @@ def _tiling(m, n, k, cores, trans_a, trans_b, out, base=None):
     return tiling
 
 
-def _run(m, n, k, cores, trans_a, trans_b, kern=mm_cube, kind=0, out=np.int32, base=None, seed=5):
+def _run(m, n, k, cores, trans_a, trans_b, kern=mm_cube, kind=0, out=np.int32, base=None, seed=5, steps=None):
     config.set_platform(config.Backend.Model)
     rng = np.random.default_rng(seed + m + 7 * n + 11 * k)
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
@@ -100,6 +100,8 @@ def _run(m, n, k, cores, trans_a, trans_b, kern=mm_cube, kind=0, out=np.int32, b
         w[:] = [qword(float(s)) for s in 2.0 ** rng.uniform(-14, -4, n)]
     c = np.zeros((m, n), out)
     t = _tiling(m, n, k, cores, trans_a, trans_b, out, base)
+    for f, v in (steps or {}).items():
+        setattr(t, f, v)
     ga = np.ascontiguousarray(a.T) if trans_a else a
     gb = b if not trans_b else np.ascontiguousarray(b.T)
     blocks = int(t.used_core_num) if kern is mm_cube else -(-int(t.used_core_num) // 2)
@@ -131,6 +133,19 @@ def test_i8_layouts_base_blocks_not_multiples_of_32(base, trans_a, trans_b):
     # square half outside the tile, one tile per L1 fill along that axis
     _run(150, 170, 129, 1, trans_a, trans_b, base=base)
     _run(33, 47, 300, 1, trans_a, trans_b, base=base)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("base", [(64, 96, 32), (48, 80, 64)])
+@pytest.mark.parametrize("trans_a,trans_b", LAYOUTS)
+def test_i8_layouts_fills_of_two_base_blocks(order, base, trans_a, trans_b):
+    # step_m / step_n 2: a tile's rows / columns start inside an L1 fill (the transposing loads'
+    # start index); with base_m / base_n odd multiples of 16 the transposed side falls back to one
+    # tile per fill
+    steps = {"step_m": 2, "step_n": 2, "depth_a1": 2 * 2 * 2, "depth_b1": 2 * 2 * 2, "step_k_a": 2,
+             "step_k_b": 2, "iterate_order": order}
+    _run(300, 520, 190, 1, trans_a, trans_b, base=base, steps=steps)
+    _run(150, 170, 129, 1, trans_a, trans_b, base=base, steps=steps)
 
 
 @pytest.mark.parametrize("trans_a,trans_b", LAYOUTS[1:])
