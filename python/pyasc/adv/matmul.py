@@ -27,8 +27,9 @@ and B stored K x N go to L1 as 16-row blocks of fractals, _nd2zz, and to L0 thro
 load_l1_to_l0_2dt; set_hf32 rounds them to HF32) or int8; a float32 bias (set_bias)
 where the AIC computes (_bias_init: an exact lowering, the bias table is not modelled), where a mix
 kernel's AIV receives C in UB (get_tensor_c), and for a mix kernel's iterate_all into GM (the serving AIC
-adds it; the tiling must have is_bias); int8 inputs (A M x K,
-B stored N x K) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
+adds it; the tiling must have is_bias); int8 inputs (every layout:
+A stored K x M and B stored K x N go to L1 as NZ with 32-column blocks and K padded to 32, and to L0
+through LoadDataWithTranspose b8, M and N padded to 32 as Ascend C pads them) and set_quant_scalar / set_quant_vector where the AIC computes (_fix_out); sparse
 is rejected.  The asynchronous interfaces (sync=False, set_workspace, wait_*) work from a mix
 kernel's AIV (matmul_kfc.py), and so do iterate_batch, iterate_n_batch + get_batch_tensor_c
 (for a Matmul whose A MatmulType has a layout; iterate_n_batch with MatmulConfig is_n_batch), up
@@ -496,7 +497,13 @@ class Matmul:
         cap = b.target_capacity
         self.es = es
         self._l1_plan(es, cap)
-        need = {"L1": self.l1_need, "L0A": 2 * bm * bk * es, "L0B": 2 * bk * bn * es, "L0C": bm * bn * 4}
+        # one L0A / L0B buffer; int8 A stored K x M writes fractal rows in pairs (32 rows of M), int8 B
+        # stored K x N squares of 32 columns of N: an odd 16 of the base block needs 16 rows more / one
+        # fractal more (Ascend C load_to_l0a_loadInstr.h loops Ceil(madM, 32) times, load_to_l0b_loadInstr.h
+        # loads Ceil(madN, 32) squares per 32 rows of K)
+        self.l0_slots = ((_up(bm, 32) if es == 1 and self.trans_a else bm) * bk * es,
+                         bk * bn * es + (512 if es == 1 and not self.trans_b and bn % 32 else 0))
+        need = {"L1": self.l1_need, "L0A": 2 * self.l0_slots[0], "L0B": 2 * self.l0_slots[1], "L0C": bm * bn * 4}
         if not b.target["split"]:
             need["UB"] = bm * bn * 4        # the L0C -> UB -> GM readout of coupled cores (_readout_ub)
         for buf, nb in need.items():
@@ -535,6 +542,14 @@ class Matmul:
         da, db = val(t.depth_a1, 0), val(t.depth_b1, 0)
         if bk % K0:             # a fill's K steps start on a fractal boundary
             ska = skb = 1
+        # int8 A stored K x M / B stored K x N: LoadDataWithTranspose reads 32 x 32 squares of the NZ
+        # fill (32-column blocks of M / N), so a tile must start on a block: base_m / base_n not a
+        # multiple of 32 means one tile per fill
+        a8t, b8t = es == 1 and self.trans_a, es == 1 and not self.trans_b
+        if a8t and bm % 32:
+            stm = 1
+        if b8t and bn % 32:
+            stn = 1
         na = 2 if da == 0 or da >= 2 * val(t.step_m) * val(t.step_k_a) else 1
         nb = 2 if db == 0 or db >= 2 * val(t.step_n) * val(t.step_k_b) else 1
         if da and da < val(t.step_m) * val(t.step_k_a):
@@ -549,8 +564,8 @@ class Matmul:
         ids = int(self.b.target["event_ids"]) if "event_ids" in self.b.target else 8
 
         def need():
-            sa = stm * bm * _up(ska * bk, K0) * es
-            sb = stn * bn * _up(skb * bk, K0) * es
+            sa = (_up(stm * bm, 32) if a8t else stm * bm) * _up(ska * bk, K0) * es
+            sb = (_up(stn * bn, 32) if b8t else stn * bn) * _up(skb * bk, K0) * es
             return sa, sb, _up(na * sa + nb * sb, 32), (bn * 32 if bias else 0), (bn * 8 if qv else 0)
 
         while True:
@@ -589,12 +604,6 @@ class Matmul:
         if es == 1:
             if self.tb.dtype.name != "int8":
                 raise CompileError(f"asc.adv.Matmul: A is int8 and B {self.tb.dtype.name}: both int8 (mmad.s8s32)", b.loc)
-            if self.trans_a or not self.trans_b:
-                raise CompileError("asc.adv.Matmul with int8 inputs: A must be M x K (not transposed) and B stored "
-                                   "N x K (is_trans=True): the int8 L1 -> L0 loads of the other layouts transpose "
-                                   "16 x 32 fractals (Ascend C LoadDataWithTranspose), which this lowering does "
-                                   "not use yet",
-                                   b.loc)
             if self.bias_gm is not None:
                 raise CompileError("asc.adv.Matmul.set_bias with int8 inputs (an int32 bias) is not lowered", b.loc)
         if es == 4:
@@ -794,7 +803,7 @@ class Matmul:
             elif es == 4:           # f32 A stored K x M: 16-row blocks of K, each rap / 8 fractals (_nd2zz)
                 self._nd2zz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda)
             else:                   # A stored K x M: K [ka0, +kla) x M [ra0, +rows_a), NZ with up(kla, 16) rows
-                self._nd2nz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda, _up(kla, 16))
+                self._nd2nz(a1, self.ta[ka0 * lda + ra0:], kla, rows_a, rap, lda, _up(kla, 32 if es == 1 else 16))
         else:
             cb0, cbp, kb0, klb, cols_b = self._fill("B", tile, ld["kk"], plan["solo"])
             b1 = LocalTensor(h, TPosition.B1, self.addr["B1"] + ld["slot"] * L["slot_b"], L["slot_b"] // es, _b=b)
@@ -822,8 +831,9 @@ class Matmul:
         solo = plan["solo"]
         K0, fr = 32 // es, 512 // es        # the fractal: K0 elements of K per row (32 B), 512 B
         setf, waitf = _ops.set_flag.__wrapped__, _ops.wait_flag.__wrapped__
-        a2s = [LocalTensor(h, TPosition.A2, s * bm * bk * es, bm * bk, _b=b) for s in (0, 1)]
-        b2s = [LocalTensor(h, TPosition.B2, s * bk * bn * es, bk * bn, _b=b) for s in (0, 1)]
+        sla, slb = self.l0_slots
+        a2s = [LocalTensor(h, TPosition.A2, s * sla, sla // es, _b=b) for s in (0, 1)]
+        b2s = [LocalTensor(h, TPosition.B2, s * slb, slb // es, _b=b) for s in (0, 1)]
         c1 = LocalTensor(dt.int32 if es == 1 else dt.float32, TPosition.CO1, 0, bm * bn, _b=b)
         steps, loads = plan["steps"], plan["loads"]
         total = len(steps)
@@ -855,7 +865,7 @@ class Matmul:
             cb0, cbp, kb0, klb, cols_b = self._fill("B", tile, kk, solo)
             a1 = LocalTensor(h, TPosition.A1, self.addr["A1"] + la["slot"] * L["slot_a"], L["slot_a"] // es, _b=b)
             b1 = LocalTensor(h, TPosition.B1, self.addr["B1"] + lb["slot"] * L["slot_b"], L["slot_b"] // es, _b=b)
-            kra, krb = _up(kla, 16), _up(klb, K0)       # K rows of a transposed A fill / of a B fill
+            kra, krb = _up(kla, 32 if es == 1 else 16), _up(klb, K0)    # K rows of a transposed A fill / of a B fill
             if la["first"] == i:
                 waitf(HardEvent.MTE2_MTE1, ids["A"][la["slot"]], _b=b)
             if lb["first"] == i:
@@ -864,11 +874,19 @@ class Matmul:
                 waitf(HardEvent.M_MTE1, s, _b=b)
             r0 = 0 if solo else (mi - (mi // L["step_m"]) * L["step_m"]) * bm     # the tile's rows in the fill
             c0 = 0 if solo else (ni - (ni // L["step_n"]) * L["step_n"]) * bn
-            kia = (k0 - ka0) // K0 if not self.trans_a else (k0 - ka0) // 16     # first K fractal in the fill
-            kib = (k0 - kb0) // K0 if self.trans_b else (k0 - kb0) // 16
+            kia = (k0 - ka0) // K0 if not self.trans_a or es == 1 else (k0 - ka0) // 16     # first K fractal in the fill
+            kib = (k0 - kb0) // K0 if self.trans_b or es == 1 else (k0 - kb0) // 16
             kf, nf = kp // K0, np_ // 16
             nsq = -(-kf // 2)               # f32 squares (16 x 16) along the step's K
-            for r in range(mp // 16):       # L0A (ZZ): fractal row r holds kf fractals
+            for r in range(0, mp // 16, 2 if self.trans_a and es == 1 else 1):  # L0A (ZZ): fractal row r holds kf fractals
+                if self.trans_a and es == 1:
+                    # int8 A stored K x M (Ascend C load_to_l0a_loadInstr.h TransLoadDataToL0): the
+                    # square (32 K, 32 M) of the NZ fill -> fractal rows r and r + 1 (dstFracGap kf - 1),
+                    # kf squares along K; an odd mp / 16 writes row mp / 16 too, inside the slot
+                    # (l0_slots: up(base_m, 32) rows), which the mmad does not read
+                    p2 = LoadData2dTransposeParams((r0 // 32 + r // 2) * (kra // 32) + kia, kf, 1, 0, kf - 1)
+                    _ldt.load_data_with_transpose.__wrapped__(a2s[s][r * kf * fr:], a1, p2, _b=b)
+                    continue
                 if self.trans_a and es == 4:
                     # LoadDataWithTranspose: square (K block, M block) of the ZZ fill -> two ZZ
                     # fractals of the M x K tile side by side; an odd kf's last square writes one
@@ -889,7 +907,15 @@ class Matmul:
                 for q in range(nsq):
                     p2 = LoadData2dTransposeParams((kib + q) * (cbp // 16) + c0 // 16, nf, 1, 0, nf - 1)
                     _ldt.load_data_with_transpose.__wrapped__(b2s[s][2 * q * nf * fr:], b1, p2, _b=b)
-            for j in range(kf if self.trans_b or es != 4 else 0):   # L0B (ZN): K fractal row j holds nf fractals
+            if not self.trans_b and es == 1:
+                # int8 B stored K x N (Ascend C load_to_l0b_loadInstr.h LoadDataToL0): per 32 rows of K, the
+                # squares (32 K, 32 N) of the NZ fill -> N fractals 2c and 2c + 1 of K fractal row q
+                # (dstGap 1); an odd nf's last square also writes row q + 1's first fractal, which the
+                # next load rewrites (past the last row: the slot's spare fractal, l0_slots)
+                for q in range(kf):
+                    p2 = LoadData2dTransposeParams((c0 // 32) * (krb // 32) + kib + q, -(-nf // 2), krb // 32, 1, 0)
+                    _ldt.load_data_with_transpose.__wrapped__(b2s[s][q * nf * fr:], b1, p2, _b=b)
+            for j in range(kf if self.trans_b or es == 2 else 0):   # L0B (ZN): K fractal row j holds nf fractals
                 if not self.trans_b:
                     p = LoadData2DParams((c0 // 16) * (krb // 16) + kib + j, nf, krb // 16, 0, 0, True)
                 else:
@@ -1447,7 +1473,7 @@ class Matmul:
             return
         # a row stride that is not a whole number of 32-byte blocks: one copy per row (the last
         # block of a row reads up to 31 bytes past the row, into K padding the cube ignores)
-        cb = -(-int(cols) // c0) if is_static(cols) else b.binop("sra", b.binop("add", cols, c0 - 1), 4 if c0 == 16 else 3)
+        cb = -(-int(cols) // c0) if is_static(cols) else b.binop("sra", b.binop("add", cols, c0 - 1), {8: 3, 16: 4, 32: 5}[c0])
         for r in range(rows_pad):
             _when(b, r, rows, lambda r=r: _ops.data_copy.__wrapped__(
                 dst[r * c0:], src[r * stride:], DataCopyParams(cb, 1, 0, rows_pad - 1), _b=b))
