@@ -365,7 +365,7 @@ static void shadow_read(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi)
     asc_san_put(m, "initcheck: %s reads %s [0x%llx, 0x%llx), %s", at, asc_exec_buf_name(buf), (unsigned long long)g,
                 (unsigned long long)e,
                 why == 1 ? "never written in this run"
-                         : "computed from data never written in this run (carried from L1 through L0A / L0B and mmad)");
+                         : "computed from data never written in this run (initcheck follows it through the L1 -> L0A / L0B loads and mmad)");
 }
 
 /* One access of the instruction being executed (AscExecCtx.on_access with initcheck on). */

@@ -43,6 +43,30 @@ def k_cube(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, aro
     asc.fixpipe(cg, c1, asc.FixpipeParamsV220(F, fm, 0, F))  # FIX
 
 
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def k_acc(a: asc.GlobalAddress, c: asc.GlobalAddress):
+    ag = asc.GlobalTensor()
+    cg = asc.GlobalTensor()
+    ag.set_global_buffer(a)
+    cg.set_global_buffer(c)
+    h = asc.float16
+    a1 = asc.LocalTensor(h, asc.TPosition.A1, 0, F * F)
+    a2 = asc.LocalTensor(h, asc.TPosition.A2, 0, F * F)
+    b2 = asc.LocalTensor(h, asc.TPosition.B2, 0, F * F)
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, F * F)
+    asc.data_copy(a1, ag, asc.DataCopyParams(F, 1, 0, 0))
+    asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+    asc.wait_flag(asc.HardEvent.MTE2_MTE1, 0)
+    asc.load_data(a2, a1, asc.LoadData2DParams(0, 1, 0, 0, 0, False))
+    asc.load_data(b2, a1, asc.LoadData2DParams(0, 1, 0, 0, 0, True))
+    asc.set_flag(asc.HardEvent.MTE1_M, 0)
+    asc.wait_flag(asc.HardEvent.MTE1_M, 0)
+    asc.mmad(c1, a2, b2, asc.MmadParams(F, F, F, 0, 0, 0, False))  # accumulates into L0C never written
+    asc.set_flag(asc.HardEvent.M_FIX, 0)
+    asc.wait_flag(asc.HardEvent.M_FIX, 0)
+    asc.fixpipe(cg, c1, asc.FixpipeParamsV220(F, F, 0, F))  # ACC
+
+
 def _line_of(marker):
     src = open(__file__).read().splitlines()
     return next(i + 1 for i, s in enumerate(src) if s.rstrip().endswith("# " + marker))
@@ -99,3 +123,13 @@ def test_adv_matmul_batch_tails_clean_under_every_check():
     import matmul_batch
     a, b, c, res = matmul_batch.run(3, 37, 45, 29, 2, sanitize="all")
     np.testing.assert_allclose(c, matmul_batch.reference(a, b), rtol=2e-3, atol=2e-3)
+
+
+def test_accumulating_into_never_written_l0c_fails_at_the_fixpipe():
+    a = np.ones((F, F), np.float16)
+    with pytest.raises(KernelSanitizerError) as ei:
+        k_acc[1](a, np.zeros((F, F), np.float32), sanitize="initcheck")
+    text = "\n".join(ei.value.findings)
+    assert "initcheck: 1 errors" in text and "initcheck: FIXP `fix_l0c_to_out.f32" in text, text
+    assert "reads L0C [0x0, 0x40), computed from data never written in this run" in text, text
+    assert f"test_sanitize_cube.py:{_line_of('ACC')}" in text, text
