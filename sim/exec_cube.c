@@ -700,6 +700,7 @@ ASC_EXEC_FN(MMAD)
         ctx->on_access(ctx->access_ud, ASC_BUF_L0B, b, b + b_bytes, false);
         if (!init) ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, false);
         ctx->on_access(ctx->access_ud, ASC_BUF_L0C, c, c + c_bytes, true);
+        if (ctx->def) ctx->def->mmad(ctx->access_ud, a, b, c, m, k, n, esize, init); /* initcheck */
     }
     /* scratch: A (mp x k) and B (nf x k x 16), f64 or s32 */
     uint32_t mp = (m + MM_R8 - 1) / MM_R8 * MM_R8; /* a multiple of MM_R too */
@@ -796,6 +797,10 @@ static bool fixq(AscExecCtx *ctx, const AscIssued *q, AscExecStats *st)
         for (uint64_t j = 0; j * 16 < n; j++) {
             uint64_t lo = src + j * S * 16 * 4;
             ctx->on_access(ctx->access_ud, ASC_BUF_L0C, lo, lo + m * 16 * 4, false);
+            /* initcheck: exactly the n columns of each row read (padding columns are not) */
+            uint64_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+            for (uint64_t r = 0; ctx->def && r < m; r++)
+                ctx->def->read(ctx->access_ud, ASC_BUF_L0C, lo + r * 64, lo + r * 64 + cols * 4);
         }
         if (vec) ctx->on_access(ctx->access_ud, ASC_BUF_FB, qa, qa + n * 8, false);
         for (uint64_t r = 0; r < m; r++)
@@ -886,6 +891,10 @@ ASC_EXEC_FN(FIXPIPE)
         for (uint64_t j = 0; j * 16 < n; j++) {
             uint64_t lo = src + j * S * 16 * 4;
             ctx->on_access(ctx->access_ud, ASC_BUF_L0C, lo, lo + m * 16 * 4, false);
+            /* initcheck: exactly the n columns of each row read (padding columns are not) */
+            uint64_t cols = n - j * 16 < 16 ? n - j * 16 : 16;
+            for (uint64_t r = 0; ctx->def && r < m; r++)
+                ctx->def->read(ctx->access_ud, ASC_BUF_L0C, lo + r * 64, lo + r * 64 + cols * 4);
         }
         for (uint64_t r = 0; r < m; r++)
             ctx->on_access(ctx->access_ud, dbuf, dst + r * D * osize, dst + r * D * osize + n * osize, true);

@@ -274,6 +274,13 @@ ASC_EXEC_FN(LOAD2D)
             uint64_t so = src + (start + i * srcstride) * FRACTAL_BYTES, dof = dst + i * (1 + dstgap) * FRACTAL_BYTES;
             ctx->on_access(ctx->access_ud, ASC_BUF_L1, so, so + FRACTAL_BYTES, false);
             ctx->on_access(ctx->access_ud, dbuf, dof, dof + FRACTAL_BYTES, true);
+            if (ctx->def) { /* initcheck: the definedness of the bytes, moved as the data is */
+                uint8_t su[FRACTAL_BYTES], du[FRACTAL_BYTES];
+                ctx->def->l1(ctx->access_ud, so, so + FRACTAL_BYTES, su);
+                if (transpose) asc_frac_transpose16(du, su);
+                else memcpy(du, su, sizeof du);
+                ctx->def->put(ctx->access_ud, dbuf, dof, dof + FRACTAL_BYTES, du);
+            }
         }
         if (!transpose) {
             /* 64-byte pieces: a fixed-size copy the compiler keeps in vector registers (one

@@ -106,10 +106,22 @@ ASC_EXEC_FN(LOAD2DT)
         uint64_t so = src + (start + i * srcstride) * sq;
         const uint8_t *s = ctx->mem[ASC_BUF_L1].data + so;
         if (ctx->on_access) ctx->on_access(ctx->access_ud, ASC_BUF_L1, so, so + sq, false);
+        uint8_t su[2 * FRAC]; /* initcheck: the square's definedness, moved as the data is */
+        if (ctx->def) ctx->def->l1(ctx->access_ud, so, so + sq, su);
         for (unsigned j = 0; j < nfrac; j++) {
             uint64_t dof = dst + i * (1 + dstgap) * FRAC + j * (1 + fracgap) * FRAC;
             uint8_t *d = ctx->mem[dbuf].data + dof;
             if (ctx->on_access) ctx->on_access(ctx->access_ud, dbuf, dof, dof + FRAC, true);
+            if (ctx->def) {
+                uint8_t du[FRAC];
+                if (esize == 1)
+                    asc_frac_transpose16(du, su);
+                else if (esize == 2)
+                    t32(du, su, j);
+                else
+                    t8(du, su, j);
+                ctx->def->put(ctx->access_ud, dbuf, dof, dof + FRAC, du);
+            }
             if (esize == 1)
                 asc_frac_transpose16(d, s);
             else if (esize == 2)

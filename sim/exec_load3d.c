@@ -181,6 +181,19 @@ ASC_EXEC_FN(LOAD3D)
             uint64_t a;
             bool in = l3d_src(&p, r, b, &a);
             if (in && ctx->on_access) ctx->on_access(ctx->access_ud, ASC_BUF_L1, a, a + 32, false);
+            if (ctx->def) { /* initcheck: the definedness of the bytes written (padding is defined) */
+                uint8_t u[32] = {0};
+                if (in) ctx->def->l1(ctx->access_ud, a, a + 32, u);
+                if (!p.l0b && !p.transpose) {
+                    uint64_t o = p.dst + l3d_dst(&p, r, b, 0);
+                    ctx->def->put(ctx->access_ud, dbuf, o, o + 32, u);
+                } else {
+                    for (uint64_t e = 0; e < p.c0; e++) {
+                        uint64_t o = p.dst + l3d_dst(&p, r, b, e);
+                        ctx->def->put(ctx->access_ud, dbuf, o, o + p.es, u + e * p.es);
+                    }
+                }
+            }
             if (!p.l0b && !p.transpose) {
                 uint8_t *row = d + l3d_dst(&p, r, b, 0);
                 if (in)

@@ -24,6 +24,20 @@
  * output the host only placed does not).  A read of a granule never initialised is an error.
  * Granules make the check free of false positives (an access is reported in whole 32 B blocks,
  * sim_exec.h) at the price of missing a read of the unwritten bytes of a written granule.
+ * The cube path carries definedness instead of checking it (AscDefOps, sim_exec.h): L0A, L0B
+ * and L0C keep it per byte (AscCore.undef: 0 defined, 1 never written, 2 computed from bytes
+ * not defined).  The L1 -> L0A/L0B loads (load2d, the transposing 2dt load, load3dv2) report
+ * no read of L1: each byte written takes the definedness of the L1 byte it moves (that of its
+ * granule) through the same transpose, the data's own code applied to the masks; load3dv2's
+ * padding values are defined.  mmad reports nothing: it writes only C(r, c), r < m, c < n,
+ * reading only A(r, 0..k-1) and B(0..k-1, c) (exec_cube.c), so C(r, c) is defined when all of
+ * those are, and accumulating the old C(r, c) too.  The L0C readouts check exactly the m x n
+ * elements they read and report there (a fixpipe's whole-row footprint, which racecheck gets,
+ * also covers the padding columns).  Every other reader of L0A/L0B/L0C reports undefined bytes
+ * in its footprint; every other writer makes its footprint defined.  So an asc.adv.Matmul tail,
+ * whose loads move the never-written padding rows of an L1 tile into L0A/L0B and from there
+ * only into C's padding, is clean, and never-written L1 that reaches an output is reported by
+ * the instruction that makes it visible.
  *
  * synccheck (warnings).  A flag still set when its core reaches `end` (a set_flag no
  * wait_flag consumed); a wait_flag whose flag is not set or pending when it starts and that no
@@ -82,7 +96,10 @@ void asc_san_free(AscSim *sim)
         asc_free(&sim->alloc, sim->allocs[i].race);
     }
     for (uint32_t i = 0; sim->cores && i < sim->ncores; i++)
-        for (unsigned b = 0; b < ASC_BUF_COUNT; b++) asc_free(&sim->alloc, sim->cores[i].init[b]);
+        for (unsigned b = 0; b < ASC_BUF_COUNT; b++) {
+            asc_free(&sim->alloc, sim->cores[i].init[b]);
+            asc_free(&sim->alloc, sim->cores[i].undef[b]);
+        }
 }
 
 /* The allocation holding byte `addr`, or -1. */
@@ -297,10 +314,71 @@ bool asc_san_gm(void *ud, bool write, uint64_t lo, uint64_t hi)
 
 /* ---- initcheck ----------------------------------------------------------------------------- */
 
+/* The buffers whose definedness is kept per byte (AscCore.undef): 0 defined, 1 never written,
+ * 2 computed from bytes not defined (the cube path: L1 -> L0A / L0B -> mmad -> L0C). */
+static bool shadowed(AscBuf b)
+{
+    return b == ASC_BUF_L0A || b == ASC_BUF_L0B || b == ASC_BUF_L0C;
+}
+
+/* Whether the executing instruction tells initcheck about this access exactly through
+ * AscExecCtx.def (so its on_access report, whole fractals, is not checked here). */
+static bool def_hooked(const AscCore *c, AscBuf buf, bool write)
+{
+    const AscProg *p = c->prog;
+    uint32_t pc = c->xpc;
+    if (pc < p->entry || pc >= p->entry + p->size || (pc & 3)) return false;
+    switch (p->insn[(pc - p->entry) / 4].op) {
+    case ASC_OP_LOAD_L1_TO_L0A_2D:
+    case ASC_OP_LOAD_L1_TO_L0B_2D:
+    case ASC_OP_LOAD_L1_TO_L0_2DT:
+    case ASC_OP_LOAD3DV2: return write ? buf == ASC_BUF_L0A || buf == ASC_BUF_L0B : buf == ASC_BUF_L1;
+    case ASC_OP_MMAD_F16F32:
+    case ASC_OP_MMAD_BF16F32:
+    case ASC_OP_MMAD_S8S32:
+    case ASC_OP_MMAD_F32F32: return shadowed(buf);
+    case ASC_OP_FIX_L0C_TO_OUT_F32:
+    case ASC_OP_FIX_L0C_TO_OUT_F16:
+    case ASC_OP_FIX_L0C_TO_OUT_BF16:
+    case ASC_OP_FIX_L0C_TO_OUT_Q:
+    case ASC_OP_MOV_L0C_TO_UB_F32:
+    case ASC_OP_MOV_L0C_TO_UB_F16: return !write && buf == ASC_BUF_L0C;
+    default: return false;
+    }
+}
+
+/* A read of [lo, hi) of a shadowed buffer: an error at its first run of bytes not defined. */
+static void shadow_read(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi)
+{
+    const uint8_t *u = c->undef[buf];
+    uint64_t g = lo;
+    while (g < hi && !u[g]) g++;
+    if (g == hi) return;
+    uint8_t why = u[g];
+    uint64_t e = g;
+    while (e < hi && u[e] == why) e++;
+    AscSim *sim = c->sim;
+    char *m = asc_san_claim(sim, ASC_SAN_INITCHECK, ASC_SEV_ERROR, c, c->xpipe, c->xpc, (uint32_t)buf);
+    if (!m) return;
+    char at[480];
+    who(sim, c, c->xpipe, c->xpc, at, sizeof at);
+    asc_san_put(m, "initcheck: %s reads %s [0x%llx, 0x%llx), %s", at, asc_exec_buf_name(buf), (unsigned long long)g,
+                (unsigned long long)e,
+                why == 1 ? "never written in this run"
+                         : "computed from data never written in this run (initcheck follows it through the L1 -> L0A / L0B loads and mmad)");
+}
+
 /* One access of the instruction being executed (AscExecCtx.on_access with initcheck on). */
 static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscSim *sim = c->sim;
+    if ((buf == ASC_BUF_L1 || shadowed(buf)) && c->ctx.def && def_hooked(c, buf, write)) return;
+    if (buf < ASC_BUF_COUNT && c->undef[buf]) {
+        if (hi <= lo) return;
+        if (write) memset(c->undef[buf] + lo, 0, (size_t)(hi - lo));
+        else shadow_read(c, buf, lo, hi);
+        return;
+    }
     uint8_t *init = NULL;
     uint64_t off = 0;
     const char *name = asc_exec_buf_name(buf);
@@ -340,6 +418,72 @@ static void init_access(AscCore *c, AscBuf buf, uint64_t lo, uint64_t hi, bool w
            (unsigned long long)blo, (unsigned long long)bhi, aname);
 }
 
+/* ---- initcheck through the cube path (AscDefOps, sim_exec.h) ---- */
+
+static void def_l1(void *ud, uint64_t lo, uint64_t hi, uint8_t *undef)
+{
+    const AscCore *c = ud;
+    const uint8_t *init = c->init[ASC_BUF_L1];
+    for (uint64_t a = lo; a < hi; a++) undef[a - lo] = init && init[a / ASC_RACE_GRANULE] ? 0 : 0xff;
+}
+
+static void def_put(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, const uint8_t *undef)
+{
+    AscCore *c = ud;
+    uint8_t *u = buf < ASC_BUF_COUNT ? c->undef[buf] : NULL;
+    if (!u) return;
+    for (uint64_t a = lo; a < hi; a++) u[a] = undef && undef[a - lo] ? 2 : 0;
+}
+
+static bool any_undef(const uint8_t *u, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (u[i]) return true;
+    return false;
+}
+
+/* mmad reads A(r, 0..k-1) and B(0..k-1, c) and writes C(r, c) for r < m, c < n only (exec_cube.c):
+ * C(r, c) is defined when all of those are (and, accumulating, the old C(r, c)). */
+static void def_mmad(void *ud, uint64_t a, uint64_t b, uint64_t c, uint32_t m, uint32_t k, uint32_t n, uint32_t esize,
+                     bool init)
+{
+    AscCore *core = ud;
+    const uint8_t *ua = core->undef[ASC_BUF_L0A], *ub = core->undef[ASC_BUF_L0B];
+    uint8_t *uc = core->undef[ASC_BUF_L0C];
+    if (!ua || !ub || !uc || !m || !k || !n || m > 4095 || n > 4095 || !esize || esize > 32) return;
+    uint32_t k0 = 32 / esize;
+    uint64_t kf = (k + k0 - 1) / k0, nf = (n + 15) / 16, mf = (m + 15) / 16;
+    uint8_t row[4096], col[4096];
+    for (uint32_t r = 0; r < m; r++) {
+        row[r] = 0;
+        for (uint64_t kb = 0; kb < kf && !row[r]; kb++) {
+            uint64_t cn = k - kb * k0 < k0 ? k - kb * k0 : k0;
+            row[r] = any_undef(ua + a + ((r / 16) * kf + kb) * 512 + (r % 16) * 32, cn * esize);
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        col[j] = 0;
+        for (uint64_t kb = 0; kb < kf && !col[j]; kb++) {
+            uint64_t kn = k - kb * k0 < k0 ? k - kb * k0 : k0;
+            col[j] = any_undef(ub + b + (kb * nf + j / 16) * 512 + (j % 16) * 32, kn * esize);
+        }
+    }
+    for (uint32_t j = 0; j < n; j++)
+        for (uint32_t r = 0; r < m; r++) {
+            uint8_t *e = uc + c + (((uint64_t)(j / 16) * mf * 16 + r) * 16 + j % 16) * 4;
+            bool bad = row[r] || col[j] || (!init && any_undef(e, 4));
+            memset(e, bad ? 2 : 0, 4);
+        }
+}
+
+static void def_read(void *ud, AscBuf buf, uint64_t lo, uint64_t hi)
+{
+    AscCore *c = ud;
+    if (buf < ASC_BUF_COUNT && c->undef[buf] && lo < hi) shadow_read(c, buf, lo, hi);
+}
+
+static const AscDefOps def_ops = {.l1 = def_l1, .put = def_put, .mmad = def_mmad, .read = def_read};
+
 /* AscExecCtx.on_access when a sanitizer needs accesses: the race checker's, then ours. */
 void asc_san_access(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
@@ -356,9 +500,14 @@ bool asc_san_core_init(AscSim *sim, AscCore *c)
             if (!m->size) continue;
             c->init[b] = asc_calloc(&sim->alloc, ((size_t)m->size + ASC_RACE_GRANULE - 1) / ASC_RACE_GRANULE, 1);
             if (!c->init[b]) return false;
+            if (!shadowed((AscBuf)b)) continue;
+            c->undef[b] = asc_calloc(&sim->alloc, (size_t)m->size, 1);
+            if (!c->undef[b]) return false;
+            memset(c->undef[b], 1, (size_t)m->size);
         }
         c->ctx.on_access = asc_san_access;
         c->ctx.access_ud = c;
+        if (c->undef[ASC_BUF_L0A] && c->undef[ASC_BUF_L0B] && c->undef[ASC_BUF_L0C]) c->ctx.def = &def_ops;
     }
     if (sim->san & ASC_SAN_SYNCCHECK) {
         /* which flags some set_flag of the program sets (for waits that can only deadlock) */

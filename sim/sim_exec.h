@@ -107,6 +107,24 @@ typedef struct AscIssued {
  * overlapping. */
 typedef void (*AscAccessFn)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write);
 
+/* initcheck through the cube path (sim/san.c), AscExecCtx.def, NULL unless initcheck is on:
+ * the L1 -> L0A / L0B loads, mmad and the L0C readouts say exactly which bytes they move or
+ * read, so that definedness follows the data instead of being checked at the loads.  All take
+ * AscExecCtx.access_ud.  undef masks hold one byte per data byte, 0xff = not defined.
+ *   l1: mask of L1 [lo, hi) (a byte is defined when its 32 B granule was written).
+ *   put: L0A / L0B [lo, hi) was just written with definedness mask (NULL: all defined).
+ *   mmad: C (m x n at c, NZ) = A (m x k at a, ZZ) x B (k x n at b, ZN), elements of esize
+ *         bytes (exec_cube.c's layouts): an output is defined when every A(r, 0..k-1) and
+ *         B(0..k-1, c) is, and with init 0 the old C(r, c) too.
+ *   read: a read of exactly [lo, hi) of L0C: an error when any byte is not defined. */
+typedef struct AscDefOps {
+    void (*l1)(void *ud, uint64_t lo, uint64_t hi, uint8_t *undef);
+    void (*put)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, const uint8_t *undef);
+    void (*mmad)(void *ud, uint64_t a, uint64_t b, uint64_t c, uint32_t m, uint32_t k, uint32_t n, uint32_t esize,
+                 bool init);
+    void (*read)(void *ud, AscBuf buf, uint64_t lo, uint64_t hi);
+} AscDefOps;
+
 /* The data work an exec function hands to a host worker thread (sim/pool.c,
  * `threads` of AscSimDesc).  The exec function has already checked every
  * access and filled AscExecStats; `run` only reads and writes its footprint: the core's
@@ -160,6 +178,7 @@ typedef struct AscExecCtx {
     bool no_bank_cost;         /* --functional: no timing, so skip the UB bank model (10% of a vadd) */
     AscAccessFn on_access;     /* NULL unless races are checked: then no access is reported, at no cost */
     void *access_ud;
+    const AscDefOps *def;      /* initcheck's cube path (AscDefOps); NULL unless initcheck is on */
     /* memcheck (san.c): a GM access [lo, hi) that passed the GM size check; false = fault
      * (message in fault).  NULL when no allocation was placed and memcheck is off. */
     bool (*on_gm)(void *ud, bool write, uint64_t lo, uint64_t hi);

@@ -236,6 +236,7 @@ typedef struct AscCore {
     uint8_t xpipe;           /* the unit whose instruction is executing (S or a pipe) */
     uint32_t xpc;            /* and its pc */
     uint8_t *init[ASC_BUF_COUNT];                 /* initcheck: per 32 B granule of each local buffer */
+    uint8_t *undef[ASC_BUF_COUNT];                /* initcheck: per byte of L0A, L0B, L0C, 1 = not defined */
     uint16_t sets_flag[ASC_PIPE_COUNT][ASC_PIPE_COUNT]; /* synccheck: event bits some set_flag sets */
     uint32_t since_bar[ASC_PIPE_COUNT];           /* synccheck: instructions started since the last bar */
     uint8_t seen_bar[ASC_PIPE_COUNT];

@@ -7,8 +7,8 @@ of them, the last core the `tail` left over (both compile-time batch counts, as 
 takes them; the core picks its count with a run-time `if`).  One tiling
 (asc.lib.host.MatmulApiTiling over one M x N x K problem) serves every batch.
 Run: PYTHONPATH=python /usr/bin/python3 kernels/pyasc/matmul_batch.py [G M N K [cores]]
-(the default M, N and K are multiples of 16: with tails, sanitize="initcheck" reports the Matmul's
-reads of L1 padding rows, a known false positive, docs/pyasc.md "sanitize")
+(tails run clean under sanitize="all" too: initcheck follows the unwritten L1 padding rows the
+Matmul's loads move into C's padding, docs/pyasc.md "sanitize")
 """
 import sys
 

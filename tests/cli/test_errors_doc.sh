@@ -83,8 +83,10 @@ fault f_farg '.kernel k, aiv\n.arg alpha, float\n        end\n' || exit 1
 # sanitizer findings (docs/timing.md, Sanitizers)
 $py -c "
 import numpy as np
-np.save('x100.npy', np.ones(100, dtype=np.float16)); np.save('w.npy', np.zeros(64, dtype=np.float32))" || exit 1
+np.save('x100.npy', np.ones(100, dtype=np.float16)); np.save('w.npy', np.zeros(64, dtype=np.float32))
+np.save('a256.npy', np.ones(256, dtype=np.float16))" || exit 1
 fault f_bar '.kernel k, aiv\n        bar mte2\n        end\n' || exit 1
+fault f_cube '.target ascend910b\n.kernel k, aic\n.arg a, gm, f16\n.arg c, gm, f32\n        li x10, 0\n        mov_out_to_l1 x10, x0, nburst=9, len=1\n        set_flag mte2, mte1, 0\n        wait_flag mte2, mte1, 0\n        load_l1_to_l0a_2d x10, x10, start=0, repeat=1, srcstride=1\n        load_l1_to_l0b_2d x10, x10, start=0, repeat=1, srcstride=1, transpose=1\n        set_flag mte1, m, 0\n        wait_flag mte1, m, 0\n        mmad.f16f32 x10, x10, x10, m=16, n=16, k=16, init=1\n        set_flag m, fix, 0\n        wait_flag m, fix, 0\n        fix_l0c_to_out.f32 x1, x10, m=16, n=16\n        end\n' || exit 1
 fault f_race '.kernel mx, mix\n.arg ws, gm, f32\n.aic\n        li x2, 7\n        st.w x2, 0(x0)\n        end\n.aiv\n        ld.w x3, 0(x0)\n        end\n' || exit 1
 VADD='vadd.bin --arg x=x.npy --arg y=x.npy --arg n=4096'
 fails=0 rows=0

@@ -138,6 +138,25 @@ clean gm_disjoint
 check gm_atomic 0 "$sim" run at.bin --blocks 4 --sanitize=racecheck --arg z=w.npy
 clean gm_atomic
 
+# initcheck through the cube path: A's L1 tile gets rows 0..8 only (one 32 B granule each); the
+# loads and mmad carry "not defined" to C's rows 9..15, and only a fixpipe reading them reports
+mk_cube() { # mk_cube NAME FIXPIPE_M
+  printf '.target ascend910b\n.kernel %s, aic\n.arg a, gm, f16\n.arg b, gm, f16\n.arg c, gm, f32\n  li x10, 0\n  li x11, 0x2000\n  mov_out_to_l1 x10, x0, nburst=9, len=1\n  mov_out_to_l1 x11, x1, nburst=16, len=1\n  set_flag mte2, mte1, 0\n  wait_flag mte2, mte1, 0\n  li x15, 0\n  load_l1_to_l0a_2d x15, x10, start=0, repeat=1, srcstride=1\n  load_l1_to_l0b_2d x15, x11, start=0, repeat=1, srcstride=1, transpose=1\n  set_flag mte1, m, 0\n  wait_flag mte1, m, 0\n  mmad.f16f32 x15, x15, x15, m=16, n=16, k=16, init=1\n  set_flag m, fix, 0\n  wait_flag m, fix, 0\n  fix_l0c_to_out.f32 x2, x15, m=%s, n=16\n  end\n' "$1" "$2" > "$1.s"
+  "$as" "$1.s" -o "$1.bin" || { echo "FAIL: cannot assemble $1.s"; exit 1; }
+}
+mk_cube cube_out 16
+mk_cube cube_pad 9
+$py -c "import numpy as np; np.save('ca.npy', np.ones((16, 16), np.float16))"
+check cube_out 1 "$sim" run cube_out.bin --sanitize=initcheck --arg a=ca.npy --arg b=ca.npy --arg c=@cc.npy:16,16:f32
+expect cube_out "error: initcheck: 1 errors (1 distinct listed below)"
+expect cube_out "initcheck: FIXP \`fix_l0c_to_out.f32 x2, x15, x31\` at cube_out.s:20 (core0.cubecore0, pipe fix, pc 0x0068"
+expect cube_out "reads L0C [0x240, 0x280), computed from data never written in this run (initcheck follows it through the L1 -> L0A / L0B loads and mmad)"
+if grep 'initcheck: ' <<<"$out" | grep -q '`load_l1_to_l0\|`mmad'; then
+  echo "FAIL cube_out: reported at a load or the mmad"; fails=$((fails + 1))
+fi
+check cube_pad 0 "$sim" run cube_pad.bin --sanitize=all --arg a=ca.npy --arg b=ca.npy --arg c=@cp.npy:16,16:f32
+clean cube_pad
+
 # the repository's kernels run clean under every check
 for b in 1 4; do
   for k in vadd_single vadd_double vadd_bank_conflict; do
