@@ -511,3 +511,31 @@ def test_kfc_iterate_n_batch_bias(m, n, k, loops, ba, bb, cores):
                               @ b[v, (i // nb) * bb + (i % nb) * bb // nb].astype(np.float64) + bias[v, i]
                               for i in range(loops * nb)]) for v in range(aivs)])
     assert np.abs(cache - ref).max() < 1e-3
+
+
+@asc.jit
+def k_n_batch_bsngd(a: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+                    workspace: asc.GlobalAddress, cache: asc.GlobalAddress):
+    ag = asc.GlobalTensor()
+    ag.set_global_buffer(a)
+    wg = asc.GlobalTensor()
+    wg.set_global_buffer(cache, 4096)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, False, asc.LayoutMode.BSNGD),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ag.dtype, True, asc.LayoutMode.BSNGD),
+                        c=asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, asc.float32),
+                        matmul_config=asc.adv.get_normal_config(batch_loop=True))
+    asc.adv.register_matmul(asc.TPipe(), workspace, mm, tiling)
+    mm.set_workspace(wg)
+    mm.set_tensor_a(ag)
+    mm.set_tensor_b(ag, True)
+    mm.iterate_n_batch(1, 1, 1, False)
+    mm.end()
+
+
+def test_kfc_iterate_n_batch_layout_error_names_the_call():
+    """The layout checks shared by iterate_batch and iterate_n_batch name the call the kernel made."""
+    with pytest.raises(asc.CompileError) as e:
+        k_n_batch_bsngd.asm(np.zeros(1024, np.float16), np.zeros(1024, np.float32), _tiling(16, 16, 16, "float16"),
+                            np.zeros(1 << 20, np.uint8), np.zeros(4096, np.float32))
+    msg = str(e.value)
+    assert "asc.adv.Matmul.iterate_n_batch: A's layout BSNGD needs the tiling's a_layout_info_b/s/n/g/d" in msg, msg

@@ -963,7 +963,7 @@ class Matmul:
                                "an asynchronous batch only with waitIterateBatch)", self.b.loc)
         _kfc.drain(self)
 
-    def _batch_layout(self, which, t, nb):
+    def _batch_layout(self, which, t, nb, fn="iterate_batch"):
         """(matrix offset of batch i as a function, row stride) of A or B in its MatmulType layout
         (Ascend C impl/adv_api/detail/matmul/stage/copy_cube_in/batch/batch_copy_cube_in.h and
         batch_copy_cube_in_params.h): NORMAL / BNGS1S2 dense matrices (or matrix_stride apart);
@@ -976,22 +976,22 @@ class Matmul:
             return lay, None, None
         f = {k: int(getattr(t, f"{which}_layout_info_{k}")) for k in "bsngd"}
         if min(f.values()) <= 0:
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout {lay.name} needs the tiling's "
+            raise CompileError(f"asc.adv.Matmul.{fn}: {which.upper()}'s layout {lay.name} needs the tiling's "
                                f"{which}_layout_info_b/s/n/g/d (host set_{which}_layout), got {f}", b.loc)
         M, N, KA, KB = self.dims
         want_trans = which == "b"
         if (self.trans_a if which == "a" else self.trans_b) != want_trans:
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: in layout {lay.name} each matrix is S x D with D the K "
+            raise CompileError(f"asc.adv.Matmul.{fn}: in layout {lay.name} each matrix is S x D with D the K "
                                f"axis: {which.upper()} is {'N x K (is_trans=True)' if want_trans else 'M x K (is_trans=False)'}",
                                b.loc)
         s_, d_ = (M, KA) if which == "a" else (N, KB)
         if (f["s"], f["d"]) != (s_, d_):
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: {which.upper()}'s layout S x D is {f['s']} x {f['d']}, "
+            raise CompileError(f"asc.adv.Matmul.{fn}: {which.upper()}'s layout S x D is {f['s']} x {f['d']}, "
                                f"the tiling's matrix {s_} x {d_}", b.loc)
         ng = f["n"] * f["g"]
         cnt = (self._batch_counts or (1, 1))[0 if which == "a" else 1]    # None: the server (the client checked)
         if lay == LayoutMode.BSNGD and ng % cnt:
-            raise CompileError(f"asc.adv.Matmul.iterate_batch: BSNGD computes within one row of S: N * G = {ng} of "
+            raise CompileError(f"asc.adv.Matmul.{fn}: BSNGD computes within one row of S: N * G = {ng} of "
                                f"{which.upper()} must be a multiple of batch_{which} {cnt} (Ascend C IterateBatch.md; "
                                f"loop over the B axis)", b.loc)
         if lay == LayoutMode.BSNGD:
@@ -1070,13 +1070,13 @@ class Matmul:
                                b.loc)
         return ba, bb, int(matrix_stride_a), int(matrix_stride_b), int(matrix_stride_c)
 
-    def _batch_check_layouts(self, ba, bb, sa, sb):
+    def _batch_check_layouts(self, ba, bb, sa, sb, fn="iterate_batch"):
         """The compile-time checks of A's and B's layouts (_batch_layout) for counts ba, bb."""
         self._batch_counts = (ba, bb)
-        la, fa, _ = self._batch_layout("a", self.tiling, max(ba, bb))
-        lb, fb, _ = self._batch_layout("b", self.tiling, max(ba, bb))
+        la, fa, _ = self._batch_layout("a", self.tiling, max(ba, bb), fn)
+        lb, fb, _ = self._batch_layout("b", self.tiling, max(ba, bb), fn)
         if (fa is not None or fb is not None) and (sa or sb):
-            raise CompileError("asc.adv.Matmul.iterate_batch: matrix_stride_a / _b apply to the NORMAL and "
+            raise CompileError(f"asc.adv.Matmul.{fn}: matrix_stride_a / _b apply to the NORMAL and "
                                "BNGS1S2 layouts; BSNGD / SBNGD place the matrices by the layout", self.b.loc)
 
     def _client_batch(self, fn, ba, bb, sa, sb, sc):
@@ -1093,7 +1093,7 @@ class Matmul:
                                f"matrices are dense M x N here: pass 0", b.loc)
         t = self.tiling
         self.dims = (int(t.m), int(t.n), int(t.k_a), int(t.k_b))
-        self._batch_check_layouts(ba, bb, sa, sb)
+        self._batch_check_layouts(ba, bb, sa, sb, fn)
 
     def _msg_batch(self, ba, bb, sa, sb, loops):
         """Words 10..14 of the message: the counts, the strides resolved (0: dense), the loop count."""
