@@ -86,21 +86,13 @@ def check_op(target: str, mnemonic: str, pipe: str = "s") -> str | None:
     `mnemonic` with pipe operand `pipe` on profile `target`, for a rule broken on every core kind
     (while tracing, the kernel's kind is not known yet; the assembler checks the rest per kernel
     part): that rule's text, or None."""
-    lib = L.lib()
-    cfg = C.cast(config(target), C.c_void_p)
-    buf = C.create_string_buffer(512)
-    texts = []
     # the core kinds the profile has: AIC and AIV on a split profile, one coupled kind otherwise
-    kinds = [k for n, k in L.ASC_CORE_KINDS.items() if (n == "coupled") != bool(load(target)["split"])]
-    for kind in kinds:
-        n = lib.asc_target_check_op(cfg, kind, mnemonic.encode(), abi.PIPES[pipe], 0, 0, 0, buf, len(buf))
-        if n < 0:
-            # unreachable from user code: callers pass the compiler's own mnemonics (isa.json's)
-            raise ValueError(f"internal: libasc knows no instruction '{mnemonic}'")
-        texts.append(buf.value.decode() if n else None)
+    kinds = [n.lower() for n in L.ASC_CORE_KINDS if (n == "coupled") != bool(load(target)["split"])]
+    texts = [check_sync(target, kind, mnemonic, pipe) for kind in kinds]
     return texts[0] if all(texts) else None
 
 
+@functools.lru_cache(maxsize=None)
 def check_sync(target: str, kind: str, mnemonic: str, pipe: str = "s", src: str = "s", dst: str = "s") -> str | None:
     """libasc's rule (asc_target_check_op: asc_config_sync_legal / asc_config_core_has_pipe in
     target/config.c) for a set_flag/wait_flag joining ISA pipes `src` -> `dst`, or a `bar` of
@@ -113,5 +105,6 @@ def check_sync(target: str, kind: str, mnemonic: str, pipe: str = "s", src: str 
     n = lib.asc_target_check_op(cfg, core, mnemonic.encode(), abi.PIPES[pipe], abi.PIPES[src], abi.PIPES[dst], 0,
                                 buf, len(buf))
     if n < 0:
+        # unreachable from user code: callers pass the compiler's own mnemonics (isa.json's)
         raise ValueError(f"internal: libasc knows no instruction '{mnemonic}'")
     return buf.value.decode() if n else None
