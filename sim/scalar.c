@@ -20,6 +20,7 @@
 
 #include "asc/target.h"
 #include "exec_internal.h"
+#include "sched.h"
 #include "sim_internal.h"
 
 #define CORE_OF(ctx) ((AscCore *)(void *)(ctx)) /* ctx is AscCore's first member */
@@ -440,7 +441,7 @@ static bool issue(AscSim *sim, AscCore *c, const AscInsn *in, uint8_t pipe, uint
 static bool sleep_until(AscSim *sim, AscCore *c, uint64_t t)
 {
     c->stime = t;
-    asc_heap_set(&sim->heap, asc_agent(c, ASC_PIPE_S), t);
+    asc_heap_set_inline(&sim->heap, asc_agent(c, ASC_PIPE_S), t);
     return false;
 }
 
@@ -783,7 +784,7 @@ static bool run_alu(AscSim *sim, AscCore *c, uint64_t *tp, uint64_t horizon)
 void asc_scalar_step(AscSim *sim, AscCore *c)
 {
     uint64_t t = sim->now;
-    uint64_t horizon = asc_heap_min_cycle(&sim->heap); /* next event of any other agent */
+    uint64_t horizon = asc_heap_min_cycle_inline(&sim->heap); /* next event of any other agent */
     for (;;) {
         if (c->sstate != ASC_SS_RUN && !resolve_stall(sim, c, &t)) return;
         if (!sim->obs.on_insn && !run_alu(sim, c, &t, horizon)) return;
@@ -847,6 +848,6 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         if (sim->san & ASC_SAN_SYNCCHECK) asc_san_issue(sim, c, target, in);
         t += sim->functional ? 1 : sim->lat_scalar; /* a dispatch costs lat.scalar */
         c->pc += 4;
-        horizon = asc_heap_min_cycle(&sim->heap); /* the push may have woken the pipe */
+        horizon = asc_heap_min_cycle_inline(&sim->heap); /* the push may have woken the pipe */
     }
 }

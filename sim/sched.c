@@ -18,25 +18,29 @@
  *
  * The near window: most agents reschedule themselves a few cycles ahead
  * (the scalar units of cores running the same program step in lockstep,
- * one instruction each in turn), and a sift through the heap cost ~170 host
- * instructions a step.  So an agent due within ASC_WIN cycles of the
- * window's base sits in a bucket of its cycle instead (bucket = cycle %
- * ASC_WIN, a bit per agent, a word summary and a bucket summary): adding,
- * moving and finding the first are a few bit operations.  Invariant: every
- * window key k has base <= k < base + ASC_WIN, so a bucket holds one cycle,
- * and within a bucket the lowest agent bit is the lowest agent id.  An agent
- * is in the window or in the heap, never both; the first agent is the lesser
- * (cycle, agent) of the window's first and the heap's first, so the order is
- * exactly the heap's whichever part holds whom.  A taken agent of the window
- * is removed at once (re-adding it is as cheap as a move). */
+ * one instruction each in turn) and a DMA's completion lands a few hundred
+ * cycles ahead, and a sift through the heap cost ~140-170 host instructions.
+ * So an agent due within ASC_WIN cycles of the window's base sits in a
+ * bucket of its cycle instead (bucket = cycle % ASC_WIN, a bit per agent, a
+ * word summary per bucket, a bit per bucket in its group of 64 and a bit per
+ * group): adding, moving and finding the first are a few bit operations.
+ * Invariant: every window key k has base <= k < base + ASC_WIN, so a bucket
+ * holds one cycle, and within a bucket the lowest agent bit is the lowest
+ * agent id; `first` is the least window key (kept on every add and delete,
+ * so finding the first agent reads one bucket).  An agent is in the window
+ * or in the heap, never both; the first agent is the lesser (cycle, agent)
+ * of the window's first and the heap's first, so the order is exactly the
+ * heap's whichever part holds whom.  A taken agent of the window is removed
+ * at once (re-adding it is as cheap as a move). */
 #include <string.h>
 
-#include "sim_internal.h"
+#include "sched.h"
 
-#define NOT_IN UINT32_MAX /* pos[] of an agent that is not scheduled; held when none is taken */
-#define IN_WIN (UINT32_MAX - 1) /* pos[] of an agent in the near window */
+#define NOT_IN ASC_HEAP_NOT_IN
+#define IN_WIN ASC_HEAP_IN_WIN
 
-_Static_assert(ASC_WIN == 64, "the window's bucket summary is one 64-bit word");
+_Static_assert(ASC_WIN == 64u * ASC_WIN_GROUPS && ASC_WIN_GROUPS == 64u,
+               "a group's buckets and the group summary are one 64-bit word each");
 
 /* Room for every agent at once (each is in the heap at most once), so
  * asc_heap_set never grows anything while the simulator runs. */
@@ -51,8 +55,10 @@ bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a)
     if (agents <= 64u * 64u) { /* the word summary is one 64-bit word too */
         h->nw = (agents + 63) / 64;
         h->bits = asc_calloc(a, (size_t)ASC_WIN * (h->nw ? h->nw : 1), sizeof *h->bits);
-        if (!h->bits) return false;
+        h->wsum = asc_calloc(a, ASC_WIN, sizeof *h->wsum);
+        if (!h->bits || !h->wsum) return false;
     }
+    if (!h->nw) h->base = UINT64_MAX; /* no cycle fits (ASC_NEVER never asks) */
     for (uint32_t i = 0; i < agents; i++) h->pos[i] = NOT_IN;
     h->cap = agents;
     return true;
@@ -64,6 +70,7 @@ void asc_heap_free(AscHeap *h, const AscAlloc *a)
     asc_free(a, h->pos);
     asc_free(a, h->key);
     asc_free(a, h->bits);
+    asc_free(a, h->wsum);
     memset(h, 0, sizeof *h);
     h->held = NOT_IN;
 }
@@ -73,61 +80,59 @@ void asc_heap_free(AscHeap *h, const AscAlloc *a)
 static inline uint64_t rotr64(uint64_t x, unsigned r)
 {
     r &= 63;
-    return r ? (x >> r) | (x << (64 - r)) : x;
+    return (x >> r) | (x << ((64 - r) & 63));
 }
 
-static inline void win_add(AscHeap *h, uint32_t agent, uint64_t cycle)
+/* The distance (in buckets, so in cycles) from bucket b0 to the first
+ * non-empty bucket at or after it, circularly; the window is not empty. */
+static inline uint32_t win_next(const AscHeap *h, uint32_t b0)
 {
-    unsigned b = (unsigned)(cycle % ASC_WIN), w = agent / 64;
-    h->bits[(size_t)b * h->nw + w] |= 1ull << (agent % 64);
-    h->wsum[b] |= 1ull << w;
-    h->occ |= 1ull << b;
-    h->key[agent] = cycle;
-    h->pos[agent] = IN_WIN;
+    uint32_t g0 = b0 / 64, o = b0 % 64;
+    uint64_t m = h->occ[g0] & (~0ull << o);
+    if (m) return (uint32_t)__builtin_ctzll(m) - o;
+    /* the groups after g0, then g0's buckets before b0 (bit 63 of the rotation) */
+    uint32_t g = (g0 + 1 + (uint32_t)__builtin_ctzll(rotr64(h->gocc, g0 + 1))) % 64;
+    uint32_t b = g * 64 + (uint32_t)__builtin_ctzll(h->occ[g]);
+    return (b - b0) % ASC_WIN;
 }
 
-static inline void win_del(AscHeap *h, uint32_t agent)
+/* The distance from bucket b0 back to the last non-empty bucket at or
+ * before it, circularly; the window is not empty. */
+static inline uint32_t win_prev(const AscHeap *h, uint32_t b0)
 {
-    unsigned b = (unsigned)(h->key[agent] % ASC_WIN), w = agent / 64;
-    uint64_t *word = &h->bits[(size_t)b * h->nw + w];
-    *word &= ~(1ull << (agent % 64));
-    if (!*word) {
-        h->wsum[b] &= ~(1ull << w);
-        if (!h->wsum[b]) h->occ &= ~(1ull << b);
-    }
-    h->pos[agent] = NOT_IN;
+    uint32_t g0 = b0 / 64, o = b0 % 64;
+    uint64_t m = h->occ[g0] & (~0ull >> (63 - o));
+    if (m) return o - (63 - (uint32_t)__builtin_clzll(m));
+    /* the groups before g0 (g0 - 1 at bit 63 of the rotation), then g0's buckets after b0 (bit 0) */
+    uint32_t g = (g0 + 63 - (uint32_t)__builtin_clzll(rotr64(h->gocc, g0))) % 64;
+    uint32_t b = g * 64 + 63 - (uint32_t)__builtin_clzll(h->occ[g]);
+    return (b0 - b) % ASC_WIN;
 }
+
+/* The first key k (bucket b) left the window, which is not empty: the next
+ * one is above k and within ASC_WIN of it (every key is). */
+void asc_heap_win_advance(AscHeap *h, uint64_t k, uint32_t b) { h->first = k + win_next(h, b); }
 
 /* May cycle c (not ASC_NEVER) go into the window?  Moves the base when that
  * makes room and keeps every key inside [base, base + ASC_WIN). */
 static inline bool win_fits(AscHeap *h, uint64_t c)
 {
+    if (c - h->base < ASC_WIN && c >= h->base) return true;
     if (!h->nw) return false;
-    if (!h->occ) {
+    if (!h->gocc) {
         h->base = c;
         return true;
     }
-    if (c >= h->base && c - h->base < ASC_WIN) return true;
-    uint64_t rot = rotr64(h->occ, (unsigned)(h->base % ASC_WIN));
     if (c < h->base) { /* lower the base to c if the last key stays within reach */
-        uint64_t hi = h->base + 63 - (unsigned)__builtin_clzll(rot);
+        uint32_t b0 = (uint32_t)((h->base + ASC_WIN - 1) % ASC_WIN);
+        uint64_t hi = h->base + ASC_WIN - 1 - win_prev(h, b0);
         if (hi - c >= ASC_WIN) return false;
         h->base = c;
         return true;
     }
-    h->base += (unsigned)__builtin_ctzll(rot); /* raise it to the first key */
-    return c - h->base < ASC_WIN;
-}
-
-/* The window's first (cycle, agent); false when it is empty. */
-static inline bool win_first(const AscHeap *h, uint32_t *agent, uint64_t *cycle)
-{
-    if (!h->occ) return false;
-    unsigned off = (unsigned)__builtin_ctzll(rotr64(h->occ, (unsigned)(h->base % ASC_WIN)));
-    uint64_t c = h->base + off;
-    unsigned b = (unsigned)(c % ASC_WIN), w = (unsigned)__builtin_ctzll(h->wsum[b]);
-    *agent = w * 64 + (uint32_t)__builtin_ctzll(h->bits[(size_t)b * h->nw + w]);
-    *cycle = c;
+    /* raise it, at most to the first key, as little as c needs (room below stays) */
+    if (c - h->first >= ASC_WIN) return false;
+    h->base = c - (ASC_WIN - 1);
     return true;
 }
 
@@ -207,7 +212,7 @@ static void heap_set(AscHeap *h, uint32_t agent, uint64_t cycle)
 }
 
 /* The first scheduled slot other than the taken agent's, or NULL. */
-static const AscHeapSlot *first(const AscHeap *h)
+const AscHeapSlot *asc_heap_first_slot(const AscHeap *h)
 {
     if (!h->n) return NULL;
     if (h->e[0].agent != h->held) return &h->e[0];
@@ -217,59 +222,34 @@ static const AscHeapSlot *first(const AscHeap *h)
     return &h->e[2];
 }
 
-/* Schedule, move or (ASC_NEVER) remove an agent.  Agents reschedule
- * themselves on every step, so this is the one hot operation of the loop.
- * Setting the taken agent ends its being taken. */
-void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle)
+/* asc_heap_set but its inline common case (sched.h): everything that
+ * involves the heap or moves the window's base. */
+void asc_heap_set_slow(AscHeap *h, uint32_t agent, uint64_t cycle)
 {
-    if (h->pos[agent] == IN_WIN) {
+    uint32_t p = h->pos[agent];
+    if (p == IN_WIN) {
         if (h->key[agent] == cycle) return;
-        win_del(h, agent);
+        asc_win_del(h, agent);
+        p = NOT_IN;
     }
     if (cycle != ASC_NEVER && win_fits(h, cycle)) {
-        if (h->pos[agent] != NOT_IN) heap_set(h, agent, ASC_NEVER); /* out of the heap */
+        if (p != NOT_IN) heap_set(h, agent, ASC_NEVER); /* out of the heap */
         if (agent == h->held) h->held = NOT_IN;
-        win_add(h, agent, cycle);
+        asc_win_add(h, agent, cycle);
         return;
     }
     heap_set(h, agent, cycle);
 }
 
-uint64_t asc_heap_min_cycle(const AscHeap *h)
-{
-    const AscHeapSlot *s = first(h);
-    uint64_t c = s ? s->key : ASC_NEVER;
-    if (h->occ) {
-        uint64_t w = h->base + (unsigned)__builtin_ctzll(rotr64(h->occ, (unsigned)(h->base % ASC_WIN)));
-        if (w < c) c = w;
-    }
-    return c;
-}
+void asc_heap_drop_held(AscHeap *h) { heap_set(h, h->held, ASC_NEVER); }
 
-/* The run loop's step: find the first agent and take it.  1: the first
- * (*agent, *cycle) is taken -- an agent of the window leaves it (setting it
- * adds it again), an agent of the heap stays in its slot, left out of
- * asc_heap_min_cycle; -1: the first is due at *cycle >= limit and stays;
- * 0: nothing is scheduled. */
+void asc_heap_set(AscHeap *h, uint32_t agent, uint64_t cycle) { asc_heap_set_inline(h, agent, cycle); }
+
+uint64_t asc_heap_min_cycle(const AscHeap *h) { return asc_heap_min_cycle_inline(h); }
+
 int asc_heap_take_first(AscHeap *h, uint64_t limit, uint32_t *agent, uint64_t *cycle)
 {
-    asc_heap_release(h);
-    const AscHeapSlot *s = h->n ? &h->e[0] : NULL; /* none is taken now */
-    uint32_t wa;
-    uint64_t wc;
-    if (win_first(h, &wa, &wc) && (!s || wc < s->key || (wc == s->key && wa < s->agent))) {
-        *agent = wa;
-        *cycle = wc;
-        if (wc >= limit) return -1;
-        win_del(h, wa);
-        return 1;
-    }
-    if (!s) return 0;
-    *agent = s->agent;
-    *cycle = s->key;
-    if (s->key >= limit) return -1;
-    h->held = s->agent;
-    return 1;
+    return asc_heap_take_first_inline(h, limit, agent, cycle);
 }
 
 void asc_heap_release(AscHeap *h)

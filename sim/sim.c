@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "asc/target.h"
+#include "sched.h"
 #include "sim_internal.h"
 
 /* A launch error (SIM_LAUNCH) with a printf message; d may be NULL. */
@@ -756,7 +757,7 @@ static AscSimStatus run(AscSim *sim, uint64_t max_cycles)
     uint64_t cycle;
     int got;
     /* the first agent is taken: out of the heap until it sets its next cycle */
-    while ((got = asc_heap_take_first(&sim->heap, sim->limit, &agent, &cycle)) != 0) {
+    while ((got = asc_heap_take_first_inline(&sim->heap, sim->limit, &agent, &cycle)) != 0) {
         if (got < 0) { /* work at cycle N would run past a limit of N cycles */
             sim->now = sim->limit;
             return ASC_SIM_LIMIT;
@@ -766,7 +767,7 @@ static AscSimStatus run(AscSim *sim, uint64_t max_cycles)
         unsigned pipe = agent % ASC_AGENTS_PER_CORE;
         if (pipe == ASC_PIPE_S) asc_scalar_step(sim, c);
         else asc_pipe_step(sim, c, &c->pipes[pipe]);
-        asc_heap_release(&sim->heap);
+        if (sim->heap.held != ASC_HEAP_NOT_IN) asc_heap_drop_held(&sim->heap); /* asc_heap_release */
         if (sim->faulted) return ASC_SIM_FAULT;
     }
     /* The heap is empty: either every core ended, or every unfinished one

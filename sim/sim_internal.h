@@ -286,7 +286,8 @@ typedef struct AscHeapSlot {
     uint32_t agent;
 } AscHeapSlot;
 
-#define ASC_WIN 64u /* cycles the near window of AscHeap covers (one bucket per cycle) */
+#define ASC_WIN 4096u /* cycles the near window of AscHeap covers (one bucket per cycle) */
+#define ASC_WIN_GROUPS 64u /* its buckets in groups of 64: a bit per group, a bit per bucket */
 
 typedef struct AscHeap {
     AscHeapSlot *e;    /* the heap's slots */
@@ -297,9 +298,11 @@ typedef struct AscHeap {
      * (index cycle % ASC_WIN), each a bit set of agents with a summary of its non-zero words */
     uint64_t *key;     /* per agent: its cycle while in the window */
     uint64_t *bits;    /* ASC_WIN buckets x nw words */
-    uint64_t wsum[ASC_WIN];
-    uint64_t occ;      /* bit b: bucket b is not empty */
+    uint64_t *wsum;    /* per bucket: bit w = word w of its bit set is not zero */
+    uint64_t occ[ASC_WIN_GROUPS]; /* per group of 64 buckets: bit b = its bucket b is not empty */
+    uint64_t gocc;     /* bit g: group g has a non-empty bucket */
     uint64_t base;
+    uint64_t first;    /* the window's least key, while it is not empty */
     uint32_t nw;       /* words per bucket; 0: no window (more than 64 x 64 agents) */
 } AscHeap;
 
