@@ -28,6 +28,7 @@
  * set to 0, HBM bandwidth at its maximum) or one more buffer behind a
  * buffer-free flag on the path (asc_sim_add_buffer); the saving is the
  * difference in total cycles.  Nothing is estimated from the path itself. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,25 @@
 #include "asc/run.h"
 #include "explain_pc.h"
 
-typedef struct Ev { /* 72 bytes: conflict sits in op's padding (it cost 88 at the end); of the
-                      * instruction's bytes only whether it moved any is kept (is_dma) */
+typedef struct Ev { /* 72 bytes; of the instruction's bytes only whether it moved any is kept
+                      * (is_dma).  stall .. dst_buf are in AscSimInsnEvent's order, so rec_insn
+                      * copies them as one piece (its shifts and ors for each byte cost ~20
+                      * host instructions an event) */
     uint32_t core, pc;
-    uint8_t pipe, stall, fsrc, fdst, fev, src_buf, dst_buf, moved;
     uint16_t op;
+    uint8_t pipe, moved;
     uint32_t conflict;
+    uint8_t stall, fsrc, fdst, fev, src_buf, dst_buf;
     uint64_t issue, start, end, done, stall_cycles, hbm_extra;
 } Ev;
 _Static_assert(sizeof(Ev) == 72, "the recorder keeps up to ASC_EXPLAIN_MAX_EVENTS of these");
+_Static_assert(offsetof(Ev, dst_buf) - offsetof(Ev, stall) == 5 &&
+                   offsetof(AscSimInsnEvent, flag_src) == offsetof(AscSimInsnEvent, stall) + 1 &&
+                   offsetof(AscSimInsnEvent, flag_dst) == offsetof(AscSimInsnEvent, stall) + 2 &&
+                   offsetof(AscSimInsnEvent, flag_event) == offsetof(AscSimInsnEvent, stall) + 3 &&
+                   offsetof(AscSimInsnEvent, src_buf) == offsetof(AscSimInsnEvent, stall) + 4 &&
+                   offsetof(AscSimInsnEvent, dst_buf) == offsetof(AscSimInsnEvent, stall) + 5,
+               "Ev.stall .. dst_buf is a copy of AscSimInsnEvent.stall .. dst_buf");
 
 typedef struct Seg {
     uint8_t cause;
@@ -127,11 +138,12 @@ static void rec_insn(void *ud, const AscSimInsnEvent *e)
         }
         x->ev = np, x->cap = nc;
     }
-    x->ev[x->n++] = (Ev){.core = e->core, .pc = e->pc, .pipe = e->pipe, .stall = e->stall, .fsrc = e->flag_src,
-                         .fdst = e->flag_dst, .fev = e->flag_event, .src_buf = e->src_buf, .dst_buf = e->dst_buf,
-                         .op = e->op, .issue = e->issue_cycle, .start = e->start_cycle, .end = e->end_cycle,
-                         .done = e->done_cycle, .stall_cycles = e->stall_cycles, .hbm_extra = e->hbm_extra_cycles,
-                         .moved = e->bytes != 0, .conflict = e->conflict_beats};
+    Ev *v = &x->ev[x->n++]; /* field by field: a compound literal was built and then copied */
+    v->core = e->core, v->pc = e->pc, v->op = e->op, v->pipe = e->pipe, v->moved = e->bytes != 0;
+    v->conflict = e->conflict_beats;
+    memcpy(&v->stall, &e->stall, 6); /* stall, flag_src, flag_dst, flag_event, src_buf, dst_buf */
+    v->issue = e->issue_cycle, v->start = e->start_cycle, v->end = e->end_cycle, v->done = e->done_cycle;
+    v->stall_cycles = e->stall_cycles, v->hbm_extra = e->hbm_extra_cycles;
 }
 
 static void rec_flag(void *ud, const AscSimFlagEvent *e)

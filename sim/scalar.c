@@ -156,14 +156,14 @@ static ASC_EXEC_FN(ALU)
     return alu(ctx, &q->in);
 }
 
-static ASC_EXEC_FN(SPR)
+/* mfspr / mtspr and the mask modes read only registers, the instruction and
+ * its pc (as alu), so exec_on_scalar calls them directly too. */
+static inline bool spr(AscExecCtx *ctx, const AscInsn *in, uint32_t pc)
 {
-    (void)dt0, (void)dt1, (void)st;
     AscCore *c = CORE_OF(ctx);
-    const AscInsn *in = &q->in;
     if (in->spr >= ASC_SPR_COUNT) return xfail(ctx, ASC_FAULT_ILLEGAL, "special register %u does not exist", in->spr);
     if (in->op == ASC_OP_MFSPR) {
-        c->x[in->rd] = in->spr == ASC_SPR_PC ? q->pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr
+        c->x[in->rd] = in->spr == ASC_SPR_PC ? pc : in->spr == ASC_SPR_VMS4_SR ? ctx->vms4_sr
                        : in->spr == ASC_SPR_RSVD_CNT ? ctx->rsvd_cnt : c->spr[in->spr];
         return true;
     }
@@ -175,12 +175,22 @@ static ASC_EXEC_FN(SPR)
     return true;
 }
 
+static ASC_EXEC_FN(SPR)
+{
+    (void)dt0, (void)dt1, (void)st;
+    return spr(ctx, &q->in, q->pc);
+}
+
+static inline void maskmode(AscCore *c, const AscInsn *in)
+{
+    if (in->op == ASC_OP_SET_MASK_COUNT) c->spr[ASC_SPR_CTRL] |= 1ull << ASC_CTRL_COUNTER_BIT;
+    else c->spr[ASC_SPR_CTRL] &= ~(1ull << ASC_CTRL_COUNTER_BIT);
+}
+
 static ASC_EXEC_FN(MASKMODE)
 {
     (void)dt0, (void)dt1, (void)st;
-    AscCore *c = CORE_OF(ctx);
-    if (q->in.op == ASC_OP_SET_MASK_COUNT) c->spr[ASC_SPR_CTRL] |= 1ull << ASC_CTRL_COUNTER_BIT;
-    else c->spr[ASC_SPR_CTRL] &= ~(1ull << ASC_CTRL_COUNTER_BIT);
+    maskmode(CORE_OF(ctx), &q->in);
     return true;
 }
 
@@ -376,16 +386,22 @@ static void emit_scalar_obs(AscSim *sim, AscCore *c, AscPipeUnit *s, const AscIn
                             uint64_t stall, uint8_t why)
 {
     /* the event asc_emit_insn builds from a queue entry and zero statistics, built here
-     * directly (an AscQEntry and AscExecStats cleared per scalar instruction cost more) */
-    AscSimInsnEvent ev = {
-        .core = c->index, .pipe = s->id, .op = in->op, .pc = c->pc, .seq = c->seq, .issue_cycle = start,
-        .start_cycle = start, .end_cycle = end, .done_cycle = end, .stall_cycles = stall, .stall = why,
-    };
+     * directly (an AscQEntry and AscExecStats cleared per scalar instruction cost more),
+     * field by field: an initializer clears the whole struct first (rep stos, ~25 host
+     * instructions an event); the assert catches a new field this would miss */
+    _Static_assert(sizeof(AscSimInsnEvent) == 104, "emit_scalar_obs sets every field of AscSimInsnEvent");
+    AscSimInsnEvent ev;
+    ev.core = c->index, ev.pipe = s->id, ev.op = in->op, ev.pc = c->pc, ev.seq = c->seq;
+    ev.issue_cycle = start, ev.start_cycle = start, ev.end_cycle = end, ev.done_cycle = end;
+    ev.stall_cycles = stall, ev.stall = why;
+    ev.flag_src = ev.flag_dst = ev.flag_event = 0;
     if (why == ASC_STALL_FLAG) {
         ev.flag_src = in->psrc;
         ev.flag_dst = in->pdst;
         ev.flag_event = in->event;
     }
+    ev.src_buf = ev.dst_buf = 0;
+    ev.bytes = 0, ev.conflict_beats = 0, ev.hbm_extra_cycles = 0, ev.flops = 0;
     sim->obs.on_insn(sim->obs.ud, &ev);
 }
 
@@ -651,6 +667,11 @@ static bool exec_on_scalar(AscSim *sim, AscCore *c, const AscInsn *in, uint64_t 
         ok = alu(&c->ctx, in);
     } else if (fn == asc_exec_BRANCH) {
         branch(c, in, c->pc);
+        ok = true;
+    } else if (fn == asc_exec_SPR) { /* asc_dispatch's setup (ia_unit, data_exp) is for data accesses */
+        ok = spr(&c->ctx, in, c->pc);
+    } else if (fn == asc_exec_MASKMODE) {
+        maskmode(c, in);
         ok = true;
     } else {
         AscIssued q;

@@ -25,7 +25,7 @@ static inline void asc_win_add(AscHeap *h, uint32_t agent, uint64_t cycle)
 {
     unsigned b = (unsigned)(cycle % ASC_WIN), w = agent / 64;
     if (!h->gocc || cycle < h->first) h->first = cycle;
-    h->bits[(size_t)b * h->nw + w] |= 1ull << (agent % 64);
+    h->bits[(size_t)w * ASC_WIN + b] |= 1ull << (agent % 64);
     h->wsum[b] |= 1ull << w;
     h->occ[b / 64] |= 1ull << (b % 64);
     h->gocc |= 1ull << (b / 64);
@@ -37,7 +37,7 @@ static inline void asc_win_del(AscHeap *h, uint32_t agent)
 {
     uint64_t k = h->key[agent];
     unsigned b = (unsigned)(k % ASC_WIN), w = agent / 64;
-    uint64_t *word = &h->bits[(size_t)b * h->nw + w];
+    uint64_t *word = &h->bits[(size_t)w * ASC_WIN + b];
     h->pos[agent] = ASC_HEAP_NOT_IN;
     *word &= ~(1ull << (agent % 64));
     if (*word) return;
@@ -91,7 +91,7 @@ static inline int asc_heap_take_first_inline(AscHeap *h, uint64_t limit, uint32_
     if (h->gocc) { /* the window's first (cycle, agent) */
         uint64_t wc = h->first;
         unsigned b = (unsigned)(wc % ASC_WIN), w = (unsigned)__builtin_ctzll(h->wsum[b]);
-        uint32_t wa = w * 64 + (uint32_t)__builtin_ctzll(h->bits[(size_t)b * h->nw + w]);
+        uint32_t wa = w * 64 + (uint32_t)__builtin_ctzll(h->bits[(size_t)w * ASC_WIN + b]);
         if (!s || wc < s->key || (wc == s->key && wa < s->agent)) {
             *agent = wa;
             *cycle = wc;

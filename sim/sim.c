@@ -792,12 +792,14 @@ void asc_emit_insn(AscSim *sim, AscCore *c, const AscPipeUnit *p, const AscQEntr
                    uint64_t start, uint64_t end, uint64_t done, uint64_t stall_cycles, uint8_t stall, uint8_t fsrc,
                    uint8_t fdst, uint8_t fev, uint64_t hbm_extra)
 {
-    AscSimInsnEvent ev = {
-        .core = c->index, .pipe = p->id, .op = e->q.in.op, .pc = e->q.pc, .seq = e->seq,
-        .issue_cycle = e->issue_cycle, .start_cycle = start, .end_cycle = end, .done_cycle = done,
-        .stall_cycles = stall_cycles, .stall = stall, .src_buf = st->src_buf, .dst_buf = st->dst_buf,
-        .bytes = st->bytes, .conflict_beats = st->conflict_beats, .hbm_extra_cycles = hbm_extra, .flops = st->flops,
-    };
+    /* field by field, as emit_scalar_obs (scalar.c): an initializer clears the struct first */
+    _Static_assert(sizeof(AscSimInsnEvent) == 104, "asc_emit_insn sets every field of AscSimInsnEvent");
+    AscSimInsnEvent ev;
+    ev.core = c->index, ev.pipe = p->id, ev.op = e->q.in.op, ev.pc = e->q.pc, ev.seq = e->seq;
+    ev.issue_cycle = e->issue_cycle, ev.start_cycle = start, ev.end_cycle = end, ev.done_cycle = done;
+    ev.stall_cycles = stall_cycles, ev.stall = stall, ev.src_buf = st->src_buf, ev.dst_buf = st->dst_buf;
+    ev.bytes = st->bytes, ev.conflict_beats = st->conflict_beats, ev.hbm_extra_cycles = hbm_extra, ev.flops = st->flops;
+    ev.flag_src = ev.flag_dst = ev.flag_event = 0;
     if (stall == ASC_STALL_FLAG) {
         ev.flag_src = fsrc;
         ev.flag_dst = fdst;

@@ -297,7 +297,7 @@ typedef struct AscHeap {
     /* the near window (sched.c): agents due in [base, base + ASC_WIN), one bucket per cycle
      * (index cycle % ASC_WIN), each a bit set of agents with a summary of its non-zero words */
     uint64_t *key;     /* per agent: its cycle while in the window */
-    uint64_t *bits;    /* ASC_WIN buckets x nw words */
+    uint64_t *bits;    /* nw words x ASC_WIN buckets: word w of bucket b at [w * ASC_WIN + b] */
     uint64_t *wsum;    /* per bucket: bit w = word w of its bit set is not zero */
     uint64_t occ[ASC_WIN_GROUPS]; /* per group of 64 buckets: bit b = its bucket b is not empty */
     uint64_t gocc;     /* bit g: group g has a non-empty bucket */
