@@ -425,9 +425,9 @@ static bool drained(const AscCore *c, uint64_t *when)
  * is reported. */
 static bool illegal(AscSim *sim, AscCore *c, const AscInsn *in);
 
-static inline bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in)
+static inline bool check_legal(AscSim *sim, AscCore *c, const AscInsn *in, uint32_t idx)
 {
-    if ((c->prog->legal[in - c->prog->insn] >> c->kind) & 1) return true;
+    if ((c->prog->legal[idx] >> c->kind) & 1) return true;
     return illegal(sim, c, in);
 }
 
@@ -618,18 +618,22 @@ static bool resolve_stall(AscSim *sim, AscCore *c, uint64_t *t)
 
 /* ---- one instruction --------------------------------------------------------- */
 
-/* The instruction at pc, or NULL after a bad-pc fault. */
-static const AscInsn *fetch(AscSim *sim, AscCore *c)
+/* The instruction at pc (its index in *idx), or NULL after a bad-pc fault.
+ * One unsigned compare of pc - entry covers both ends (entry + size fits
+ * in 32 bits, as the original two compares assumed). */
+static inline const AscInsn *fetch(AscSim *sim, AscCore *c, uint32_t *idx)
 {
     const AscProg *prog = c->prog;
-    if (c->pc < prog->entry || c->pc >= prog->entry + prog->size || (c->pc & 3)) {
+    uint32_t off = c->pc - prog->entry;
+    if (off >= prog->size || (c->pc & 3)) {
         asc_sim_fail(sim, ASC_FAULT_BAD_PC, c, ASC_PIPE_S, c->pc, 0,
                      "pc 0x%04x is outside the program [0x%04x, 0x%04x): control ran off the kernel "
                      "(a missing 'end' or a bad branch)",
                      c->pc, prog->entry, prog->entry + prog->size);
         return NULL;
     }
-    return &prog->insn[(c->pc - prog->entry) / 4];
+    *idx = off / 4;
+    return &prog->insn[off / 4];
 }
 
 /* set_flag S, X or set_cross_core s at t: S sets it itself, effective at
@@ -811,11 +815,21 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
         if (!sim->obs.on_insn && !run_alu(sim, c, &t, horizon)) return;
         if (t > sim->now && (t >= horizon || t >= sim->limit)) {
             sleep_until(sim, c, t);
-            return;
+            /* The run loop's next turn, when it is another scalar unit's (the cores of one
+             * program step in lockstep, one instruction each in turn): taken here, as
+             * asc_sim_run's loop would, without the return to it and the call back. */
+            uint32_t agent;
+            uint64_t cycle;
+            if (!asc_heap_take_scalar_inline(&sim->heap, sim->limit, &agent, &cycle)) return;
+            sim->now = t = cycle;
+            c = &sim->cores[agent / ASC_AGENTS_PER_CORE];
+            horizon = asc_heap_min_cycle_inline(&sim->heap);
+            continue;
         }
         sim->now = t;
-        const AscInsn *in = fetch(sim, c);
-        if (!in || !check_legal(sim, c, in)) return;
+        uint32_t idx = 0;
+        const AscInsn *in = fetch(sim, c, &idx);
+        if (!in || !check_legal(sim, c, in, idx)) return;
         c->seq++;
         sim->insns++;
 

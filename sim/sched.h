@@ -108,4 +108,23 @@ static inline int asc_heap_take_first_inline(AscHeap *h, uint64_t limit, uint32_
     return 1;
 }
 
+/* The scalar unit's shortcut to the run loop's next turn (scalar.c): when
+ * nothing is taken and the first agent is a scalar unit (pipe S) in the
+ * window, due before limit, take it as asc_heap_take_first would and return
+ * true; otherwise change nothing and return false (the loop takes it). */
+static inline bool asc_heap_take_scalar_inline(AscHeap *h, uint64_t limit, uint32_t *agent, uint64_t *cycle)
+{
+    if (h->held != ASC_HEAP_NOT_IN || !h->gocc) return false;
+    uint64_t wc = h->first;
+    if (wc >= limit) return false;
+    unsigned b = (unsigned)(wc % ASC_WIN), w = (unsigned)__builtin_ctzll(h->wsum[b]);
+    uint32_t wa = w * 64 + (uint32_t)__builtin_ctzll(h->bits[(size_t)w * ASC_WIN + b]);
+    if (wa % ASC_AGENTS_PER_CORE != ASC_PIPE_S) return false;
+    if (h->n && (h->e[0].key < wc || (h->e[0].key == wc && h->e[0].agent < wa))) return false;
+    *agent = wa;
+    *cycle = wc;
+    asc_win_del(h, wa);
+    return true;
+}
+
 #endif
