@@ -83,6 +83,7 @@ struct AscExplain {
     AscSimObserver next;
     Ev *ev;
     uint32_t n, cap;
+    uint32_t room; /* events rec_insn stores without a check: min(cap, ASC_EXPLAIN_MAX_EVENTS), 0 once full or oom */
     bool oom;
     bool full;  /* more than ASC_EXPLAIN_MAX_EVENTS instructions: nothing is analysed */
     const AscSim *sim;
@@ -118,15 +119,24 @@ static const char *const cause_class[ASC_CAUSE_COUNT] = {
 
 const char *asc_cause_name(unsigned c) { return c < ASC_CAUSE_COUNT ? cause_names[c] : "?"; }
 
-static void rec_insn(void *ud, const AscSimInsnEvent *e)
+static inline void rec_store(AscExplain *x, const AscSimInsnEvent *e)
 {
-    AscExplain *x = ud;
-    if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
+    Ev *v = &x->ev[x->n++]; /* field by field: a compound literal was built and then copied */
+    v->core = e->core, v->pc = e->pc, v->op = e->op, v->pipe = e->pipe, v->moved = e->bytes != 0;
+    v->conflict = e->conflict_beats;
+    memcpy(&v->stall, &e->stall, 6); /* stall, flag_src, flag_dst, flag_event, src_buf, dst_buf */
+    v->issue = e->issue_cycle, v->start = e->start_cycle, v->end = e->end_cycle, v->done = e->done_cycle;
+    v->stall_cycles = e->stall_cycles, v->hbm_extra = e->hbm_extra_cycles;
+}
+
+/* rec_insn when there is no room: full, out of memory, or the array grows */
+static void rec_grow(AscExplain *x, const AscSimInsnEvent *e)
+{
     if (x->oom || x->full) return;
     if (x->n == ASC_EXPLAIN_MAX_EVENTS) {
         x->full = true;
         asc_free(&x->a, x->ev);
-        x->ev = NULL, x->n = x->cap = 0;
+        x->ev = NULL, x->n = x->cap = x->room = 0;
         return;
     }
     if (x->n == x->cap) {
@@ -138,12 +148,16 @@ static void rec_insn(void *ud, const AscSimInsnEvent *e)
         }
         x->ev = np, x->cap = nc;
     }
-    Ev *v = &x->ev[x->n++]; /* field by field: a compound literal was built and then copied */
-    v->core = e->core, v->pc = e->pc, v->op = e->op, v->pipe = e->pipe, v->moved = e->bytes != 0;
-    v->conflict = e->conflict_beats;
-    memcpy(&v->stall, &e->stall, 6); /* stall, flag_src, flag_dst, flag_event, src_buf, dst_buf */
-    v->issue = e->issue_cycle, v->start = e->start_cycle, v->end = e->end_cycle, v->done = e->done_cycle;
-    v->stall_cycles = e->stall_cycles, v->hbm_extra = e->hbm_extra_cycles;
+    x->room = x->cap < ASC_EXPLAIN_MAX_EVENTS ? x->cap : ASC_EXPLAIN_MAX_EVENTS;
+    rec_store(x, e);
+}
+
+static void rec_insn(void *ud, const AscSimInsnEvent *e)
+{
+    AscExplain *x = ud;
+    if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
+    if (x->n < x->room) rec_store(x, e);
+    else rec_grow(x, e);
 }
 
 static void rec_flag(void *ud, const AscSimFlagEvent *e)
@@ -315,9 +329,7 @@ bool asc_explain_analyse(AscExplain *x, const AscSim *sim)
 {
     x->cprev = NULL;
     if (!x->oom && x->n) {
-        uint32_t ncores = 0;
-        for (uint32_t j = 0; j < x->n; j++)
-            if (x->ev[j].core >= ncores) ncores = x->ev[j].core + 1;
+        uint32_t ncores = asc_sim_ncores(sim); /* every event is of one of the run's cores */
         uint32_t *last = asc_malloc(&x->a, (size_t)ncores * sizeof *last);
         x->cprev = last ? asc_malloc(&x->a, (size_t)x->n * sizeof *x->cprev) : NULL;
         if (x->cprev) {
@@ -348,14 +360,17 @@ static bool analyse_walk(AscExplain *x, const AscSim *sim)
     if (!x->n || asc_sim_functional(sim)) return true;
     /* the last core to finish; on it, the event that completed last */
     uint32_t last = UINT32_MAX;
+    uint64_t lt = 0; /* the last one's completion and pipe, kept (not re-read per event) */
+    uint8_t lpipe = 0;
     for (uint32_t j = 0; j < x->n; j++) {
         const Ev *e = &x->ev[j];
         uint64_t t = e->done > e->end ? e->done : e->end;
-        if (last == UINT32_MAX) last = j;
-        const Ev *l = &x->ev[last];
-        uint64_t lt = l->done > l->end ? l->done : l->end;
         /* a pipe's completion before the scalar `end` that drained on it */
-        if (t > lt || (t == lt && l->pipe == ASC_PIPE_S && e->pipe != ASC_PIPE_S)) last = j;
+        if (last == UINT32_MAX || t > lt || (t == lt && lpipe == ASC_PIPE_S && e->pipe != ASC_PIPE_S)) {
+            last = j;
+            lt = t;
+            lpipe = e->pipe;
+        }
     }
     uint32_t i = last;
     uint64_t until = x->total;
