@@ -179,7 +179,11 @@ AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs)
     if (!x) return NULL;
     x->a = a;
     x->next = *obs;
-    *obs = (AscSimObserver){.ud = x, .on_insn = rec_insn, .on_flag = rec_flag, .on_counter = rec_counter};
+    /* flags and counters are only passed on: with nobody after the recorder to take them
+     * it leaves them unset, so the engine skips building them (a counter per transfer
+     * every time the HBM sharing changes) */
+    *obs = (AscSimObserver){.ud = x, .on_insn = rec_insn, .on_flag = x->next.on_flag ? rec_flag : NULL,
+                            .on_counter = x->next.on_counter ? rec_counter : NULL};
     return x;
 }
 

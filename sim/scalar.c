@@ -445,6 +445,8 @@ static bool illegal(AscSim *sim, AscCore *c, const AscInsn *in)
  * instructions may overwrite the registers before the pipe starts it. */
 static bool issue(AscSim *sim, AscCore *c, const AscInsn *in, uint8_t pipe, uint64_t t)
 {
+    const AscPipeUnit *p = &c->pipes[pipe];
+    if (p->qcount == p->qcap) return false; /* asc_pipe_push's own test, before the capture it would waste */
     AscQEntry e;
     asc_capture(c, in, c->pc, &e.q);
     e.issue_cycle = t;
