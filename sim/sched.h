@@ -33,12 +33,12 @@ static inline void asc_win_add(AscHeap *h, uint32_t agent, uint64_t cycle)
     h->pos[agent] = ASC_HEAP_IN_WIN;
 }
 
-static inline void asc_win_del(AscHeap *h, uint32_t agent)
+/* Clear agent's bit in the bucket of cycle k (its key), keeping the summaries
+ * and `first`; pos[] is the caller's.  The last thing it may do is a call. */
+static inline void asc_win_clear(AscHeap *h, uint32_t agent, uint64_t k)
 {
-    uint64_t k = h->key[agent];
     unsigned b = (unsigned)(k % ASC_WIN), w = agent / 64;
     uint64_t *word = &h->bits[(size_t)w * ASC_WIN + b];
-    h->pos[agent] = ASC_HEAP_NOT_IN;
     *word &= ~(1ull << (agent % 64));
     if (*word) return;
     h->wsum[b] &= ~(1ull << w);
@@ -48,6 +48,12 @@ static inline void asc_win_del(AscHeap *h, uint32_t agent)
     *g &= ~(1ull << (b % 64));
     if (!*g) h->gocc &= ~(1ull << (b / 64));
     if (k == h->first && h->gocc) asc_heap_win_advance(h, k, b);
+}
+
+static inline void asc_win_del(AscHeap *h, uint32_t agent)
+{
+    h->pos[agent] = ASC_HEAP_NOT_IN;
+    asc_win_clear(h, agent, h->key[agent]);
 }
 
 /* Schedule, move or (ASC_NEVER) remove an agent.  Agents reschedule
@@ -60,8 +66,12 @@ static inline void asc_heap_set_inline(AscHeap *h, uint32_t agent, uint64_t cycl
     uint32_t p = h->pos[agent];
     if (p == ASC_HEAP_IN_WIN && h->key[agent] == cycle) return;
     if ((p == ASC_HEAP_IN_WIN || p == ASC_HEAP_NOT_IN) && cycle - h->base < ASC_WIN && cycle >= h->base) {
-        if (p == ASC_HEAP_IN_WIN) asc_win_del(h, agent);
+        /* add, then clear the old bucket: the clear's call (a new first) comes last, so
+         * nothing lives across it.  The order does not matter: the buckets differ, and
+         * a new least key is in `first` before the old one is cleared */
+        uint64_t old = h->key[agent];
         asc_win_add(h, agent, cycle);
+        if (p == ASC_HEAP_IN_WIN) asc_win_clear(h, agent, old);
         return;
     }
     asc_heap_set_slow(h, agent, cycle);
