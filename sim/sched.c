@@ -58,7 +58,7 @@ bool asc_heap_init(AscHeap *h, uint32_t agents, const AscAlloc *a)
         h->wsum = asc_calloc(a, ASC_WIN, sizeof *h->wsum);
         if (!h->bits || !h->wsum) return false;
     }
-    if (!h->nw) h->base = UINT64_MAX; /* no cycle fits (ASC_NEVER never asks) */
+    h->span = h->nw ? ASC_WIN : 0;
     for (uint32_t i = 0; i < agents; i++) h->pos[i] = NOT_IN;
     h->cap = agents;
     return true;
@@ -117,8 +117,9 @@ void asc_heap_win_advance(AscHeap *h, uint64_t k, uint32_t b) { h->first = k + w
  * makes room and keeps every key inside [base, base + ASC_WIN). */
 static inline bool win_fits(AscHeap *h, uint64_t c)
 {
-    if (c - h->base < ASC_WIN && c >= h->base) return true;
-    if (!h->nw) return false;
+    if (c - h->base < h->span && c >= h->base) return true;
+    /* every key stays below ASC_NEVER - ASC_WIN, so the base does and ASC_NEVER never fits */
+    if (!h->nw || c >= ASC_NEVER - ASC_WIN) return false;
     if (!h->gocc) {
         h->base = c;
         return true;

@@ -65,7 +65,7 @@ static inline void asc_heap_set_inline(AscHeap *h, uint32_t agent, uint64_t cycl
 {
     uint32_t p = h->pos[agent];
     if (p == ASC_HEAP_IN_WIN && h->key[agent] == cycle) return;
-    if ((p == ASC_HEAP_IN_WIN || p == ASC_HEAP_NOT_IN) && cycle - h->base < ASC_WIN && cycle >= h->base) {
+    if ((p == ASC_HEAP_IN_WIN || p == ASC_HEAP_NOT_IN) && cycle - h->base < h->span && cycle >= h->base) {
         /* add, then clear the old bucket: the clear's call (a new first) comes last, so
          * nothing lives across it.  The order does not matter: the buckets differ, and
          * a new least key is in `first` before the old one is cleared */

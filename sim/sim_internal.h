@@ -303,6 +303,7 @@ typedef struct AscHeap {
     uint64_t gocc;     /* bit g: group g has a non-empty bucket */
     uint64_t base;
     uint64_t first;    /* the window's least key, while it is not empty */
+    uint64_t span;     /* ASC_WIN; 0 without a window (no cycle fits) */
     uint32_t nw;       /* words per bucket; 0: no window (more than 64 x 64 agents) */
 } AscHeap;
 
