@@ -129,35 +129,40 @@ static inline void rec_store(AscExplain *x, const AscSimInsnEvent *e)
     v->stall_cycles = e->stall_cycles, v->hbm_extra = e->hbm_extra_cycles;
 }
 
-/* rec_insn when there is no room: full, out of memory, or the array grows */
-static void rec_grow(AscExplain *x, const AscSimInsnEvent *e)
+/* rec_insn when there is no room: full, out of memory, or the array grows;
+ * then the next observer's call */
+__attribute__((noinline)) static void rec_grow(AscExplain *x, const AscSimInsnEvent *e)
 {
-    if (x->oom || x->full) return;
-    if (x->n == ASC_EXPLAIN_MAX_EVENTS) {
-        x->full = true;
-        asc_free(&x->a, x->ev);
-        x->ev = NULL, x->n = x->cap = x->room = 0;
-        return;
-    }
-    if (x->n == x->cap) {
-        uint32_t nc = x->cap ? x->cap * 2 : 4096;
-        Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
-        if (!np) {
-            x->oom = true;
-            return;
+    if (!x->oom && !x->full) {
+        if (x->n == ASC_EXPLAIN_MAX_EVENTS) {
+            x->full = true;
+            asc_free(&x->a, x->ev);
+            x->ev = NULL, x->n = x->cap = x->room = 0;
+        } else if (x->n == x->cap) {
+            uint32_t nc = x->cap ? x->cap * 2 : 4096;
+            Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
+            if (np) x->ev = np, x->cap = nc;
+            else x->oom = true;
         }
-        x->ev = np, x->cap = nc;
+        if (!x->oom && !x->full) {
+            x->room = x->cap < ASC_EXPLAIN_MAX_EVENTS ? x->cap : ASC_EXPLAIN_MAX_EVENTS;
+            rec_store(x, e);
+        }
     }
-    x->room = x->cap < ASC_EXPLAIN_MAX_EVENTS ? x->cap : ASC_EXPLAIN_MAX_EVENTS;
-    rec_store(x, e);
+    if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
 }
 
+/* The store comes before the next observer's call (they are independent), so
+ * that call is the last thing on either path and nothing is kept across it. */
 static void rec_insn(void *ud, const AscSimInsnEvent *e)
 {
     AscExplain *x = ud;
+    if (x->n >= x->room) {
+        rec_grow(x, e);
+        return;
+    }
+    rec_store(x, e);
     if (x->next.on_insn) x->next.on_insn(x->next.ud, e);
-    if (x->n < x->room) rec_store(x, e);
-    else rec_grow(x, e);
 }
 
 static void rec_flag(void *ud, const AscSimFlagEvent *e)
