@@ -84,6 +84,9 @@ struct AscExplain {
     Ev *ev;
     uint32_t n, cap;
     uint32_t room; /* events rec_insn stores without a check: min(cap, ASC_EXPLAIN_MAX_EVENTS), 0 once full or oom */
+    uint32_t last; /* the event that completed last (rec_store), UINT32_MAX: none */
+    uint64_t last_t;
+    uint8_t last_pipe;
     bool oom;
     bool full;  /* more than ASC_EXPLAIN_MAX_EVENTS instructions: nothing is analysed */
     const AscSim *sim;
@@ -121,6 +124,12 @@ const char *asc_cause_name(unsigned c) { return c < ASC_CAUSE_COUNT ? cause_name
 
 static inline void rec_store(AscExplain *x, const AscSimInsnEvent *e)
 {
+    /* the event that completed last (asc_explain_analyse walks back from it), kept as
+     * they come, in the order its scan over the events took them: a pipe's completion
+     * wins a tie with the scalar `end` that drained on it */
+    uint64_t t = e->done_cycle > e->end_cycle ? e->done_cycle : e->end_cycle;
+    if (x->last == UINT32_MAX || t > x->last_t || (t == x->last_t && x->last_pipe == ASC_PIPE_S && e->pipe != ASC_PIPE_S))
+        x->last = x->n, x->last_t = t, x->last_pipe = e->pipe;
     Ev *v = &x->ev[x->n++]; /* field by field: a compound literal was built and then copied */
     v->core = e->core, v->pc = e->pc, v->op = e->op, v->pipe = e->pipe, v->moved = e->bytes != 0;
     v->conflict = e->conflict_beats;
@@ -138,6 +147,7 @@ __attribute__((noinline)) static void rec_grow(AscExplain *x, const AscSimInsnEv
             x->full = true;
             asc_free(&x->a, x->ev);
             x->ev = NULL, x->n = x->cap = x->room = 0;
+            x->last = UINT32_MAX;
         } else if (x->n == x->cap) {
             uint32_t nc = x->cap ? x->cap * 2 : 4096;
             Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
@@ -184,6 +194,7 @@ AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs)
     if (!x) return NULL;
     x->a = a;
     x->next = *obs;
+    x->last = UINT32_MAX;
     /* flags and counters are only passed on: with nobody after the recorder to take them
      * it leaves them unset, so the engine skips building them (a counter per transfer
      * every time the HBM sharing changes) */
@@ -368,20 +379,7 @@ static bool analyse_walk(AscExplain *x, const AscSim *sim)
     if (x->oom) return false;
     if (!x->n || asc_sim_functional(sim)) return true;
     /* the last core to finish; on it, the event that completed last */
-    uint32_t last = UINT32_MAX;
-    uint64_t lt = 0; /* the last one's completion and pipe, kept (not re-read per event) */
-    uint8_t lpipe = 0;
-    for (uint32_t j = 0; j < x->n; j++) {
-        const Ev *e = &x->ev[j];
-        uint64_t t = e->done > e->end ? e->done : e->end;
-        /* a pipe's completion before the scalar `end` that drained on it */
-        if (last == UINT32_MAX || t > lt || (t == lt && lpipe == ASC_PIPE_S && e->pipe != ASC_PIPE_S)) {
-            last = j;
-            lt = t;
-            lpipe = e->pipe;
-        }
-    }
-    uint32_t i = last;
+    uint32_t i = x->last; /* kept by rec_store */
     uint64_t until = x->total;
     for (uint32_t guard = 0; i != UINT32_MAX && until > 0 && guard < 4 * x->n + 8; guard++) {
         const Ev *e = &x->ev[i];
@@ -441,7 +439,7 @@ static bool analyse_walk(AscExplain *x, const AscSim *sim)
         i = j;
     }
     /* before the first instruction on the path: the launch */
-    if (until && !push_seg(x, ASC_CAUSE_OTHER, x->nseg ? x->seg[x->nseg - 1].ev : last, 0, until, UINT32_MAX))
+    if (until && !push_seg(x, ASC_CAUSE_OTHER, x->nseg ? x->seg[x->nseg - 1].ev : x->last, 0, until, UINT32_MAX))
         return false;
     /* chronological order */
     for (uint32_t a = 0, b = x->nseg ? x->nseg - 1 : 0; a < b; a++, b--) {
