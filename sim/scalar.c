@@ -822,7 +822,7 @@ void asc_scalar_step(AscSim *sim, AscCore *c)
              * asc_sim_run's loop would, without the return to it and the call back. */
             uint32_t agent;
             uint64_t cycle;
-            if (!asc_heap_take_scalar_inline(&sim->heap, sim->limit, &agent, &cycle)) return;
+            if (sim->faulted || !asc_heap_take_scalar_inline(&sim->heap, sim->limit, &agent, &cycle)) return;
             sim->now = t = cycle;
             c = &sim->cores[agent / ASC_AGENTS_PER_CORE];
             horizon = asc_heap_min_cycle_inline(&sim->heap);
