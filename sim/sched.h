@@ -25,10 +25,13 @@ static inline void asc_win_add(AscHeap *h, uint32_t agent, uint64_t cycle)
 {
     unsigned b = (unsigned)(cycle % ASC_WIN), w = agent / 64;
     if (!h->gocc || cycle < h->first) h->first = cycle;
-    h->bits[(size_t)w * ASC_WIN + b] |= 1ull << (agent % 64);
-    h->wsum[b] |= 1ull << w;
-    h->occ[b / 64] |= 1ull << (b % 64);
-    h->gocc |= 1ull << (b / 64);
+    uint64_t *word = &h->bits[(size_t)w * ASC_WIN + b], old = *word;
+    *word = old | 1ull << (agent % 64);
+    if (!old) { /* the summaries already say so when the word had an agent (lockstep cores share one) */
+        h->wsum[b] |= 1ull << w;
+        h->occ[b / 64] |= 1ull << (b % 64);
+        h->gocc |= 1ull << (b / 64);
+    }
     h->key[agent] = cycle;
     h->pos[agent] = ASC_HEAP_IN_WIN;
 }
