@@ -49,7 +49,9 @@ const char *asc_cause_name(unsigned cause);
 typedef struct AscExplain AscExplain;
 typedef struct AscRunArg AscRunArg;
 /* A recorder of every instruction event: *obs is the observer to chain to
- * (the trace writer, or zero) and is replaced by the recorder's.  NULL
+ * (the trace writer, or zero) and is replaced by the recorder's, which
+ * passes on flag and counter events only when *obs took them (else it
+ * leaves those callbacks unset, so the engine does not build them).  NULL
  * when out of memory. */
 AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs);
 void asc_explain_free(AscExplain *x);
