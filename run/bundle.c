@@ -312,8 +312,17 @@ static bool launch(const Ctx *c, const AscConfig *cfg, Plan *p, const cJSON *l, 
             ok = bad(c, "%s: kernel '%s' did not finish: %s", where, p->names[k], msg);
         }
     }
-    for (int i = 0; ok && i < na; i++)
-        if (gm[i] && len[i]) asc_sim_gm_read(sim, addr[i], p->bufs[buf[i]].data + off[i], len[i]);
+    /* Read back what the kernel wrote, in argument order.  An argument it never wrote still holds
+     * its buffer's bytes, so its copy is skipped, unless an earlier argument's read-back changed
+     * bytes of the buffer it overlaps (the copy then restores them, as before). */
+    bool back[ASC_MAX_ARGS] = {0};
+    for (int i = 0; ok && i < na; i++) {
+        if (!gm[i] || !len[i]) continue;
+        back[i] = asc_sim_gm_written(sim, addr[i], len[i]);
+        for (int j = 0; !back[i] && j < i; j++)
+            back[i] = back[j] && buf[j] == buf[i] && off[j] < off[i] + len[i] && off[i] < off[j] + len[j];
+        if (back[i]) asc_sim_gm_read(sim, addr[i], p->bufs[buf[i]].data + off[i], len[i]);
+    }
     if (ok) *cycles += asc_sim_cycles(sim);
     asc_sim_free(sim);
     return ok;

@@ -10,6 +10,12 @@
  * allocates nothing.  Lookups index arrays only, so nothing depends on a
  * hash order.  A 1 TiB space costs 32 KiB of top level up front.
  *
+ * Written marks: a leaf also holds one byte per page, set by every asc_gm_write(_nosync) that
+ * touches the page (a relaxed atomic store: workers write GM at the same time, sim/pool.c) and
+ * read by asc_gm_written; asc_gm_set_written sets or clears them for host copies that do not
+ * count (sim.c: a write before the first asc_sim_run is the host's, not the kernel's).  Only
+ * an allocated page can be marked: every write allocates its pages first.
+ *
  * Invariants: every allocated page is zero-filled before use, except a page whose first write
  * covers all of it (asc_gm_write: then no byte of it is read before being written);
  * backed_bytes == 64 KiB * pages allocated (leaf tables are not counted:
@@ -17,6 +23,7 @@
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise (before any system header) */
 #endif
+#include <stdatomic.h>
 #include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -39,6 +46,19 @@
 #define SLAB_PAGES 32u
 #define SLAB_BYTES ((size_t)SLAB_PAGES * PAGE_BYTES)
 #define LEAF_SLABS (LEAF_PAGES / SLAB_PAGES) /* leaf[LEAF_PAGES + s]: slab s of the leaf */
+/* a leaf table: LEAF_PAGES page pointers, LEAF_SLABS slab pointers, then LEAF_PAGES marks */
+#define LEAF_BYTES ((LEAF_PAGES + LEAF_SLABS) * sizeof(uint8_t *) + LEAF_PAGES * sizeof(_Atomic uint8_t))
+
+/* the written marks of a leaf table, one per page */
+static _Atomic uint8_t *marks_of(uint8_t **leaf) { return (_Atomic uint8_t *)(void *)(leaf + LEAF_PAGES + LEAF_SLABS); }
+
+/* Mark page p of leaf as written: a load first, so pages marked already (nearly every write
+ * after a page's first) cost no store to a cache line other threads read. */
+static void mark_written(uint8_t **leaf, uint32_t p)
+{
+    _Atomic uint8_t *m = &marks_of(leaf)[p];
+    if (!atomic_load_explicit(m, memory_order_relaxed)) atomic_store_explicit(m, 1, memory_order_relaxed);
+}
 
 struct AscGm {
     AscAlloc alloc;
@@ -120,7 +140,7 @@ static uint8_t *page_of_new(AscGm *gm, uint64_t pn, bool create, bool whole)
     uint8_t **leaf = gm->top[t];
     if (!leaf) {
         if (!create) return NULL;
-        leaf = asc_calloc(&gm->alloc, LEAF_PAGES + LEAF_SLABS, sizeof *leaf);
+        leaf = asc_calloc(&gm->alloc, 1, LEAF_BYTES); /* marks zero: nothing written */
         if (!leaf) return NULL;
         gm->top[t] = leaf;
     }
@@ -247,9 +267,38 @@ bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n)
         uint8_t *pg = page_of_new(gm, addr >> PAGE_SHIFT, true, chunk == PAGE_BYTES);
         if (!pg) return false; /* host memory exhausted */
         memcpy(pg + off, in, chunk);
+        mark_written(gm->top[addr >> PAGE_SHIFT >> LEAF_SHIFT], (uint32_t)((addr >> PAGE_SHIFT) & (LEAF_PAGES - 1)));
         in += chunk;
         addr += chunk;
         n -= chunk;
     }
     return true;
+}
+
+void asc_gm_set_written(AscGm *gm, uint64_t addr, uint64_t n, bool written)
+{
+    if (!n || !in_range(gm, addr, 1)) return;
+    uint64_t last = (n > gm->size_bytes - addr ? gm->size_bytes : addr + n) - 1;
+    for (uint64_t pn = addr >> PAGE_SHIFT; pn <= last >> PAGE_SHIFT; pn++) {
+        uint8_t **leaf = gm->top[pn >> LEAF_SHIFT];
+        uint32_t p = (uint32_t)(pn & (LEAF_PAGES - 1));
+        if (!leaf || !leaf[p]) continue; /* never written: nothing to mark or clear */
+        atomic_store_explicit(&marks_of(leaf)[p], written ? 1 : 0, memory_order_relaxed);
+    }
+}
+
+bool asc_gm_written(AscGm *gm, uint64_t addr, uint64_t n)
+{
+    if (!n || !in_range(gm, addr, 1)) return false;
+    uint64_t last = (n > gm->size_bytes - addr ? gm->size_bytes : addr + n) - 1;
+    if (gm->sync) gm->sync(gm->sync_ud, addr, last + 1, false, false); /* pending writers land (and mark) first */
+    for (uint64_t pn = addr >> PAGE_SHIFT; pn <= last >> PAGE_SHIFT; pn++) {
+        uint8_t **leaf = gm->top[pn >> LEAF_SHIFT];
+        if (!leaf) { /* a whole leaf never written: skip to the next one */
+            pn |= LEAF_PAGES - 1;
+            continue;
+        }
+        if (atomic_load_explicit(&marks_of(leaf)[pn & (LEAF_PAGES - 1)], memory_order_relaxed)) return true;
+    }
+    return false;
 }

@@ -254,6 +254,7 @@ static bool init_gm(AscSim *sim, bool *oom, AscDiags *d)
                   (unsigned long long)ASC_GM_RODATA_BASE);
         return false;
     }
+    asc_gm_set_written(sim->gm, ASC_GM_RODATA_BASE, img->rodata_size, false); /* the host's, not the kernel's */
     if (img->rodata_size && !asc_san_add_alloc(sim, ASC_GM_RODATA_BASE, img->rodata_size, true)) {
         *oom = true;
         return false;
@@ -435,6 +436,7 @@ bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n)
         done = asc_pool_run_parts(sim, &job, 2 * sim->threads);
     }
     if (!done && !asc_gm_write(sim->gm, addr, src, n)) return false;
+    if (!sim->started) asc_gm_set_written(sim->gm, addr, n, false); /* before the kernel: the host's */
     asc_san_host_write(sim, addr, n);
     return true;
 }
@@ -476,6 +478,7 @@ bool asc_sim_gm_fill(AscSim *sim, uint64_t addr, uint64_t n, AscGmFillFn fill, v
     AscExecJob job = {.run_part = gm_fill_piece, .scratch = &f};
     if (!(sim->pool && n >= GM_FILL_MIN && asc_pool_run_parts(sim, &job, 2 * sim->threads))) gm_fill_run(&f, 0, n);
     if (atomic_load(&f.failed)) return false;
+    if (sim->started) asc_gm_set_written(sim->gm, addr, n, true); /* written through page pointers */
     asc_san_host_write(sim, addr, n);
     return true;
 }
@@ -493,10 +496,26 @@ bool asc_sim_gm_each(AscSim *sim, uint64_t addr, uint64_t n, AscGmEachFn each, v
     return true;
 }
 
+/* A big read in parts on the host threads, as asc_sim_gm_write: each thread copies (and takes
+ * the page faults of) its own range of dst.  The same bytes as one copy. */
+static void gm_read_part(const AscExecJob *j, uint32_t p)
+{
+    uint64_t n = j->u[0] | (uint64_t)j->u[1] << 32, addr = j->u[2] | (uint64_t)j->u[3] << 32;
+    uint64_t lo = n * p / j->parts, hi = n * (p + 1) / j->parts;
+    (void)asc_gm_read_nosync(j->scratch, addr + lo, j->out + lo, hi - lo); /* in range: cannot fail */
+}
+
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n)
 {
-    return asc_gm_read(sim->gm, addr, dst, n);
+    if (!sim->pool || n < GM_FILL_MIN) return asc_gm_read(sim->gm, addr, dst, n);
+    if (addr > asc_gm_size(sim->gm) || n > asc_gm_size(sim->gm) - addr) return false;
+    asc_gm_sync(sim->gm, addr, addr + n, false); /* pending writers of the range land first */
+    AscExecJob job = {.run_part = gm_read_part, .scratch = sim->gm, .out = dst,
+                      .u = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32), (uint32_t)addr, (uint32_t)(addr >> 32)}};
+    return asc_pool_run_parts(sim, &job, 2 * sim->threads) || asc_gm_read(sim->gm, addr, dst, n);
 }
+
+bool asc_sim_gm_written(AscSim *sim, uint64_t addr, uint64_t n) { return asc_gm_written(sim->gm, addr, n); }
 
 void asc_sim_set_arg(AscSim *sim, uint32_t i, uint64_t value)
 {

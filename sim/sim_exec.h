@@ -75,6 +75,13 @@ bool asc_gm_write_nosync(AscGm *gm, uint64_t addr, const void *src, size_t n);
 uint8_t *asc_gm_host_run(AscGm *gm, uint64_t addr, size_t max, size_t *run);
 /* true when every page [addr, addr + n) touches is allocated (and in range) */
 bool asc_gm_backed(const AscGm *gm, uint64_t addr, size_t n);
+/* Written marks, per 64 KiB page: every asc_gm_write(_nosync) marks the pages it touches.
+ * asc_gm_written: true when a page overlapping [addr, addr + n) is marked (after the sync hook
+ * waited for pending writers of the range); false for n 0 or a range outside GM.
+ * asc_gm_set_written marks (or clears) the allocated pages overlapping the range: sim.c clears
+ * what the host copies in before the kernel starts and marks what asc_sim_gm_fill writes after. */
+bool asc_gm_written(AscGm *gm, uint64_t addr, uint64_t n);
+void asc_gm_set_written(AscGm *gm, uint64_t addr, uint64_t n, bool written);
 /* Bytes of host memory backing GM (for tests of laziness). */
 uint64_t asc_gm_backed_bytes(const AscGm *gm);
 

@@ -128,6 +128,14 @@ const AscConfig *asc_sim_config(const AscSim *sim);
 bool asc_sim_gm_place(AscSim *sim, uint64_t bytes, uint64_t *addr);
 bool asc_sim_gm_write(AscSim *sim, uint64_t addr, const void *src, size_t n);
 bool asc_sim_gm_read(AscSim *sim, uint64_t addr, void *dst, size_t n);
+/* true when the kernel may have written some byte of GM [addr, addr + n): a write since the
+ * first asc_sim_run began (every kernel store, DMA, fixpipe and atomic, and any host write
+ * between sliced runs) touched a 64 KiB GM page overlapping the range.  Conservative at page
+ * granularity: a page written for a neighbouring argument counts.  The host's writes before
+ * the first run (asc_sim_gm_write, asc_sim_gm_fill, .rodata) do not count, so false means the
+ * range still holds exactly what the host put there (a caller may skip reading it back).
+ * false for n 0 or a range outside GM. */
+bool asc_sim_gm_written(AscSim *sim, uint64_t addr, uint64_t n);
 /* Fills GM [addr, addr + n) straight into its pages, with no copy in between (run/npy.c reads
  * a .npy file's data with pread into them): the pages are allocated first, then
  * fill(ud, dst, off, len) is called for pieces [off, off + len) of the range, each one

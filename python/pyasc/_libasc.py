@@ -244,6 +244,7 @@ def _declare(L):
         "asc_sim_gm_place": (C.c_bool, [P, C.c_uint64, C.POINTER(C.c_uint64)]),
         "asc_sim_gm_write": (C.c_bool, [P, C.c_uint64, P, C.c_size_t]),
         "asc_sim_gm_read": (C.c_bool, [P, C.c_uint64, P, C.c_size_t]),
+        "asc_sim_gm_written": (C.c_bool, [P, C.c_uint64, C.c_uint64]),
         "asc_sim_set_arg": (V, [P, C.c_uint32, C.c_uint64]),
         "asc_sim_run": (C.c_int, [P, C.c_uint64]),
         "asc_sim_status_format": (C.c_int, [P, C.c_int, C.c_uint64, C.c_char_p, C.c_size_t]),

@@ -3,8 +3,9 @@
 Users: runtime.jit (kernel[n](...)), the CLI (`pyasc compile` uses `assemble`).
 Steps: assemble the text into an AscImage (kept per assembly text), resolve the target profile,
 create the simulator for `blocks` cores, place each array in GM and set the argument registers,
-run, map a fault's pc to the Python line through the image's .asc.lines table, copy every array back in
-place, and return a LaunchResult with cycles, microseconds and the summary report.
+run, map a fault's pc to the Python line through the image's .asc.lines table, copy back in place
+every array whose GM the kernel wrote (asc_sim_gm_written, by 64 KiB page; an array it never wrote
+still holds its bytes), and return a LaunchResult with cycles, microseconds and the summary report.
 With check_races=True the simulator checks that every two accesses of a local buffer by different
 pipes are ordered by synchronisation (docs/timing.md "Races"); races raise KernelRace naming both
 Python lines, and the arrays are not copied back (their numbers cannot be trusted on hardware).
@@ -628,7 +629,9 @@ def run(c, values, blocks, trace=None, report_dir=None, functional=False, max_cy
                 raise KernelRace(races, total, L.take_string(lib.asc_sim_report_text(sim)))
         lost = []
         for a, addr, name in arrays:
-            if a.nbytes:
+            # GM the kernel never wrote still holds the host array's own bytes (written before the
+            # run, or all zero and left unbacked): nothing to copy back, nothing lost (sim.h)
+            if a.nbytes and lib.asc_sim_gm_written(sim, addr, a.nbytes):
                 if not a.flags.writeable:
                     # not copied back; but when the kernel wrote it, the results would vanish silently
                     back = np.empty(a.nbytes, np.uint8)
