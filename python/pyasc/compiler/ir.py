@@ -69,12 +69,17 @@ class Const(_Record):
         return hash((self.value, self.ty))
 
     def __setattr__(self, name, value):
-        from dataclasses import FrozenInstanceError   # only on this error
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise _frozen(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name):
-        from dataclasses import FrozenInstanceError
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        raise _frozen(f"cannot delete field {name!r}")
+
+
+def _frozen(text):
+    """The dataclasses.FrozenInstanceError a frozen dataclass raised, with its wording: a compiler
+    bug's error (nothing of a kernel assigns to an IR constant), so no docs/errors.md row."""
+    from dataclasses import FrozenInstanceError   # only on this error
+    return FrozenInstanceError(text)
 
 
 class Sym:
