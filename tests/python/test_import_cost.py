@@ -55,6 +55,17 @@ def test_lazy_enums_are_the_namespace_objects():
         "\n    numbering of what" in enums.AtomicOp.__doc__   # as the module-level class had it
 
 
+def test_star_imports_take_every_name():
+    ns_e, ns_t = {}, {}
+    exec("from pyasc.language.enums import *", ns_e)
+    exec("from pyasc.language.tensor import *", ns_t)
+    assert set(ENUMS) | {"PIPE_ISA", "CMP_ISA", "RND_ISA", "POSITION_BUFFER", "event_of", "event_pipes",
+                         "IntEnum"} == set(ns_e) - {"__builtins__"}
+    assert all(ns_e[n] is getattr(enums, n) for n in ENUMS)
+    assert ns_t["HardEvent"] is enums.HardEvent and ns_t["POSITION_BUFFER"] is enums.POSITION_BUFFER
+    assert {"GlobalTensor", "LocalTensor", "TQue", "ConstExpr", "TPosition"} <= set(ns_t)
+
+
 def test_lazy_enum_made_once_across_threads():
     out = _py("import threading\n"
               "import pyasc.language.enums as e\n"

@@ -232,3 +232,8 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_MAKE))
+
+
+# what `from pyasc.language.enums import *` took when every name was bound at import (it reads
+# __all__ through __getattr__, making them)
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_MAKE))

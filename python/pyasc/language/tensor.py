@@ -843,3 +843,8 @@ def _float_bits(dt, value):
         return int(np.array(value, np.float16).view(np.uint16))
     f = np.array(value, np.float32).view(np.uint32).astype(np.uint64)   # bf16: RNE on the top 16 bits
     return int(((f + 0x7FFF + ((f >> 16) & 1)) >> 16) & 0xFFFF)
+
+
+# what `from pyasc.language.tensor import *` took when HardEvent and POSITION_BUFFER were bound
+# here at import (it reads __all__ through __getattr__)
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_FROM_ENUMS))
