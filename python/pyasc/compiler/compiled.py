@@ -10,30 +10,67 @@ from __future__ import annotations
 
 import hashlib
 import os
+import reprlib
 import sys
-from dataclasses import dataclass
 
 
-@dataclass
+# ArgSpec and Compiled are written out as the classes @dataclasses.dataclass made of them (the
+# same __init__, repr, == on the fields of the same class, unhashable), as compiler/ir.py's
+# records: the decorator's exec() at import was ~1 ms of every launch (tests/python/test_ir_records.py
+# checks them against the dataclass definitions).
 class ArgSpec:
-    name: str
-    kind: str            # gm, int, float, const
-    dtype: object = None  # DataType for gm
-    value: object = None  # the value, for const
+    """One kernel parameter of a launch: name, kind (gm, int, float, const), dtype (a DataType,
+    for gm), value (for const)."""
+    __match_args__ = ("name", "kind", "dtype", "value")
+    __hash__ = None
+
+    def __init__(self, name: str, kind: str, dtype: object = None, value: object = None):
+        self.name, self.kind, self.dtype, self.value = name, kind, dtype, value
+
+    @reprlib.recursive_repr()
+    def __repr__(self):
+        return (f"{self.__class__.__qualname__}(name={self.name!r}, kind={self.kind!r}, dtype={self.dtype!r}, "
+                f"value={self.value!r})")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.kind, self.dtype, self.value) == (other.name, other.kind, other.dtype, other.value)
+        return NotImplemented
 
 
-@dataclass
 class Compiled:
-    name: str
-    asm: str
-    ir_text: str
-    lowered_text: str
-    kernel_kind: str
-    target: str
-    args: list
-    deps: dict = None    # Frontend.deps(): files and module constants a cache hit must re-check
-    warnings: list = None  # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
-    aivs: int = 0        # a mix kernel's AIVs per AI core (MIX_AIC_1_1: 1, launched with aiv_per_core=1)
+    """A compiled kernel: its assembly, IR dumps, kind, target, argument list (name, kind, dtype),
+    what a cache hit re-checks, the compiler's warnings."""
+    __match_args__ = ("name", "asm", "ir_text", "lowered_text", "kernel_kind", "target", "args", "deps",
+                      "warnings", "aivs")
+    __hash__ = None
+
+    def __init__(self, name: str, asm: str, ir_text: str, lowered_text: str, kernel_kind: str, target: str,
+                 args: list, deps: dict = None, warnings: list = None, aivs: int = 0):
+        self.name = name
+        self.asm = asm
+        self.ir_text = ir_text
+        self.lowered_text = lowered_text
+        self.kernel_kind = kernel_kind
+        self.target = target
+        self.args = args
+        self.deps = deps            # Frontend.deps(): files and module constants a cache hit must re-check
+        self.warnings = warnings    # 'file:line:col: warning: ...' the compiler found (passes/sync_check.py)
+        self.aivs = aivs            # a mix kernel's AIVs per AI core (MIX_AIC_1_1: 1, launched with aiv_per_core=1)
+
+    def _fields(self):
+        return (self.name, self.asm, self.ir_text, self.lowered_text, self.kernel_kind, self.target, self.args,
+                self.deps, self.warnings, self.aivs)
+
+    @reprlib.recursive_repr()
+    def __repr__(self):
+        return (self.__class__.__qualname__ + "(" +
+                ", ".join(f"{n}={v!r}" for n, v in zip(self.__match_args__, self._fields())) + ")")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._fields() == other._fields()
+        return NotImplemented
 
 
 def dump(c: Compiled) -> None:

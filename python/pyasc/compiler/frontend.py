@@ -353,7 +353,7 @@ class Frontend:
 
     def merge(self, op, before, env_t, env_e):
         out = dict(before)
-        for name in set(env_t) | set(env_e):
+        for name in sorted(set(env_t) | set(env_e)):   # sorted: value ids must not follow str hashing
             vt, ve = env_t.get(name, _MISSING), env_e.get(name, _MISSING)
             out[name] = self._merge_value(op, name, vt, ve)
         return out

@@ -23,7 +23,23 @@ from ..compiler import dbuf, ir
 from ..compiler.builder import GmPtr, RVal, is_static, type_name
 from ..compiler.errors import CompileError
 from . import dtype as dt
-from .enums import POSITION_BUFFER, TPosition, HardEvent, event_of
+from . import enums as _enums
+from .enums import TPosition, event_of
+
+# HardEvent and POSITION_BUFFER are read through _enums when used, so that importing this module
+# (every launch does, for the annotations) does not make HardEvent (language/enums.py); they
+# stay names of this module (PEP 562):
+_FROM_ENUMS = ("HardEvent", "POSITION_BUFFER")
+
+
+def __getattr__(name):
+    if name in _FROM_ENUMS:
+        return getattr(_enums, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FROM_ENUMS))
 
 
 def tensor_type_name(x) -> str:
@@ -169,7 +185,7 @@ class LocalTensor:
         if not isinstance(dtype, dt.DataType):
             raise CompileError("LocalTensor(dtype, pos, addr, tile_size): dtype must be an asc dtype", b.loc)
         self.dtype, self.pos, self.addr, self.size = dtype, TPosition(pos), addr, tile_size
-        self.buf = POSITION_BUFFER[self.pos]
+        self.buf = _enums.POSITION_BUFFER[self.pos]
         self.root = _root if _root is not None else ("static", id(self))
         self.slot = None
         if _root is None and is_static(addr) and is_static(tile_size):
@@ -190,7 +206,7 @@ class LocalTensor:
         t = cls.__new__(cls)
         t.b = b
         t.dtype, t.pos, t.addr, t.size = dtype, TPosition(pos), addr, size
-        t.buf, t.root, t.slot = POSITION_BUFFER[t.pos], root, None
+        t.buf, t.root, t.slot = _enums.POSITION_BUFFER[t.pos], root, None
         return t
 
     def _asc_type_name(self):
@@ -435,7 +451,7 @@ class TPipe:
     def _event(self, event, what="alloc_event_id"):
         # a HardEvent member only (real pyasc fwk/tpipe.py types it `event: HardEvent`): a bare int
         # such as alloc_event_id(5) is usually a misplaced event id, not an event
-        if not isinstance(event, HardEvent):
+        if not isinstance(event, _enums.HardEvent):
             got = "a run-time value" if isinstance(event, RVal) else f"{type(event).__name__} {event!r}"
             raise CompileError(f"TPipe.{what} needs an asc.HardEvent (e.g. asc.HardEvent.MTE2_V), got {got}",
                                self.b.loc)
@@ -449,13 +465,13 @@ class TPipe:
 
     def fetch_event_id(self, event=None):
         """A free event id of `event` (default V_S), not reserved: -1 when none is free."""
-        ev = self._event(HardEvent.V_S if event is None else event, "fetch_event_id")
+        ev = self._event(_enums.HardEvent.V_S if event is None else event, "fetch_event_id")
         free = self._free_ids(ev)
         return free[0] if free else -1
 
     def alloc_event_id(self, event=None):
         """Reserve and return a free event id of `event` (default V_S), for set_flag/wait_flag."""
-        ev = self._event(HardEvent.V_S if event is None else event)
+        ev = self._event(_enums.HardEvent.V_S if event is None else event)
         free = self._free_ids(ev)
         b = self.b
         if not free:
@@ -468,7 +484,7 @@ class TPipe:
 
     def release_event_id(self, id=None, event=None):  # noqa: A002  (real pyasc's keyword)
         """Give back an id from alloc_event_id."""
-        ev = self._event(HardEvent.V_S if event is None else event, "release_event_id")
+        ev = self._event(_enums.HardEvent.V_S if event is None else event, "release_event_id")
         b = self.b
         if not is_static(id):
             raise CompileError("release_event_id needs a compile-time event id (one from alloc_event_id)", b.loc)
@@ -501,7 +517,7 @@ class TPipe:
             que.asked = int(num)              # what the kernel may use: enque/alloc limits stay this
             num = dbuf.depth(b, que, num)     # -O2: a one-buffer queue gets two (compiler/dbuf.py)
         key = f"q{_bi.len(b.fn.buffers)}"
-        que.req = BufferReq(key, POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
+        que.req = BufferReq(key, _enums.POSITION_BUFFER[que.pos], int(num), int(length), b.loc,
                             f"{key}:{type(que).__name__}({que.pos.name})")
         b.fn.buffers.append(que.req)
         if isinstance(que, TQue):
@@ -812,7 +828,7 @@ class LocalTensorAuto(LocalTensor):
             raise CompileError(f"LocalTensorAuto shape must be positive, got {shape}", b.loc)
         key = f"q{_bi.len(b.fn.buffers)}"
         pos = TPosition(pos)
-        req = BufferReq(key, POSITION_BUFFER[pos], 1, n * dtype.sizeof(), b.loc, f"{key}:LocalTensorAuto({pos.name})")
+        req = BufferReq(key, _enums.POSITION_BUFFER[pos], 1, n * dtype.sizeof(), b.loc, f"{key}:LocalTensorAuto({pos.name})")
         req.auto = True
         b.fn.buffers.append(req)
         return LocalTensor._make(b, dtype, pos, ir.Sym("buf", (key, 0)), n, (key, 0))
@@ -827,3 +843,8 @@ def _float_bits(dt, value):
         return int(np.array(value, np.float16).view(np.uint16))
     f = np.array(value, np.float32).view(np.uint32).astype(np.uint64)   # bf16: RNE on the top 16 bits
     return int(((f + 0x7FFF + ((f >> 16) & 1)) >> 16) & 0xFFFF)
+
+
+# what `from pyasc.language.tensor import *` took when HardEvent and POSITION_BUFFER were bound
+# here at import (it reads __all__ through __getattr__)
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_FROM_ENUMS))

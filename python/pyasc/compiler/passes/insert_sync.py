@@ -172,7 +172,7 @@ class _State:
                 kq[p] = v
 
     def barall(self):
-        for X in set(PIPES) | set(self.cnt) | set(self.know):
+        for X in sorted(set(PIPES) | set(self.cnt) | set(self.know)):   # sorted: not in str-hash order
             self.know[X] = dict(self.cnt)
 
     def now_snap(self, P):
