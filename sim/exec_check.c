@@ -47,6 +47,11 @@ static bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool writ
                         bool check_align)
 {
     const AscMem *m = &ctx->mem[buf];
+    /* the usual case first, without the names the messages need */
+    if (m->size && m->data && lo <= hi && hi <= m->size && !(check_align && m->align > 1 && lo % m->align) &&
+        !(buf == ASC_BUF_UB && hi > lo && ctx->ia_unit < 3 &&
+          ((ctx->data_exp[0] | ctx->data_exp[1] | ctx->data_exp[2] | ctx->data_exp[3]) & 1)))
+        return true;
     const char *bn = asc_exec_buf_name(buf);
     const char *rw = write ? "write" : "read";
     if (m->size == 0 || !m->data)

@@ -24,6 +24,7 @@
  *    never written and inactive source lanes never read (nor checked).
  *  - No allocation: a repeat's lanes live in fixed 256 B buffers. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "exec_internal.h"
@@ -196,6 +197,14 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     switch ((VKind)o->kind) {
     case VK_LANES: {
         uint64_t flo = 0, fhi = 0, llo = 0, lhi = 0;
+        if (p->last[0] == p->full[0] && p->last[1] == p->full[1]) { /* one mask: the last repeat reaches highest */
+            if (lanes_span(o, p->full, p->lanes, &flo, &fhi)) {
+                lo = flo;
+                hi = (R - 1) * o->rep_bytes + fhi;
+                any = true;
+            }
+            break;
+        }
         if (R > 1 && lanes_span(o, p->full, p->lanes, &flo, &fhi)) {
             lo = flo;
             hi = (R - 2) * o->rep_bytes + fhi;
@@ -1325,7 +1334,10 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
         return;
     }
     uint64_t h = 0;
-    for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
+    /* the set from the words that differ between a loop's instructions (repeats, masks, the
+     * operands' addresses and the first stride); the whole key is compared below */
+    static const uint8_t hashed[] = {0, 1, 3, 6, 8, 10, 14, 18};
+    for (unsigned i = 0; i < sizeof hashed; i++) h = (h ^ key[hashed[i]]) * 0x9e3779b97f4a7c15ull;
     /* a set of ways (a kernel's double-buffered loop alternates buffers, so one slot per
      * hash collided); a hit or a fill marks the slot used now, a miss replaces the least
      * recently used (or an empty) way.  Which slot holds what changes only the speed. */
@@ -1383,40 +1395,42 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
                               asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");
-    VPlan p;
-    memset(&p, 0, sizeof p);
-    p.dt = dt0;
-    p.dto = shape == VS_CONV ? dt1 : dt0;
+    /* the plan is built in place in the job state (VJob.p), which vec_data reads */
+    VJob j;
+    memset(&j, 0, sizeof j);
+    VPlan *p = &j.p;
+    p->dt = dt0;
+    p->dto = shape == VS_CONV ? dt1 : dt0;
     st->src_buf = ASC_BUF_UB;
     st->dst_buf = ASC_BUF_UB;
 
     /* lanes per repeat: 256 B of the widest element type */
     uint32_t size = asc_dtype_size(dt0), big = size;
     if (shape == VS_CONV && asc_dtype_size(dt1) > big) big = asc_dtype_size(dt1);
-    p.lanes = 256 / big;
+    p->lanes = 256 / big;
 
     /* operands and the config register, by shape */
     bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY ||
                 shape == VS_TERN || fam == VF_VADDDEQ;
     uint64_t cfg = four ? q->rs3 : q->rs2;
-    VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
+    VOperand *dst = &p->op[OP_DST], *src0 = &p->op[OP_SRC0];
     switch (shape) {
     case VS_BIN:
     case VS_SEL:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         if (shape != VS_SEL || !((cfg >> 50) & 1)) /* sels: rs2 is a scalar, not an address */
-            set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+            set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         if (shape == VS_SEL && !((cfg >> 49) & 1))
-            set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
+            set_other(&p->op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p->lanes / 8);
         break;
     case VS_CMP:
-        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p->lanes / 8);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_CMPS:
-        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p->lanes / 8);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         break;
     case VS_DUP: set_lanes(dst, "dst", true, q->rd, size, cfg, 0); break;
@@ -1429,7 +1443,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_other(src0, "src", false, VK_CONTIG8, q->rs1, size, 8 * size);
         break;
     case VS_GROUP: {
-        uint32_t group = fam == VF_VCPADD ? p.lanes / 2 : 8;
+        uint32_t group = fam == VF_VCPADD ? p->lanes / 2 : 8;
         set_other(dst, "dst", true, VK_GROUP, q->rd, size, ((cfg >> 24) & 0xff) * group * size);
         dst->group = group;
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
@@ -1439,7 +1453,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
         if (deq) dst->half = q->in.cvp == ASC_CVP_S16_B8H || q->in.cvp == ASC_CVP_S16_VB8H ? 2 : 1;
         set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
-        if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        if (fam == VF_VADDDEQ) set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_SCALAR:
     case VS_UNARY:
@@ -1449,13 +1463,13 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_TERN: /* BIN that also reads dst: its lanes, with dst's strides, are the third source (c) */
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
-        set_lanes(&p.op[OP_MASK], "dst", false, q->rd, size, cfg, 0);
+        set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        set_lanes(&p->op[OP_MASK], "dst", false, q->rd, size, cfg, 0);
         break;
     case VS_AXPY: /* dst is also read: its lanes, with dst's strides, are src1 */
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
+        set_lanes(&p->op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
@@ -1471,55 +1485,55 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         return asc_exec_fault(ctx, "config bit 48 (whole) is for vcmp/vcmps only, not vector family %s", fi->name);
 
     /* repeats and masks */
-    uint64_t lane_mask[2] = {p.lanes >= 64 ? ~0ull : ((1ull << p.lanes) - 1), p.lanes > 64 ? ~0ull : 0};
+    uint64_t lane_mask[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     bool counter = (q->ctrl >> ASC_CTRL_COUNTER_BIT) & 1;
     if (whole) {
         /* Ascend C Compare / CompareScalar on dav_c220 (cannmirror/asc-devkit impl/basic_api/
          * dav_c220/kernel_operator_vec_cmp_impl.h): vcmpv / vcmpvs take no mask (VcmpvImpl
          * discards it) and the count form runs count * sizeof / 256 whole repeats (CompareCompute),
          * so a tail shorter than a repeat is not compared and its bits are left as they were. */
-        memcpy(p.full, lane_mask, sizeof p.full);
-        memcpy(p.last, lane_mask, sizeof p.last);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        memcpy(p->last, lane_mask, sizeof p->last);
         if (counter) {
             uint64_t count = q->mask0;
             if (count > UINT32_MAX)
                 return asc_exec_fault(ctx, "counter-mode element count %llu (mask0) exceeds 2^32 - 1",
                                       (unsigned long long)count);
-            p.repeats = (uint32_t)(count / p.lanes);
-            if (count % p.lanes) {
+            p->repeats = (uint32_t)(count / p->lanes);
+            if (count % p->lanes) {
                 st->note = ASC_NOTE_CMPCOUNT;
                 st->note_a = count;
-                st->note_b = (uint64_t)p.repeats * p.lanes;
+                st->note_b = (uint64_t)p->repeats * p->lanes;
             }
         } else {
-            p.repeats = (uint32_t)(cfg >> 56);
+            p->repeats = (uint32_t)(cfg >> 56);
             uint32_t asked = (uint32_t)__builtin_popcountll(q->mask0 & lane_mask[0]) +
                              (uint32_t)__builtin_popcountll(q->mask1 & lane_mask[1]);
-            if (asked != p.lanes && p.repeats) {
+            if (asked != p->lanes && p->repeats) {
                 st->note = ASC_NOTE_CMPMASK;
                 st->note_a = asked;
-                st->note_b = p.lanes;
+                st->note_b = p->lanes;
             }
         }
     } else if (shape == VS_BRCB) { /* vbrcb ignores the mask and counter mode */
-        p.repeats = (uint32_t)(cfg >> 56);
-        memcpy(p.full, lane_mask, sizeof p.full);
-        memcpy(p.last, lane_mask, sizeof p.last);
+        p->repeats = (uint32_t)(cfg >> 56);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        memcpy(p->last, lane_mask, sizeof p->last);
     } else if (counter) {
         uint64_t count = q->mask0;
         if (count > UINT32_MAX)
             return asc_exec_fault(ctx, "counter-mode element count %llu (mask0) exceeds 2^32 - 1",
                                   (unsigned long long)count);
-        p.repeats = (uint32_t)((count + p.lanes - 1) / p.lanes);
-        memcpy(p.full, lane_mask, sizeof p.full);
-        uint64_t tail = count - (count ? (uint64_t)(p.repeats - 1) * p.lanes : 0);
-        p.last[0] = tail >= 64 ? ~0ull : ((1ull << tail) - 1);
-        p.last[1] = tail >= 128 ? ~0ull : tail > 64 ? ((1ull << (tail - 64)) - 1) : 0;
+        p->repeats = (uint32_t)((count + p->lanes - 1) / p->lanes);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        uint64_t tail = count - (count ? (uint64_t)(p->repeats - 1) * p->lanes : 0);
+        p->last[0] = tail >= 64 ? ~0ull : ((1ull << tail) - 1);
+        p->last[1] = tail >= 128 ? ~0ull : tail > 64 ? ((1ull << (tail - 64)) - 1) : 0;
     } else {
-        p.repeats = (uint32_t)(cfg >> 56);
-        p.full[0] = q->mask0 & lane_mask[0];
-        p.full[1] = q->mask1 & lane_mask[1];
-        memcpy(p.last, p.full, sizeof p.last);
+        p->repeats = (uint32_t)(cfg >> 56);
+        p->full[0] = q->mask0 & lane_mask[0];
+        p->full[1] = q->mask1 & lane_mask[1];
+        memcpy(p->last, p->full, sizeof p->last);
     }
     if (shape == VS_SEL && !((cfg >> 49) & 1)) {
         /* Select modes 1 and 2 overwrite CMPMASK: Ascend C on dav_c220 (cannmirror/asc-devkit
@@ -1532,27 +1546,24 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         uint32_t w = 4;
         if ((cfg >> 50) & 1) {
             w = size;
-            if (asc_dtype_is_float(p.dt))
-                store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+            if (asc_dtype_is_float(p->dt))
+                store_f(&one, p->dt, 0, scalar_f(q->rs2, p->dt));
             else
-                store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+                store_i(&one, p->dt, 0, scalar_i(q->rs2, p->dt));
         } else {
             uint32_t a32 = (uint32_t)q->cmpmask;
             memcpy(one.u8, &a32, 4);
         }
         for (uint32_t k = 0; k < 16; k += w) memcpy(ctx->cmpmask_reg + k, one.u8, w);
     }
-    if (p.repeats == 0) return true;
+    if (p->repeats == 0) return true;
 
     /* jobs of this core whose UB footprint overlaps an operand: the data pass follows them on
      * the workers (sim/pool.c), or waits for them below when it runs here */
     if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     for (int k = 0; k < OP_COUNT; k++)
-        if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
+        if (p->op[k].used && !check_operand(ctx, p, &p->op[k])) return false;
 
-    VJob j;
-    memset(&j, 0, sizeof j);
-    j.p = p;
     j.fam = (uint8_t)fam;
     j.size = size;
     j.cond = q->in.cond;
@@ -1583,18 +1594,18 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     if (shape == VS_SEL && ((cfg >> 50) & 1)) { /* the scalar's element bits, as vadds reads rs2 */
         VBuf one;
         j.sels = true;
-        if (asc_dtype_is_float(p.dt))
-            store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+        if (asc_dtype_is_float(p->dt))
+            store_f(&one, p->dt, 0, scalar_f(q->rs2, p->dt));
         else
-            store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+            store_i(&one, p->dt, 0, scalar_i(q->rs2, p->dt));
         memcpy(j.sel1, one.u8, size);
     }
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
-        if (asc_dtype_is_float(p.dt))
-            j.sf = scalar_f(s, p.dt);
+        if (asc_dtype_is_float(p->dt))
+            j.sf = scalar_f(s, p->dt);
         else
-            j.si = scalar_i(s, p.dt);
+            j.si = scalar_i(s, p->dt);
     }
 
     /* timing and race reports: per repeat, from addresses and masks only */
@@ -1603,14 +1614,21 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     /* the data: reads and writes this core's UB only, so it may run on a host
      * worker thread (sim/pool.c) while the engine goes on; the next exec
      * function of this core that checks UB joins it first */
-    AscExecJob job = {.run = vec_job, .bufs = 1u << ASC_BUF_UB, .out = ctx->mem[ASC_BUF_UB].data};
-    _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
-    memcpy(job.blob, &j, sizeof j);
-    /* a short instruction costs less inline than a hand-over (a lock and a wake-up) */
-    bool long_insn = (uint64_t)p.repeats * p.lanes >= VEC_DEFER_LANES;
-    if (long_insn && ctx->defer && ctx->defer(ctx->pool_ud, &job)) return true;
+    if (ctx->defer) {
+        AscExecJob job;
+        memset(&job, 0, offsetof(AscExecJob, blob)); /* every field but the blob, which gets j */
+        job.run = vec_job;
+        job.bufs = 1u << ASC_BUF_UB;
+        job.out = ctx->mem[ASC_BUF_UB].data;
+        _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
+        memcpy(job.blob, &j, sizeof j);
+        /* a short instruction costs less inline than a hand-over (a lock and a wake-up),
+         * unless it would wait for pending jobs: it follows them on a worker instead */
+        job.follow_only = (uint64_t)p->repeats * p->lanes < VEC_DEFER_LANES;
+        if (ctx->defer(ctx->pool_ud, &job)) return true;
+    }
     if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
-    vec_data(job.out, &j);
+    vec_data(ctx->mem[ASC_BUF_UB].data, &j);
     return true;
 }
 

@@ -282,6 +282,12 @@ static bool defer(void *ud, const AscExecJob *job)
     /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order */
     for (uint32_t i = 0; job->bufs && c->jobs_pending && i < ASC_CORE_JOBS; i++)
         if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) follow_or_join(pl, c, &c->jobs[i], true);
+    if (job->follow_only) { /* taken only behind a pending predecessor; else the caller runs it */
+        bool any = false;
+        for (uint32_t i = 0; !any && c->collecting && i < c->ncdep; i++)
+            any = c->cdep[i]->pending && c->cdep[i]->gen == c->cdep_gen[i];
+        if (!any) return false;
+    }
     AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
     join_slot(pl, s);
     /* the predecessors collected since deps_begin (none when not collecting) */
