@@ -190,6 +190,7 @@ typedef struct AscJobSlot {
     int state;               /* pool.c's JOB_*, under the pool's mutex */
     uint32_t next, left;     /* under the mutex: next part to take, parts not finished */
     uint32_t gen;            /* jobs the slot took so far (under the mutex) */
+    uint32_t qpos;           /* while queued: its index in the pool's queue (under the mutex) */
     /* the earlier jobs this one must follow (a conflicting footprint): slot and its gen then;
      * it runs once each of them is done (or the slot moved on); under the mutex */
     struct AscJobSlot *dep[ASC_JOB_DEPS];
