@@ -204,6 +204,7 @@ static void join_slot(AscPool *pl, AscJobSlot *s)
     pthread_mutex_unlock(&pl->mu);
     s->pending = false;
     s->core->jobs_pending--;
+    s->core->range_pend &= ~(1u << (s - s->core->jobs));
     if (s->job.gm)
         for (uint32_t i = 0; i < pl->ngm; i++)
             if (pl->gm[i] == s) {
@@ -249,25 +250,27 @@ static void follow_or_join(AscPool *pl, AscCore *c, AscJobSlot *s, bool collect)
     join_slot(pl, s);
 }
 
-/* The pending jobs of c that use buffer bit `b` whole form one chain, each following (or having
+/* The pending jobs of c that use buffer b whole form one chain, each following (or having
  * joined) every older one (defer), so the newest of them stands for all: following or joining it
- * orders after every one.  Slot (job_rr - k) % ASC_CORE_JOBS took the k-th newest job. */
-static AscJobSlot *newest_slot(AscCore *c, uint32_t k) { return &c->jobs[(c->job_rr - k) % ASC_CORE_JOBS]; }
+ * orders after every one.  NULL when no job on b is pending (older ones are then done too). */
+static AscJobSlot *whole_newest(const AscCore *c, uint32_t b)
+{
+    AscJobSlot *s = c->whole_last[b];
+    return s && s->pending && s->gen == c->whole_gen[b] ? s : NULL;
+}
 
 static void on_buf(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
+    if (!c->jobs_pending) return;
     bool span = hi != UINT64_MAX; /* asc_exec_check_span: the caller's data pass follows the job */
-    uint32_t whole = 1u << buf;   /* until the newest whole-buffer job on buf is found */
-    for (uint32_t k = 1; c->jobs_pending && k <= ASC_CORE_JOBS; k++) {
-        AscJobSlot *s = newest_slot(c, k);
-        if (!s->pending) continue;
+    AscJobSlot *w = whole_newest(c, buf);
+    if (w) follow_or_join(c->sim->pool, c, w, span);
+    for (uint32_t m = c->range_pend; m; m &= m - 1) {
+        AscJobSlot *s = &c->jobs[__builtin_ctz(m)];
         const AscExecJob *j = &s->job;
-        bool on_whole = (j->bufs & whole) != 0;
-        if (on_whole || (j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi))) {
-            if (on_whole) whole = 0;
+        if (s->pending && j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi))
             follow_or_join(c->sim->pool, c, s, span);
-        }
     }
 }
 
@@ -311,14 +314,10 @@ static bool defer(void *ud, const AscExecJob *job)
     AscCore *c = ud;
     AscPool *pl = c->sim->pool;
     /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order:
-     * the newest pending job on each of its buffers (newest_slot) */
-    uint32_t want = job->bufs;
-    for (uint32_t k = 1; want && c->jobs_pending && k <= ASC_CORE_JOBS; k++) {
-        AscJobSlot *o = newest_slot(c, k);
-        if (o->pending && (o->job.bufs & want)) {
-            want &= ~o->job.bufs;
-            follow_or_join(pl, c, o, true);
-        }
+     * the newest pending job on each of its buffers (whole_newest) */
+    for (uint32_t m = c->jobs_pending ? job->bufs : 0; m; m &= m - 1) {
+        AscJobSlot *o = whole_newest(c, (uint32_t)__builtin_ctz(m));
+        if (o) follow_or_join(pl, c, o, true);
     }
     if (job->follow_only) { /* taken only behind a pending predecessor; else the caller runs it */
         bool any = false;
@@ -359,6 +358,11 @@ static bool defer(void *ud, const AscExecJob *job)
     pthread_mutex_unlock(&pl->mu);
     s->pending = true;
     c->jobs_pending++;
+    for (uint32_t m = s->job.bufs; m; m &= m - 1) {
+        c->whole_last[__builtin_ctz(m)] = s;
+        c->whole_gen[__builtin_ctz(m)] = s->gen;
+    }
+    if (s->job.lhi > s->job.llo) c->range_pend |= 1u << (s - c->jobs);
     return true;
 }
 

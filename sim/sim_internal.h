@@ -249,6 +249,11 @@ typedef struct AscCore {
      * conflicting jobs that asc_exec_check_span and asc_gm_sync find are collected here (the
      * next job follows them) instead of joined */
     bool collecting;
+    /* main thread only: the newest job that uses buffer b whole (whole_last[b] while its gen is
+     * whole_gen[b] and it is pending), and the slots whose pending job has a local range (bits) */
+    struct AscJobSlot *whole_last[ASC_BUF_COUNT];
+    uint32_t whole_gen[ASC_BUF_COUNT];
+    uint32_t range_pend;
     uint32_t ncdep;
     AscJobSlot *cdep[ASC_JOB_DEPS];
     uint32_t cdep_gen[ASC_JOB_DEPS];
