@@ -1334,10 +1334,7 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
         return;
     }
     uint64_t h = 0;
-    /* the set from the words that differ between a loop's instructions (repeats, masks, the
-     * operands' addresses and the first stride); the whole key is compared below */
-    static const uint8_t hashed[] = {0, 1, 3, 6, 8, 10, 14, 18};
-    for (unsigned i = 0; i < sizeof hashed; i++) h = (h ^ key[hashed[i]]) * 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < ASC_VEC_ACCT_KEY; i++) h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
     /* a set of ways (a kernel's double-buffered loop alternates buffers, so one slot per
      * hash collided); a hit or a fill marks the slot used now, a miss replaces the least
      * recently used (or an empty) way.  Which slot holds what changes only the speed. */
