@@ -749,7 +749,10 @@ static void reduce(const VRepeat *v, VReduce how)
         switch (v->dt) {
         case ASC_DT_F16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F16, i); break;
         case ASC_DT_BF16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_BF16, i); break;
-        default: memcpy(x, a->u32, (size_t)lanes * 4); break;
+        default:
+            if (lanes == 64) memcpy(x, a->u32, 256); /* a full f32 repeat: a constant copy, inlined */
+            else memcpy(x, a->u32, (size_t)lanes * 4);
+            break;
         }
         n = lanes;
     } else {
