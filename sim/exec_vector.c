@@ -190,7 +190,13 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
  * active-lane footprints of repeats 0..R-2 (mask `full`) and of repeat R-1
  * (mask `last`, which differs in counter mode).  Strides are unsigned, so
  * repeat 0 has the lowest addresses and the last repeats the highest. */
-static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
+/* The UB spans an instruction's operand checks passed to asc_exec_check_span, in order. */
+typedef struct VSpans {
+    uint64_t lo[OP_COUNT], hi[OP_COUNT];
+    uint8_t n, wmask;
+} VSpans;
+
+static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o, VSpans *sp)
 {
     uint64_t R = p->repeats, lo = 0, hi = 0;
     bool any = false;
@@ -232,6 +238,7 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     /* the data pass touches only the active lanes, all inside [flo, fhi): a pending DMA job of
      * the core elsewhere in UB goes on (sim/pool.c) */
     if (!asc_exec_check_span(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
+    sp->lo[sp->n] = flo, sp->hi[sp->n] = fhi, sp->wmask |= (uint8_t)(o->write << sp->n), sp->n++;
     if (ubm->align > 1 && o->base % ubm->align)
         return asc_exec_fault(ctx, "UB %s of %s [0x%llx, 0x%llx) is misaligned: start address 0x%llx is not a multiple of %u B",
                               o->write ? "write" : "read", o->name, (unsigned long long)flo, (unsigned long long)fhi,
@@ -1380,7 +1387,8 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
 /* Every vector family but vtranspose: set up the operands by shape, derive
  * lanes/repeats/masks, check every footprint, then run the repeats in order
  * (gather the sources, the family's semantics, store the destination). */
-static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
+static bool vec_plan(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st,
+                     VJob *jp, VSpans *sp, bool *empty)
 {
     const VFamInfo *fi = &vfam_info[fam];
     VShape shape = (VShape)fi->shape;
@@ -1396,9 +1404,9 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
                               asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");
     /* the plan is built in place in the job state (VJob.p), which vec_data reads */
-    VJob j;
-    memset(&j, 0, sizeof j);
-    VPlan *p = &j.p;
+    memset(jp, 0, sizeof *jp);
+    VPlan *p = &jp->p;
+    *empty = true;
     p->dt = dt0;
     p->dto = shape == VS_CONV ? dt1 : dt0;
     st->src_buf = ASC_BUF_UB;
@@ -1557,21 +1565,22 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         for (uint32_t k = 0; k < 16; k += w) memcpy(ctx->cmpmask_reg + k, one.u8, w);
     }
     if (p->repeats == 0) return true;
+    *empty = false;
 
     /* jobs of this core whose UB footprint overlaps an operand: the data pass follows them on
      * the workers (sim/pool.c), or waits for them below when it runs here */
     if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     for (int k = 0; k < OP_COUNT; k++)
-        if (p->op[k].used && !check_operand(ctx, p, &p->op[k])) return false;
+        if (p->op[k].used && !check_operand(ctx, p, &p->op[k], sp)) return false;
 
-    j.fam = (uint8_t)fam;
-    j.size = size;
-    j.cond = q->in.cond;
-    j.rnd = (AscRnd)q->in.rnd;
-    if (fam == VF_VEXP) j.exp_fma = exp_fma_usable(ctx);
+    jp->fam = (uint8_t)fam;
+    jp->size = size;
+    jp->cond = q->in.cond;
+    jp->rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VEXP) jp->exp_fma = exp_fma_usable(ctx);
     if (deq) {
-        j.deq = true;
-        j.si = (int64_t)q->deqscale;
+        jp->deq = true;
+        jp->si = (int64_t)q->deqscale;
     }
     if (vdeq) {
         /* Ascend C SetDeqScaleImpl(vdeq, vdeqInfo) on dav_c220 (cannmirror/asc-devkit
@@ -1583,37 +1592,41 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
                                   ta + 128, false))
             return false;
         if (ctx->on_access) ctx->on_access(ctx->access_ud, ASC_BUF_UB, ta, ta + 128, false);
-        memcpy(j.tab, ctx->mem[ASC_BUF_UB].data + ta, sizeof j.tab);
-        j.vdeq = true;
+        memcpy(jp->tab, ctx->mem[ASC_BUF_UB].data + ta, sizeof jp->tab);
+        jp->vdeq = true;
     }
-    if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
+    if (fam == VF_VDEQ || fam == VF_VADDDEQ) jp->sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
-        j.cmpreg = true;
-        memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);
+        jp->cmpreg = true;
+        memcpy(jp->reg, ctx->cmpmask_reg, sizeof jp->reg);
     }
     if (shape == VS_SEL && ((cfg >> 50) & 1)) { /* the scalar's element bits, as vadds reads rs2 */
         VBuf one;
-        j.sels = true;
+        jp->sels = true;
         if (asc_dtype_is_float(p->dt))
             store_f(&one, p->dt, 0, scalar_f(q->rs2, p->dt));
         else
             store_i(&one, p->dt, 0, scalar_i(q->rs2, p->dt));
-        memcpy(j.sel1, one.u8, size);
+        memcpy(jp->sel1, one.u8, size);
     }
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
         if (asc_dtype_is_float(p->dt))
-            j.sf = scalar_f(s, p->dt);
+            jp->sf = scalar_f(s, p->dt);
         else
-            j.si = scalar_i(s, p->dt);
+            jp->si = scalar_i(s, p->dt);
     }
 
     /* timing and race reports: per repeat, from addresses and masks only */
-    vec_account_memo(ctx, &j.p, fi->flops, st);
+    vec_account_memo(ctx, &jp->p, fi->flops, st);
+    return true;
+}
 
-    /* the data: reads and writes this core's UB only, so it may run on a host
-     * worker thread (sim/pool.c) while the engine goes on; the next exec
-     * function of this core that checks UB joins it first */
+/* The data pass of planned instruction j: on a worker (sim/pool.c) when the pool takes it,
+ * else here.  It reads and writes this core's UB only; the next exec function of this core
+ * that checks UB orders after it. */
+static bool vec_data_pass(AscExecCtx *ctx, const VJob *j)
+{
     if (ctx->defer) {
         AscExecJob job;
         memset(&job, 0, offsetof(AscExecJob, blob)); /* every field but the blob, which gets j */
@@ -1621,15 +1634,95 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         job.bufs = 1u << ASC_BUF_UB;
         job.out = ctx->mem[ASC_BUF_UB].data;
         _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
-        memcpy(job.blob, &j, sizeof j);
+        memcpy(job.blob, j, sizeof *j);
         /* a short instruction costs less inline than a hand-over (a lock and a wake-up),
          * unless it would wait for pending jobs: it follows them on a worker instead */
-        job.follow_only = (uint64_t)p->repeats * p->lanes < VEC_DEFER_LANES;
+        job.follow_only = (uint64_t)j->p.repeats * j->p.lanes < VEC_DEFER_LANES;
         if (ctx->defer(ctx->pool_ud, &job)) return true;
     }
     if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
-    vec_data(ctx->mem[ASC_BUF_UB].data, &j);
+    vec_data(ctx->mem[ASC_BUF_UB].data, j);
     return true;
+}
+
+/* Whether instruction q may use the instruction memo (ctx->vec_plan), and its key: not with race
+ * checks (every repeat is reported), not vsel (it reads and writes the CMPMASK register), not a
+ * vconv reading a DEQSCALE table from UB, not with CheckLocalMemoryIA ranges on, and only from
+ * zeroed stats (the memo keeps what the plan produced). */
+static bool vec_plan_key(const AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1,
+                         const AscExecStats *st, uint64_t key[ASC_VEC_PLAN_KEY])
+{
+    static const AscExecStats zero;
+    const AscConfig *cfg = ctx->cfg;
+    if (ctx->on_access || vfam_info[fam].shape == VS_SEL ||
+        (fam == VF_VCONV && (q->in.cvp == ASC_CVP_S16_VB8L || q->in.cvp == ASC_CVP_S16_VB8H) &&
+         asc_insn_has_field(q->in.op, ASC_FK_CVP)) ||
+        ((ctx->data_exp[0] | ctx->data_exp[1] | ctx->data_exp[2] | ctx->data_exp[3]) & 1) ||
+        memcmp(st, &zero, sizeof zero))
+        return false;
+    int64_t glo = cfg->v[ASC_KEY_UB_BANK_GROUP_LO], llo = cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
+    int64_t groups = cfg->v[ASC_KEY_UB_BANK_GROUPS], beats = cfg->v[ASC_KEY_VEC_BASE_BEATS];
+    if ((uint64_t)glo >> 32 || (uint64_t)llo >> 32 || (uint64_t)groups >> 32 || (uint64_t)beats >> 32) return false;
+    const AscMem *ub = &ctx->mem[ASC_BUF_UB];
+    key[0] = 1 | (uint64_t)q->pc << 1 | (uint64_t)q->in.op << 40;
+    key[1] = (uint64_t)q->in.cond | (uint64_t)q->in.rnd << 8 | (uint64_t)q->in.cvp << 16 | (uint64_t)dt0 << 24 |
+             (uint64_t)dt1 << 32 | (uint64_t)fam << 40 | (uint64_t)ctx->no_bank_cost << 56;
+    key[2] = q->rd, key[3] = q->rs1, key[4] = q->rs2, key[5] = q->rs3;
+    key[6] = q->mask0, key[7] = q->mask1, key[8] = q->ctrl, key[9] = q->deqscale;
+    key[10] = (uint64_t)glo | (uint64_t)llo << 32;
+    key[11] = (uint64_t)groups | (uint64_t)beats << 32;
+    key[12] = (uint64_t)ub->size | (uint64_t)ub->align << 32;
+    key[13] = (uint64_t)(uintptr_t)ub->data;
+    key[14] = (uint64_t)(uintptr_t)cfg;
+    return true;
+}
+
+/* Every vector family but vtranspose: plan (or take the memo's plan), then the data pass. */
+static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
+{
+    _Static_assert(sizeof(VJob) <= sizeof ctx->vec_plan[0].job, "VJob fits AscVecPlan.job");
+    _Static_assert(sizeof(AscExecStats) <= sizeof ctx->vec_plan[0].st, "AscExecStats fits AscVecPlan.st");
+    _Static_assert(OP_COUNT <= 4, "AscVecPlan holds a span per operand");
+    uint64_t key[ASC_VEC_PLAN_KEY];
+    bool memo = vec_plan_key(ctx, q, fam, dt0, dt1, st, key);
+    AscVecPlan *e = NULL;
+    VJob j;
+    if (memo) {
+        /* a set of ways per pc: a double-buffered loop's instruction alternates two buffers */
+        AscVecPlan *set = &ctx->vec_plan[(q->pc >> 2) % ASC_VEC_PLAN_SETS * ASC_VEC_PLAN_WAYS];
+        e = &set[0];
+        for (int w = 0; w < ASC_VEC_PLAN_WAYS; w++) {
+            if (set[w].key[0] == key[0] && !memcmp(set[w].key, key, sizeof key)) {
+                e = &set[w];
+                e->used = ++ctx->vec_acct_clock;
+                memcpy(st, e->st, sizeof *st);
+                if (e->empty) return true;
+                /* the checks passed before; the ordering after this core's pending jobs is redone */
+                if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
+                for (uint32_t k = 0; ctx->on_buf && k < e->nspan; k++)
+                    ctx->on_buf(ctx->pool_ud, ASC_BUF_UB, e->lo[k], e->hi[k], (e->wmask >> k) & 1);
+                memcpy(&j, e->job, sizeof j);
+                return vec_data_pass(ctx, &j);
+            }
+            if (set[w].used < e->used) e = &set[w]; /* empty ways have used 0 */
+        }
+    }
+    VSpans sp = {.n = 0};
+    bool empty;
+    if (!vec_plan(ctx, q, fam, dt0, dt1, st, &j, &sp, &empty)) return false;
+    if (memo) {
+        memcpy(e->key, key, sizeof key);
+        e->used = ++ctx->vec_acct_clock;
+        memcpy(e->st, st, sizeof *st);
+        e->empty = empty;
+        e->nspan = sp.n;
+        e->wmask = sp.wmask;
+        memcpy(e->lo, sp.lo, sizeof sp.lo);
+        memcpy(e->hi, sp.hi, sizeof sp.hi);
+        memcpy(e->job, &j, sizeof j);
+    }
+    if (empty) return true;
+    return vec_data_pass(ctx, &j);
 }
 
 /* vtranspose.b16: dst (16x16 u16, 512 B) = transpose of src; no mask, no

@@ -75,7 +75,7 @@ static ExecFn fn_of(const char *fam)
     return NULL;
 }
 
-static bool run(Env *e, AscIssued *q, AscExecStats *st)
+static bool run(Env *e, const AscIssued *q, AscExecStats *st)
 {
     const AscInsnInfo *ii = &asc_insn_info[q->in.op];
     ExecFn fn = fn_of(ii->fam);
@@ -194,7 +194,17 @@ static uint64_t span_lanes(unsigned R, unsigned lanes, unsigned size, unsigned b
 #define REGION 47104u /* four regions: dst, src0, src1, cmpmask */
 
 /* One random instance of `op`; variant picks the mask flavour. */
+static void random_case_q(Env *e, AscOp op, unsigned variant, bool big_repeat, AscIssued *qout, AscExecStats *stout);
+
 static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
+{
+    AscIssued q;
+    AscExecStats st;
+    random_case_q(e, op, variant, big_repeat, &q, &st);
+}
+
+/* One random instance of `op` (random_case), returning the instruction and its stats. */
+static void random_case_q(Env *e, AscOp op, unsigned variant, bool big_repeat, AscIssued *qout, AscExecStats *stout)
 {
     const AscInsnInfo *ii = &asc_insn_info[op];
     const char *fam = ii->fam;
@@ -309,6 +319,28 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
     if (q.ctrl && (cfg >> 48) & 1) want_rep = (unsigned)(q.mask0 / lanes); /* vcmp whole: whole repeats */
     ck_assert_msg(st.repeats == want_rep, "%s: repeats %u, want %u", what, st.repeats, want_rep);
     ck_assert(st.beats >= st.repeats * (uint32_t)e->cfg.v[ASC_KEY_VEC_BASE_BEATS]);
+    *qout = q;
+    *stout = st;
+}
+
+/* Instruction q once more on fresh data (the instruction memo's plan, AscExecCtx.vec_plan, when
+ * it was kept): the reference's UB, and the stats `want`. */
+static void rerun_case(Env *e, const AscIssued *q, const AscExecStats *want, const char *what)
+{
+    const AscInsnInfo *ii = &asc_insn_info[q->in.op];
+    fill(e, ii->dt0, ii->fam);
+    if (!strcmp(ii->fam, "VSEL"))
+        for (uint32_t a = 3 * REGION; a < e->ub_bytes; a++) e->ub[a] = (uint8_t)rnd(e);
+    memcpy(e->ref, e->ub, e->ub_bytes);
+    e->rlog->n = 0;
+    ref_vec(e->ref, q, e->rlog);
+    AscExecStats st;
+    ck_assert_msg(run(e, q, &st), "%s %s: unexpected fault: %s", ii->mnemonic, what, e->ctx.fault);
+    compare(e, what, !strcmp(ii->fam, "VEXP") || !strcmp(ii->fam, "VLN") || !strcmp(ii->fam, "VRSQRT"));
+    if (want)
+        ck_assert_msg(!memcmp(&st, want, sizeof st), "%s %s: stats differ from the first run (repeats %u/%u beats %u/%u bytes %llu/%llu)",
+                      ii->mnemonic, what, st.repeats, want->repeats, st.beats, want->beats,
+                      (unsigned long long)st.bytes, (unsigned long long)want->bytes);
 }
 
 static bool is_vector(AscOp op)
@@ -336,6 +368,38 @@ START_TEST(every_op_random)
         for (unsigned t = 0; t < 42; t++) random_case(&e, (AscOp)op, t, false);
     }
     ck_assert_uint_ge(ops, 90);
+    env_free(&e);
+}
+END_TEST
+
+/* The instruction memo (exec_vector.c, AscExecCtx.vec_plan) keeps plans, never data: every
+ * vector instruction run twice at its pc on fresh data gives the reference's UB and the same
+ * stats; then with one mask bit or CTRL's counter bit changed at the same pc (a
+ * different plan) the reference's UB again. */
+START_TEST(every_op_same_pc_twice)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    for (int op = 1; op < ASC_OP_COUNT; op++) {
+        if (!is_vector((AscOp)op)) continue;
+        for (unsigned t = 0; t < 14; t++) {
+            AscIssued q;
+            AscExecStats st;
+            random_case_q(&e, (AscOp)op, t, false, &q, &st);
+            rerun_case(&e, &q, &st, "again");
+            AscIssued m = q;
+            if (q.ctrl) /* counter mode: one element fewer (or one more after a single one) */
+                m.mask0 = q.mask0 > 1 ? q.mask0 - 1 : 2;
+            else
+                m.mask0 ^= 1ull << rndn(&e, 64);
+            rerun_case(&e, &m, NULL, "one mask bit flipped");
+            AscIssued c = q;
+            c.ctrl ^= 1ull << ASC_CTRL_COUNTER_BIT;
+            if (c.ctrl) c.mask0 = 1 + rndn(&e, 64);
+            rerun_case(&e, &c, NULL, "counter mode toggled");
+            rerun_case(&e, &q, &st, "first form again");
+        }
+    }
     env_free(&e);
 }
 END_TEST
@@ -1012,6 +1076,7 @@ int main(void)
     TCase *tc = tcase_create("exec_vector");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_op_random);
+    tcase_add_test(tc, every_op_same_pc_twice);
     tcase_add_test(tc, repeat_255);
     tcase_add_test(tc, vexp_f32_is_host_expf);
     tcase_add_test(tc, f16_corners);
