@@ -25,6 +25,10 @@
  *  - No allocation: a repeat's lanes live in fixed 256 B buffers. */
 #include <math.h>
 #include <stddef.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 #include <string.h>
 
 #include "exec_internal.h"
@@ -586,6 +590,69 @@ static bool exp_fma_usable(AscExecCtx *ctx)
 #endif
 }
 
+/* f16 lanes through the host's F16C conversions, 8 at a time: vcvtph2ps is exact like
+ * asc_f16_widen (NaNs quieted, payload kept), vcvtps2ph with round-to-nearest-even rounds like
+ * asc_f16_narrow (NaNs quieted, payload's top bits kept).  Used only after f16c_usable compared
+ * both with them on the host (ctx->f16c); test_exec_vector compares every f16 value and the
+ * f32 values around every f16 rounding boundary. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ASC_VEC_F16C 1
+__attribute__((target("avx,f16c"))) static void f16c_widen(const uint16_t *in, float *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(in + i))));
+}
+
+__attribute__((target("avx,f16c"))) static void f16c_narrow(const float *in, uint16_t *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i += 8)
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* The CPU has F16C (CPUID.1:ECX bit 29, as exec_cube.c asks) and the conversions agree with
+ * the portable ones on every 61st f16 value, the specials, and f32 values at and beside the
+ * rounding boundaries of those. */
+static bool f16c_check(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_F16C)) return false;
+    uint16_t h[64], back[64];
+    float f[64];
+    for (uint32_t base = 0; base < 65536; base += 64 * 61) {
+        for (uint32_t i = 0; i < 64; i++) h[i] = (uint16_t)(base + i * 61 + (i & 1) * 0x7c00u);
+        h[0] = 0x7c01, h[1] = 0xfe00, h[2] = 0x7c00, h[3] = 0x0001, h[4] = 0x8000;
+        f16c_widen(h, f, 64);
+        for (uint32_t i = 0; i < 64; i++) {
+            float w = asc_f16_widen(h[i]);
+            if (memcmp(&w, &f[i], 4)) return false;
+        }
+        for (uint32_t k = 0; k < 3; k++) { /* the value, and the f32 half an f16 ulp (+-1) above it */
+            for (uint32_t i = 0; i < 64; i++) {
+                uint32_t u;
+                memcpy(&u, &f[i], 4);
+                u += k == 0 ? 0 : k == 1 ? 0x1000u : 0xfffu;
+                memcpy(&f[i], &u, 4);
+            }
+            f16c_narrow(f, back, 64);
+            for (uint32_t i = 0; i < 64; i++)
+                if (asc_f16_narrow(f[i]) != back[i]) return false;
+        }
+    }
+    return true;
+}
+#endif
+
+static bool f16c_usable(AscExecCtx *ctx)
+{
+#ifdef ASC_VEC_F16C
+    if (!ctx->f16c) ctx->f16c = f16c_check() ? 1 : -1;
+    return ctx->f16c > 0;
+#else
+    (void)ctx;
+    return false;
+#endif
+}
+
 static void vsem_VEXP(const VRepeat *v)
 {
 #ifdef ASC_EXP_FMA
@@ -1048,6 +1115,7 @@ typedef struct VJob {
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
     bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
+    bool f16w;          /* f16 lanes widened to f32 with F16C, the family's f32 form, narrowed back */
     uint8_t reg[16];
     uint8_t sel1[4];
 } VJob;
@@ -1056,6 +1124,49 @@ static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] =
 
 /* The lanes of one repeat fill 256 B at one address: one copy. */
 static bool contiguous(const VOperand *o) { return o->kind == VK_LANES && o->blk_bytes == 32 && !o->half; }
+
+/* Families whose f16 form is exactly their f32 form between a widening and a narrowing:
+ * FLOAT_LANES computes every lane in float from asc_f16_widen'ed sources and rounds it once
+ * with asc_f16_narrow (store_f); nothing else in them depends on the element type. */
+static bool f16_as_f32(VFam fam)
+{
+    switch (fam) {
+    case VF_VADD: case VF_VSUB: case VF_VMUL: case VF_VDIV: case VF_VMAX: case VF_VMIN:
+    case VF_VADDS: case VF_VMULS: case VF_VMAXS: case VF_VMINS: case VF_VLRELU: case VF_VAXPY:
+    case VF_VEXP: case VF_VLN: case VF_VSQRT: case VF_VRSQRT: case VF_VREC: case VF_VRELU:
+        return true;
+    default: return false;
+    }
+}
+
+/* One f16 repeat (128 lanes) of such a family through its f32 form, 64 lanes at a time,
+ * the sources widened and the results narrowed with F16C (VJob.f16w). */
+static void sem_f16_wide(VSemFn *sem, const VRepeat *v)
+{
+#ifdef ASC_VEC_F16C
+    VBuf a[2], b[2], d[2];
+    f16c_widen(v->a->u16, a[0].f32, 64);
+    f16c_widen(v->a->u16 + 64, a[1].f32, 64);
+    f16c_widen(v->b->u16, b[0].f32, 64);
+    f16c_widen(v->b->u16 + 64, b[1].f32, 64);
+    for (int h = 0; h < 2; h++) {
+        uint64_t m[2] = {v->m[h], 0};
+        VRepeat w = *v;
+        w.dt = w.dto = ASC_DT_F32;
+        w.lanes = 64;
+        w.size = 4;
+        w.m = m;
+        w.a = &a[h];
+        w.b = &b[h];
+        w.d = &d[h];
+        sem(&w);
+    }
+    f16c_narrow(d[0].f32, v->d->u16, 64);
+    f16c_narrow(d[1].f32, v->d->u16 + 64, 64);
+#else
+    sem(v);
+#endif
+}
 
 /* Gathers, computes and stores every repeat (the invariants at the top:
  * sources of a repeat are read before its destination is written). */
@@ -1111,7 +1222,8 @@ static void vec_data(uint8_t *ub, const VJob *j)
         v.m = m;
         if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
             memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
-        fi->sem(&v);
+        if (j->f16w) sem_f16_wide(fi->sem, &v);
+        else fi->sem(&v);
         switch ((VKind)dst->kind) {
         case VK_LANES:
             if (whole && contiguous(dst) && p->lanes * dst->size == 256)
@@ -1578,6 +1690,7 @@ static bool vec_plan(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0
     jp->cond = q->in.cond;
     jp->rnd = (AscRnd)q->in.rnd;
     if (fam == VF_VEXP) jp->exp_fma = exp_fma_usable(ctx);
+    jp->f16w = p->dt == ASC_DT_F16 && f16_as_f32(fam) && f16c_usable(ctx);
     if (deq) {
         jp->deq = true;
         jp->si = (int64_t)q->deqscale;

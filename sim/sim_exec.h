@@ -249,6 +249,7 @@ typedef struct AscExecCtx {
     AscVecPlan vec_plan[ASC_VEC_PLAN_SETS * ASC_VEC_PLAN_WAYS]; /* exec_vector.c's instruction memo */
     uint64_t vec_acct_clock;
     int8_t exp_fma; /* exec_vector.c: vexp.f32's vector expf matches the host's expf: 1 yes, -1 no, 0 not checked */
+    int8_t f16c;    /* exec_vector.c: the host's F16C conversions match asc_f16_widen / asc_f16_narrow: 1, -1, 0 */
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

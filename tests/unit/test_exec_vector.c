@@ -10,6 +10,9 @@
  * compare equal whatever their payload, and exp/ln/rsqrt may differ by one
  * ulp (their documented accuracy). */
 #include <check.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -401,6 +404,61 @@ START_TEST(every_op_same_pc_twice)
         }
     }
     env_free(&e);
+}
+END_TEST
+
+/* The f16 float families through F16C (exec_vector.c f16_as_f32, VJob.f16w) give the portable
+ * path's bits exactly, NaN payloads included: every f16 value as src0 against random f16 bits
+ * (a quarter of them NaNs or infinities) as src1 / the dst of vaxpy, once with ctx.f16c = -1
+ * (portable) and once as the host decides. */
+START_TEST(f16_wide_matches_portable)
+{
+    static const AscOp ops[] = {ASC_OP_VADD_F16, ASC_OP_VSUB_F16, ASC_OP_VMUL_F16, ASC_OP_VDIV_F16, ASC_OP_VMAX_F16,
+                                ASC_OP_VMIN_F16, ASC_OP_VADDS_F16, ASC_OP_VMULS_F16, ASC_OP_VMAXS_F16,
+                                ASC_OP_VMINS_F16, ASC_OP_VLRELU_F16, ASC_OP_VAXPY_F16, ASC_OP_VEXP_F16, ASC_OP_VLN_F16,
+                                ASC_OP_VSQRT_F16, ASC_OP_VRSQRT_F16, ASC_OP_VREC_F16, ASC_OP_VRELU_F16};
+    Env e[2];
+    env_init(&e[0], "ascend910b");
+    env_init(&e[1], "ascend910b");
+    e[0].ctx.f16c = -1;
+    const unsigned blk[3] = {1, 1, 1}, rep[3] = {8, 8, 8};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        const char *fam = asc_insn_info[ops[k]].fam;
+        bool unary = !strcmp(fam, "VEXP") || !strcmp(fam, "VLN") || !strcmp(fam, "VSQRT") || !strcmp(fam, "VRSQRT") ||
+                     !strcmp(fam, "VREC") || !strcmp(fam, "VRELU");
+        bool scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
+                      !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY");
+        for (uint32_t part = 0; part < 4; part++) { /* 16384 src0 values per part, 128 repeats of 128 lanes */
+            uint16_t *x = (uint16_t *)(e[1].ub + 32768), *y = (uint16_t *)(e[1].ub + 65536), *z = (uint16_t *)e[1].ub;
+            for (uint32_t i = 0; i < 16384; i++) {
+                x[i] = (uint16_t)(part * 16384 + i);
+                uint16_t r = (uint16_t)rnd(&e[1]);
+                y[i] = z[i] = rndn(&e[1], 4) ? r : (uint16_t)(0x7c00u | (r & 0x83ffu)); /* inf / NaN payloads */
+            }
+            memcpy(e[0].ub, e[1].ub, e[1].ub_bytes);
+            AscIssued q;
+            memset(&q, 0, sizeof q);
+            q.in.op = (uint16_t)ops[k];
+            q.mask0 = q.mask1 = ~0ull;
+            q.rd = 0, q.rs1 = 32768;
+            uint64_t cfg = vcfg(128, blk, rep);
+            if (unary) q.rs2 = cfg;
+            else if (scalar) q.rs2 = 0x3e8f5c29u, q.rs3 = cfg; /* 0.28 as f32 bits, rounded to f16 */
+            else q.rs2 = 65536, q.rs3 = cfg;
+            for (int t = 0; t < 2; t++) {
+                AscExecStats st;
+                ck_assert_msg(run(&e[t], &q, &st), "%s: %s", asc_insn_info[ops[k]].mnemonic, e[t].ctx.fault);
+            }
+            ck_assert_msg(!memcmp(e[0].ub, e[1].ub, e[1].ub_bytes), "%s part %u: F16C path differs from the portable one",
+                          asc_insn_info[ops[k]].mnemonic, part);
+        }
+    }
+#if defined(__GNUC__) && defined(__x86_64__)
+    unsigned a, b, c, d; /* a host with F16C took it (its check against the portable conversions passed) */
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C)) ck_assert_int_eq(e[1].ctx.f16c, 1);
+#endif
+    env_free(&e[0]);
+    env_free(&e[1]);
 }
 END_TEST
 
@@ -1077,6 +1135,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_op_random);
     tcase_add_test(tc, every_op_same_pc_twice);
+    tcase_add_test(tc, f16_wide_matches_portable);
     tcase_add_test(tc, repeat_255);
     tcase_add_test(tc, vexp_f32_is_host_expf);
     tcase_add_test(tc, f16_corners);
