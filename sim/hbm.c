@@ -77,8 +77,13 @@ static void rerate(AscSim *sim)
          * since it was computed, so now + ceil(rem / rate) is that cycle; a transfer still in
          * act[] has not reached it before now), and so is the pipe's heap key */
         if (x->rate_fp != old) {
-            p->busy_until = sim->now + asc_ceil_div(x->rem_fp, x->rate_fp);
-            asc_pipe_reschedule(sim, c, p);
+            /* a finish moved later keeps the pipe's earlier heap key: stepped then, the pipe
+             * finds busy_until ahead and reschedules itself (core.c), one heap move instead
+             * of one per arrival of another transfer */
+            uint64_t until = sim->now + asc_ceil_div(x->rem_fp, x->rate_fp);
+            bool later = old && until >= p->busy_until;
+            p->busy_until = until;
+            if (!later) asc_pipe_reschedule(sim, c, p);
         }
         if (sim->obs.on_counter) /* per-mille of this transfer's own rate lost to sharing */
             sim->obs.on_counter(sim->obs.ud, sim->now, "hbm_contention", c->index, p->id,
