@@ -319,12 +319,6 @@ static bool defer(void *ud, const AscExecJob *job)
         AscJobSlot *o = whole_newest(c, (uint32_t)__builtin_ctz(m));
         if (o) follow_or_join(pl, c, o, true);
     }
-    if (job->follow_only) { /* taken only behind a pending predecessor; else the caller runs it */
-        bool any = false;
-        for (uint32_t i = 0; !any && c->collecting && i < c->ncdep; i++)
-            any = c->cdep[i]->pending && c->cdep[i]->gen == c->cdep_gen[i];
-        if (!any) return false;
-    }
     AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
     join_slot(pl, s);
     /* the predecessors collected since deps_begin (none when not collecting) */

@@ -152,10 +152,6 @@ typedef struct AscExecJob {
     uint8_t *out;
     uint32_t u[12];
     bool flag;
-    /* defer takes the job only when it follows a pending job (a short vector instruction
-     * whose data pass would otherwise wait for them: it runs after them on a worker instead);
-     * with none it returns false and the caller runs the job inline */
-    bool follow_only;
     _Alignas(8) unsigned char blob[480]; /* the exec function's own job state (exec_vector.c) */
 } AscExecJob;
 
