@@ -25,7 +25,10 @@
  * transfers when the data lands).
  * Invariant: a pipe only changes state inside asc_pipe_step at sim->now, or
  * when hbm.c moves its busy_until; it always leaves with its heap key equal
- * to its next action (asc_pipe_reschedule). */
+ * to its next action (asc_pipe_reschedule), except a transfer whose finish
+ * hbm.c moved later: its key stays earlier, and the step there finds
+ * busy_until ahead and only reschedules it (no state, stats or observer
+ * change). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

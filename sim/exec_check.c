@@ -26,8 +26,21 @@ bool asc_exec_fault(AscExecCtx *ctx, const char *fmt, ...)
     return false;
 }
 
-static bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
-                        bool check_align);
+static bool check_local_slow(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                             bool check_align) __attribute__((noinline, cold));
+
+/* The usual case here, inlined, without the names the messages need; any doubt goes to
+ * check_local_slow, which checks everything again and names what fails. */
+static inline bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                               bool check_align)
+{
+    const AscMem *m = &ctx->mem[buf];
+    if (m->size && m->data && lo <= hi && hi <= m->size && !(check_align && m->align > 1 && lo % m->align) &&
+        !(buf == ASC_BUF_UB && hi > lo && ctx->ia_unit < 3 &&
+          ((ctx->data_exp[0] | ctx->data_exp[1] | ctx->data_exp[2] | ctx->data_exp[3]) & 1)))
+        return true;
+    return check_local_slow(ctx, buf, what, write, lo, hi, check_align);
+}
 
 bool asc_exec_check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
                           bool check_align)
@@ -43,8 +56,8 @@ bool asc_exec_check_span(AscExecCtx *ctx, AscBuf buf, const char *what, bool wri
     return check_local(ctx, buf, what, write, lo, hi, check_align);
 }
 
-static bool check_local(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
-                        bool check_align)
+static bool check_local_slow(AscExecCtx *ctx, AscBuf buf, const char *what, bool write, uint64_t lo, uint64_t hi,
+                             bool check_align)
 {
     const AscMem *m = &ctx->mem[buf];
     const char *bn = asc_exec_buf_name(buf);

@@ -24,6 +24,11 @@
  *    never written and inactive source lanes never read (nor checked).
  *  - No allocation: a repeat's lanes live in fixed 256 B buffers. */
 #include <math.h>
+#include <stddef.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 #include <string.h>
 
 #include "exec_internal.h"
@@ -189,13 +194,27 @@ static bool lanes_span(const VOperand *o, const uint64_t m[2], uint32_t lanes, u
  * active-lane footprints of repeats 0..R-2 (mask `full`) and of repeat R-1
  * (mask `last`, which differs in counter mode).  Strides are unsigned, so
  * repeat 0 has the lowest addresses and the last repeats the highest. */
-static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
+/* The UB spans an instruction's operand checks passed to asc_exec_check_span, in order. */
+typedef struct VSpans {
+    uint64_t lo[OP_COUNT], hi[OP_COUNT];
+    uint8_t n, wmask;
+} VSpans;
+
+static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o, VSpans *sp)
 {
     uint64_t R = p->repeats, lo = 0, hi = 0;
     bool any = false;
     switch ((VKind)o->kind) {
     case VK_LANES: {
         uint64_t flo = 0, fhi = 0, llo = 0, lhi = 0;
+        if (p->last[0] == p->full[0] && p->last[1] == p->full[1]) { /* one mask: the last repeat reaches highest */
+            if (lanes_span(o, p->full, p->lanes, &flo, &fhi)) {
+                lo = flo;
+                hi = (R - 1) * o->rep_bytes + fhi;
+                any = true;
+            }
+            break;
+        }
         if (R > 1 && lanes_span(o, p->full, p->lanes, &flo, &fhi)) {
             lo = flo;
             hi = (R - 2) * o->rep_bytes + fhi;
@@ -223,6 +242,7 @@ static bool check_operand(AscExecCtx *ctx, const VPlan *p, const VOperand *o)
     /* the data pass touches only the active lanes, all inside [flo, fhi): a pending DMA job of
      * the core elsewhere in UB goes on (sim/pool.c) */
     if (!asc_exec_check_span(ctx, ASC_BUF_UB, o->name, o->write, flo, fhi, false)) return false;
+    sp->lo[sp->n] = flo, sp->hi[sp->n] = fhi, sp->wmask |= (uint8_t)(o->write << sp->n), sp->n++;
     if (ubm->align > 1 && o->base % ubm->align)
         return asc_exec_fault(ctx, "UB %s of %s [0x%llx, 0x%llx) is misaligned: start address 0x%llx is not a multiple of %u B",
                               o->write ? "write" : "read", o->name, (unsigned long long)flo, (unsigned long long)fhi,
@@ -570,6 +590,69 @@ static bool exp_fma_usable(AscExecCtx *ctx)
 #endif
 }
 
+/* f16 lanes through the host's F16C conversions, 8 at a time: vcvtph2ps is exact like
+ * asc_f16_widen (NaNs quieted, payload kept), vcvtps2ph with round-to-nearest-even rounds like
+ * asc_f16_narrow (NaNs quieted, payload's top bits kept).  Used only after f16c_usable compared
+ * both with them on the host (ctx->f16c); test_exec_vector compares every f16 value and the
+ * f32 values around every f16 rounding boundary. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define ASC_VEC_F16C 1
+__attribute__((target("avx,f16c"))) static void f16c_widen(const uint16_t *in, float *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(in + i))));
+}
+
+__attribute__((target("avx,f16c"))) static void f16c_narrow(const float *in, uint16_t *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i += 8)
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* The CPU has F16C (CPUID.1:ECX bit 29, as exec_cube.c asks) and the conversions agree with
+ * the portable ones on every 61st f16 value, the specials, and f32 values at and beside the
+ * rounding boundaries of those. */
+static bool f16c_check(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_F16C)) return false;
+    uint16_t h[64], back[64];
+    float f[64];
+    for (uint32_t base = 0; base < 65536; base += 64 * 61) {
+        for (uint32_t i = 0; i < 64; i++) h[i] = (uint16_t)(base + i * 61 + (i & 1) * 0x7c00u);
+        h[0] = 0x7c01, h[1] = 0xfe00, h[2] = 0x7c00, h[3] = 0x0001, h[4] = 0x8000;
+        f16c_widen(h, f, 64);
+        for (uint32_t i = 0; i < 64; i++) {
+            float w = asc_f16_widen(h[i]);
+            if (memcmp(&w, &f[i], 4)) return false;
+        }
+        for (uint32_t k = 0; k < 3; k++) { /* the value, and the f32 half an f16 ulp (+-1) above it */
+            for (uint32_t i = 0; i < 64; i++) {
+                uint32_t u;
+                memcpy(&u, &f[i], 4);
+                u += k == 0 ? 0 : k == 1 ? 0x1000u : 0xfffu;
+                memcpy(&f[i], &u, 4);
+            }
+            f16c_narrow(f, back, 64);
+            for (uint32_t i = 0; i < 64; i++)
+                if (asc_f16_narrow(f[i]) != back[i]) return false;
+        }
+    }
+    return true;
+}
+#endif
+
+static bool f16c_usable(AscExecCtx *ctx)
+{
+#ifdef ASC_VEC_F16C
+    if (!ctx->f16c) ctx->f16c = f16c_check() ? 1 : -1;
+    return ctx->f16c > 0;
+#else
+    (void)ctx;
+    return false;
+#endif
+}
+
 static void vsem_VEXP(const VRepeat *v)
 {
 #ifdef ASC_EXP_FMA
@@ -740,7 +823,10 @@ static void reduce(const VRepeat *v, VReduce how)
         switch (v->dt) {
         case ASC_DT_F16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_F16, i); break;
         case ASC_DT_BF16: for (uint32_t i = 0; i < lanes; i++) x[i] = load_f(a, ASC_DT_BF16, i); break;
-        default: memcpy(x, a->u32, (size_t)lanes * 4); break;
+        default:
+            if (lanes == 64) memcpy(x, a->u32, 256); /* a full f32 repeat: a constant copy, inlined */
+            else memcpy(x, a->u32, (size_t)lanes * 4);
+            break;
         }
         n = lanes;
     } else {
@@ -1029,6 +1115,7 @@ typedef struct VJob {
     bool cmpreg;        /* vsel, config bit 49: the mask is the CMPMASK register, in reg */
     bool sels;          /* vsel, config bit 50: src1 is the scalar whose element bits are in sel1 */
     bool exp_fma;       /* vexp: exp_lanes_fma stands for expf on this host */
+    bool f16w;          /* f16 lanes widened to f32 with F16C, the family's f32 form, narrowed back */
     uint8_t reg[16];
     uint8_t sel1[4];
 } VJob;
@@ -1037,6 +1124,49 @@ static bool mask_is(const uint64_t m[2], const uint64_t want[2]) { return m[0] =
 
 /* The lanes of one repeat fill 256 B at one address: one copy. */
 static bool contiguous(const VOperand *o) { return o->kind == VK_LANES && o->blk_bytes == 32 && !o->half; }
+
+/* Families whose f16 form is exactly their f32 form between a widening and a narrowing:
+ * FLOAT_LANES computes every lane in float from asc_f16_widen'ed sources and rounds it once
+ * with asc_f16_narrow (store_f); nothing else in them depends on the element type. */
+static bool f16_as_f32(VFam fam)
+{
+    switch (fam) {
+    case VF_VADD: case VF_VSUB: case VF_VMUL: case VF_VDIV: case VF_VMAX: case VF_VMIN:
+    case VF_VADDS: case VF_VMULS: case VF_VMAXS: case VF_VMINS: case VF_VLRELU: case VF_VAXPY:
+    case VF_VEXP: case VF_VLN: case VF_VSQRT: case VF_VRSQRT: case VF_VREC: case VF_VRELU:
+        return true;
+    default: return false;
+    }
+}
+
+/* One f16 repeat (128 lanes) of such a family through its f32 form, 64 lanes at a time,
+ * the sources widened and the results narrowed with F16C (VJob.f16w). */
+static void sem_f16_wide(VSemFn *sem, const VRepeat *v)
+{
+#ifdef ASC_VEC_F16C
+    VBuf a[2], b[2], d[2];
+    f16c_widen(v->a->u16, a[0].f32, 64);
+    f16c_widen(v->a->u16 + 64, a[1].f32, 64);
+    f16c_widen(v->b->u16, b[0].f32, 64);
+    f16c_widen(v->b->u16 + 64, b[1].f32, 64);
+    for (int h = 0; h < 2; h++) {
+        uint64_t m[2] = {v->m[h], 0};
+        VRepeat w = *v;
+        w.dt = w.dto = ASC_DT_F32;
+        w.lanes = 64;
+        w.size = 4;
+        w.m = m;
+        w.a = &a[h];
+        w.b = &b[h];
+        w.d = &d[h];
+        sem(&w);
+    }
+    f16c_narrow(d[0].f32, v->d->u16, 64);
+    f16c_narrow(d[1].f32, v->d->u16 + 64, 64);
+#else
+    sem(v);
+#endif
+}
 
 /* Gathers, computes and stores every repeat (the invariants at the top:
  * sources of a repeat are read before its destination is written). */
@@ -1092,7 +1222,8 @@ static void vec_data(uint8_t *ub, const VJob *j)
         v.m = m;
         if (dst->kind == VK_GROUP) /* elements of groups with no active lane stay as they are */
             memcpy(d.u8, ub + dst->base + r * dst->rep_bytes, (size_t)dst->group * dst->size);
-        fi->sem(&v);
+        if (j->f16w) sem_f16_wide(fi->sem, &v);
+        else fi->sem(&v);
         switch ((VKind)dst->kind) {
         case VK_LANES:
             if (whole && contiguous(dst) && p->lanes * dst->size == 256)
@@ -1368,7 +1499,8 @@ static void vec_account_memo(AscExecCtx *ctx, const VPlan *p, bool flops, AscExe
 /* Every vector family but vtranspose: set up the operands by shape, derive
  * lanes/repeats/masks, check every footprint, then run the repeats in order
  * (gather the sources, the family's semantics, store the destination). */
-static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
+static bool vec_plan(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st,
+                     VJob *jp, VSpans *sp, bool *empty)
 {
     const VFamInfo *fi = &vfam_info[fam];
     VShape shape = (VShape)fi->shape;
@@ -1383,40 +1515,42 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     if (!dtypes_ok((VDtypes)fi->dtypes, dt0))
         return asc_exec_fault(ctx, "vector family %s does not take element type %s (sim/asc_vfam.def)", fi->name,
                               asc_dtype_name(dt0) ? asc_dtype_name(dt0) : "?");
-    VPlan p;
-    memset(&p, 0, sizeof p);
-    p.dt = dt0;
-    p.dto = shape == VS_CONV ? dt1 : dt0;
+    /* the plan is built in place in the job state (VJob.p), which vec_data reads */
+    memset(jp, 0, sizeof *jp);
+    VPlan *p = &jp->p;
+    *empty = true;
+    p->dt = dt0;
+    p->dto = shape == VS_CONV ? dt1 : dt0;
     st->src_buf = ASC_BUF_UB;
     st->dst_buf = ASC_BUF_UB;
 
     /* lanes per repeat: 256 B of the widest element type */
     uint32_t size = asc_dtype_size(dt0), big = size;
     if (shape == VS_CONV && asc_dtype_size(dt1) > big) big = asc_dtype_size(dt1);
-    p.lanes = 256 / big;
+    p->lanes = 256 / big;
 
     /* operands and the config register, by shape */
     bool four = shape == VS_BIN || shape == VS_SEL || shape == VS_CMP || shape == VS_CMPS || shape == VS_SCALAR || shape == VS_AXPY ||
                 shape == VS_TERN || fam == VF_VADDDEQ;
     uint64_t cfg = four ? q->rs3 : q->rs2;
-    VOperand *dst = &p.op[OP_DST], *src0 = &p.op[OP_SRC0];
+    VOperand *dst = &p->op[OP_DST], *src0 = &p->op[OP_SRC0];
     switch (shape) {
     case VS_BIN:
     case VS_SEL:
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         if (shape != VS_SEL || !((cfg >> 50) & 1)) /* sels: rs2 is a scalar, not an address */
-            set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+            set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         if (shape == VS_SEL && !((cfg >> 49) & 1))
-            set_other(&p.op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p.lanes / 8);
+            set_other(&p->op[OP_MASK], "cmpmask", false, VK_BITS, q->cmpmask, 1, p->lanes / 8);
         break;
     case VS_CMP:
-        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p->lanes / 8);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_CMPS:
-        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p.lanes / 8);
+        set_other(dst, "dst", true, VK_BITS, q->rd, 1, p->lanes / 8);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
         break;
     case VS_DUP: set_lanes(dst, "dst", true, q->rd, size, cfg, 0); break;
@@ -1429,7 +1563,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_other(src0, "src", false, VK_CONTIG8, q->rs1, size, 8 * size);
         break;
     case VS_GROUP: {
-        uint32_t group = fam == VF_VCPADD ? p.lanes / 2 : 8;
+        uint32_t group = fam == VF_VCPADD ? p->lanes / 2 : 8;
         set_other(dst, "dst", true, VK_GROUP, q->rd, size, ((cfg >> 24) & 0xff) * group * size);
         dst->group = group;
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
@@ -1439,7 +1573,7 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         set_lanes(dst, "dst", true, q->rd, asc_dtype_size(dt1), cfg, 0);
         if (deq) dst->half = q->in.cvp == ASC_CVP_S16_B8H || q->in.cvp == ASC_CVP_S16_VB8H ? 2 : 1;
         set_lanes(src0, fam == VF_VADDDEQ ? "src0" : "src", false, q->rs1, size, cfg, 1);
-        if (fam == VF_VADDDEQ) set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        if (fam == VF_VADDDEQ) set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
         break;
     case VS_SCALAR:
     case VS_UNARY:
@@ -1449,13 +1583,13 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
     case VS_TERN: /* BIN that also reads dst: its lanes, with dst's strides, are the third source (c) */
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src0", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
-        set_lanes(&p.op[OP_MASK], "dst", false, q->rd, size, cfg, 0);
+        set_lanes(&p->op[OP_SRC1], "src1", false, q->rs2, size, cfg, 2);
+        set_lanes(&p->op[OP_MASK], "dst", false, q->rd, size, cfg, 0);
         break;
     case VS_AXPY: /* dst is also read: its lanes, with dst's strides, are src1 */
         set_lanes(dst, "dst", true, q->rd, size, cfg, 0);
         set_lanes(src0, "src", false, q->rs1, size, cfg, 1);
-        set_lanes(&p.op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
+        set_lanes(&p->op[OP_SRC1], "dst", false, q->rd, size, cfg, 0);
         break;
     }
     if (!asc_exec_check_cfg(ctx, ASC_CFG_VEC, cfg)) return false;
@@ -1471,55 +1605,55 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         return asc_exec_fault(ctx, "config bit 48 (whole) is for vcmp/vcmps only, not vector family %s", fi->name);
 
     /* repeats and masks */
-    uint64_t lane_mask[2] = {p.lanes >= 64 ? ~0ull : ((1ull << p.lanes) - 1), p.lanes > 64 ? ~0ull : 0};
+    uint64_t lane_mask[2] = {p->lanes >= 64 ? ~0ull : ((1ull << p->lanes) - 1), p->lanes > 64 ? ~0ull : 0};
     bool counter = (q->ctrl >> ASC_CTRL_COUNTER_BIT) & 1;
     if (whole) {
         /* Ascend C Compare / CompareScalar on dav_c220 (cannmirror/asc-devkit impl/basic_api/
          * dav_c220/kernel_operator_vec_cmp_impl.h): vcmpv / vcmpvs take no mask (VcmpvImpl
          * discards it) and the count form runs count * sizeof / 256 whole repeats (CompareCompute),
          * so a tail shorter than a repeat is not compared and its bits are left as they were. */
-        memcpy(p.full, lane_mask, sizeof p.full);
-        memcpy(p.last, lane_mask, sizeof p.last);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        memcpy(p->last, lane_mask, sizeof p->last);
         if (counter) {
             uint64_t count = q->mask0;
             if (count > UINT32_MAX)
                 return asc_exec_fault(ctx, "counter-mode element count %llu (mask0) exceeds 2^32 - 1",
                                       (unsigned long long)count);
-            p.repeats = (uint32_t)(count / p.lanes);
-            if (count % p.lanes) {
+            p->repeats = (uint32_t)(count / p->lanes);
+            if (count % p->lanes) {
                 st->note = ASC_NOTE_CMPCOUNT;
                 st->note_a = count;
-                st->note_b = (uint64_t)p.repeats * p.lanes;
+                st->note_b = (uint64_t)p->repeats * p->lanes;
             }
         } else {
-            p.repeats = (uint32_t)(cfg >> 56);
+            p->repeats = (uint32_t)(cfg >> 56);
             uint32_t asked = (uint32_t)__builtin_popcountll(q->mask0 & lane_mask[0]) +
                              (uint32_t)__builtin_popcountll(q->mask1 & lane_mask[1]);
-            if (asked != p.lanes && p.repeats) {
+            if (asked != p->lanes && p->repeats) {
                 st->note = ASC_NOTE_CMPMASK;
                 st->note_a = asked;
-                st->note_b = p.lanes;
+                st->note_b = p->lanes;
             }
         }
     } else if (shape == VS_BRCB) { /* vbrcb ignores the mask and counter mode */
-        p.repeats = (uint32_t)(cfg >> 56);
-        memcpy(p.full, lane_mask, sizeof p.full);
-        memcpy(p.last, lane_mask, sizeof p.last);
+        p->repeats = (uint32_t)(cfg >> 56);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        memcpy(p->last, lane_mask, sizeof p->last);
     } else if (counter) {
         uint64_t count = q->mask0;
         if (count > UINT32_MAX)
             return asc_exec_fault(ctx, "counter-mode element count %llu (mask0) exceeds 2^32 - 1",
                                   (unsigned long long)count);
-        p.repeats = (uint32_t)((count + p.lanes - 1) / p.lanes);
-        memcpy(p.full, lane_mask, sizeof p.full);
-        uint64_t tail = count - (count ? (uint64_t)(p.repeats - 1) * p.lanes : 0);
-        p.last[0] = tail >= 64 ? ~0ull : ((1ull << tail) - 1);
-        p.last[1] = tail >= 128 ? ~0ull : tail > 64 ? ((1ull << (tail - 64)) - 1) : 0;
+        p->repeats = (uint32_t)((count + p->lanes - 1) / p->lanes);
+        memcpy(p->full, lane_mask, sizeof p->full);
+        uint64_t tail = count - (count ? (uint64_t)(p->repeats - 1) * p->lanes : 0);
+        p->last[0] = tail >= 64 ? ~0ull : ((1ull << tail) - 1);
+        p->last[1] = tail >= 128 ? ~0ull : tail > 64 ? ((1ull << (tail - 64)) - 1) : 0;
     } else {
-        p.repeats = (uint32_t)(cfg >> 56);
-        p.full[0] = q->mask0 & lane_mask[0];
-        p.full[1] = q->mask1 & lane_mask[1];
-        memcpy(p.last, p.full, sizeof p.last);
+        p->repeats = (uint32_t)(cfg >> 56);
+        p->full[0] = q->mask0 & lane_mask[0];
+        p->full[1] = q->mask1 & lane_mask[1];
+        memcpy(p->last, p->full, sizeof p->last);
     }
     if (shape == VS_SEL && !((cfg >> 49) & 1)) {
         /* Select modes 1 and 2 overwrite CMPMASK: Ascend C on dav_c220 (cannmirror/asc-devkit
@@ -1532,35 +1666,34 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
         uint32_t w = 4;
         if ((cfg >> 50) & 1) {
             w = size;
-            if (asc_dtype_is_float(p.dt))
-                store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+            if (asc_dtype_is_float(p->dt))
+                store_f(&one, p->dt, 0, scalar_f(q->rs2, p->dt));
             else
-                store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
+                store_i(&one, p->dt, 0, scalar_i(q->rs2, p->dt));
         } else {
             uint32_t a32 = (uint32_t)q->cmpmask;
             memcpy(one.u8, &a32, 4);
         }
         for (uint32_t k = 0; k < 16; k += w) memcpy(ctx->cmpmask_reg + k, one.u8, w);
     }
-    if (p.repeats == 0) return true;
+    if (p->repeats == 0) return true;
+    *empty = false;
 
     /* jobs of this core whose UB footprint overlaps an operand: the data pass follows them on
      * the workers (sim/pool.c), or waits for them below when it runs here */
     if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
     for (int k = 0; k < OP_COUNT; k++)
-        if (p.op[k].used && !check_operand(ctx, &p, &p.op[k])) return false;
+        if (p->op[k].used && !check_operand(ctx, p, &p->op[k], sp)) return false;
 
-    VJob j;
-    memset(&j, 0, sizeof j);
-    j.p = p;
-    j.fam = (uint8_t)fam;
-    j.size = size;
-    j.cond = q->in.cond;
-    j.rnd = (AscRnd)q->in.rnd;
-    if (fam == VF_VEXP) j.exp_fma = exp_fma_usable(ctx);
+    jp->fam = (uint8_t)fam;
+    jp->size = size;
+    jp->cond = q->in.cond;
+    jp->rnd = (AscRnd)q->in.rnd;
+    if (fam == VF_VEXP) jp->exp_fma = exp_fma_usable(ctx);
+    jp->f16w = p->dt == ASC_DT_F16 && f16_as_f32(fam) && f16c_usable(ctx);
     if (deq) {
-        j.deq = true;
-        j.si = (int64_t)q->deqscale;
+        jp->deq = true;
+        jp->si = (int64_t)q->deqscale;
     }
     if (vdeq) {
         /* Ascend C SetDeqScaleImpl(vdeq, vdeqInfo) on dav_c220 (cannmirror/asc-devkit
@@ -1572,46 +1705,138 @@ static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0,
                                   ta + 128, false))
             return false;
         if (ctx->on_access) ctx->on_access(ctx->access_ud, ASC_BUF_UB, ta, ta + 128, false);
-        memcpy(j.tab, ctx->mem[ASC_BUF_UB].data + ta, sizeof j.tab);
-        j.vdeq = true;
+        memcpy(jp->tab, ctx->mem[ASC_BUF_UB].data + ta, sizeof jp->tab);
+        jp->vdeq = true;
     }
-    if (fam == VF_VDEQ || fam == VF_VADDDEQ) j.sf = asc_f16_widen((uint16_t)q->deqscale);
+    if (fam == VF_VDEQ || fam == VF_VADDDEQ) jp->sf = asc_f16_widen((uint16_t)q->deqscale);
     if (shape == VS_SEL && ((cfg >> 49) & 1)) {
-        j.cmpreg = true;
-        memcpy(j.reg, ctx->cmpmask_reg, sizeof j.reg);
+        jp->cmpreg = true;
+        memcpy(jp->reg, ctx->cmpmask_reg, sizeof jp->reg);
     }
     if (shape == VS_SEL && ((cfg >> 50) & 1)) { /* the scalar's element bits, as vadds reads rs2 */
         VBuf one;
-        j.sels = true;
-        if (asc_dtype_is_float(p.dt))
-            store_f(&one, p.dt, 0, scalar_f(q->rs2, p.dt));
+        jp->sels = true;
+        if (asc_dtype_is_float(p->dt))
+            store_f(&one, p->dt, 0, scalar_f(q->rs2, p->dt));
         else
-            store_i(&one, p.dt, 0, scalar_i(q->rs2, p.dt));
-        memcpy(j.sel1, one.u8, size);
+            store_i(&one, p->dt, 0, scalar_i(q->rs2, p->dt));
+        memcpy(jp->sel1, one.u8, size);
     }
     if (shape == VS_SCALAR || shape == VS_AXPY || shape == VS_CMPS || shape == VS_DUP) {
         uint64_t s = shape == VS_DUP ? q->rs1 : q->rs2;
-        if (asc_dtype_is_float(p.dt))
-            j.sf = scalar_f(s, p.dt);
+        if (asc_dtype_is_float(p->dt))
+            jp->sf = scalar_f(s, p->dt);
         else
-            j.si = scalar_i(s, p.dt);
+            jp->si = scalar_i(s, p->dt);
     }
 
     /* timing and race reports: per repeat, from addresses and masks only */
-    vec_account_memo(ctx, &j.p, fi->flops, st);
-
-    /* the data: reads and writes this core's UB only, so it may run on a host
-     * worker thread (sim/pool.c) while the engine goes on; the next exec
-     * function of this core that checks UB joins it first */
-    AscExecJob job = {.run = vec_job, .bufs = 1u << ASC_BUF_UB, .out = ctx->mem[ASC_BUF_UB].data};
-    _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
-    memcpy(job.blob, &j, sizeof j);
-    /* a short instruction costs less inline than a hand-over (a lock and a wake-up) */
-    bool long_insn = (uint64_t)p.repeats * p.lanes >= VEC_DEFER_LANES;
-    if (long_insn && ctx->defer && ctx->defer(ctx->pool_ud, &job)) return true;
-    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
-    vec_data(job.out, &j);
+    vec_account_memo(ctx, &jp->p, fi->flops, st);
     return true;
+}
+
+/* The data pass of planned instruction j: on a worker (sim/pool.c) when the pool takes it,
+ * else here.  It reads and writes this core's UB only; the next exec function of this core
+ * that checks UB orders after it. */
+static bool vec_data_pass(AscExecCtx *ctx, const VJob *j)
+{
+    if (ctx->defer) {
+        AscExecJob job;
+        memset(&job, 0, offsetof(AscExecJob, blob)); /* every field but the blob, which gets j */
+        job.run = vec_job;
+        job.bufs = 1u << ASC_BUF_UB;
+        job.out = ctx->mem[ASC_BUF_UB].data;
+        _Static_assert(sizeof(VJob) <= sizeof job.blob, "VJob fits AscExecJob.blob");
+        memcpy(job.blob, j, sizeof *j);
+        /* a short instruction costs less inline than a hand-over (a lock and a wake-up); also
+         * when it waits for pending jobs: handing such ones over too (they would follow those
+         * jobs on a worker) measured slower with 2 threads, softmax 4096x1024 on 8 cores 72 vs
+         * 75 ms, layernorm 94 vs 101 ms */
+        if ((uint64_t)j->p.repeats * j->p.lanes >= VEC_DEFER_LANES && ctx->defer(ctx->pool_ud, &job)) return true;
+    }
+    if (ctx->deps_join) ctx->deps_join(ctx->pool_ud);
+    vec_data(ctx->mem[ASC_BUF_UB].data, j);
+    return true;
+}
+
+/* Whether instruction q may use the instruction memo (ctx->vec_plan), and its key: not with race
+ * checks (every repeat is reported), not vsel (it reads and writes the CMPMASK register), not a
+ * vconv reading a DEQSCALE table from UB, not with CheckLocalMemoryIA ranges on, and only from
+ * zeroed stats (the memo keeps what the plan produced). */
+static bool vec_plan_key(const AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1,
+                         const AscExecStats *st, uint64_t key[ASC_VEC_PLAN_KEY])
+{
+    static const AscExecStats zero;
+    const AscConfig *cfg = ctx->cfg;
+    if (ctx->on_access || vfam_info[fam].shape == VS_SEL ||
+        (fam == VF_VCONV && (q->in.cvp == ASC_CVP_S16_VB8L || q->in.cvp == ASC_CVP_S16_VB8H) &&
+         asc_insn_has_field(q->in.op, ASC_FK_CVP)) ||
+        ((ctx->data_exp[0] | ctx->data_exp[1] | ctx->data_exp[2] | ctx->data_exp[3]) & 1) ||
+        memcmp(st, &zero, sizeof zero))
+        return false;
+    int64_t glo = cfg->v[ASC_KEY_UB_BANK_GROUP_LO], llo = cfg->v[ASC_KEY_UB_BANK_LAYER_LO];
+    int64_t groups = cfg->v[ASC_KEY_UB_BANK_GROUPS], beats = cfg->v[ASC_KEY_VEC_BASE_BEATS];
+    if ((uint64_t)glo >> 32 || (uint64_t)llo >> 32 || (uint64_t)groups >> 32 || (uint64_t)beats >> 32) return false;
+    const AscMem *ub = &ctx->mem[ASC_BUF_UB];
+    key[0] = 1 | (uint64_t)q->pc << 1 | (uint64_t)q->in.op << 40;
+    key[1] = (uint64_t)q->in.cond | (uint64_t)q->in.rnd << 8 | (uint64_t)q->in.cvp << 16 | (uint64_t)dt0 << 24 |
+             (uint64_t)dt1 << 32 | (uint64_t)fam << 40 | (uint64_t)ctx->no_bank_cost << 56;
+    key[2] = q->rd, key[3] = q->rs1, key[4] = q->rs2, key[5] = q->rs3;
+    key[6] = q->mask0, key[7] = q->mask1, key[8] = q->ctrl, key[9] = q->deqscale;
+    key[10] = (uint64_t)glo | (uint64_t)llo << 32;
+    key[11] = (uint64_t)groups | (uint64_t)beats << 32;
+    key[12] = (uint64_t)ub->size | (uint64_t)ub->align << 32;
+    key[13] = (uint64_t)(uintptr_t)ub->data;
+    key[14] = (uint64_t)(uintptr_t)cfg;
+    return true;
+}
+
+/* Every vector family but vtranspose: plan (or take the memo's plan), then the data pass. */
+static bool vec_run(AscExecCtx *ctx, const AscIssued *q, VFam fam, AscDtype dt0, AscDtype dt1, AscExecStats *st)
+{
+    _Static_assert(sizeof(VJob) <= sizeof ctx->vec_plan[0].job, "VJob fits AscVecPlan.job");
+    _Static_assert(sizeof(AscExecStats) <= sizeof ctx->vec_plan[0].st, "AscExecStats fits AscVecPlan.st");
+    _Static_assert(OP_COUNT <= 4, "AscVecPlan holds a span per operand");
+    uint64_t key[ASC_VEC_PLAN_KEY];
+    bool memo = vec_plan_key(ctx, q, fam, dt0, dt1, st, key);
+    AscVecPlan *e = NULL;
+    VJob j;
+    if (memo) {
+        /* a set of ways per pc: a double-buffered loop's instruction alternates two buffers */
+        AscVecPlan *set = &ctx->vec_plan[(q->pc >> 2) % ASC_VEC_PLAN_SETS * ASC_VEC_PLAN_WAYS];
+        e = &set[0];
+        for (int w = 0; w < ASC_VEC_PLAN_WAYS; w++) {
+            if (set[w].key[0] == key[0] && !memcmp(set[w].key, key, sizeof key)) {
+                e = &set[w];
+                e->used = ++ctx->vec_acct_clock;
+                memcpy(st, e->st, sizeof *st);
+                if (e->empty) return true;
+                /* the checks passed before; the ordering after this core's pending jobs is redone */
+                if (ctx->deps_begin) ctx->deps_begin(ctx->pool_ud);
+                for (uint32_t k = 0; ctx->on_buf && k < e->nspan; k++)
+                    ctx->on_buf(ctx->pool_ud, ASC_BUF_UB, e->lo[k], e->hi[k], (e->wmask >> k) & 1);
+                memcpy(&j, e->job, sizeof j);
+                return vec_data_pass(ctx, &j);
+            }
+            if (set[w].used < e->used) e = &set[w]; /* empty ways have used 0 */
+        }
+    }
+    VSpans sp = {.n = 0};
+    bool empty;
+    if (!vec_plan(ctx, q, fam, dt0, dt1, st, &j, &sp, &empty)) return false;
+    if (memo) {
+        memcpy(e->key, key, sizeof key);
+        e->used = ++ctx->vec_acct_clock;
+        memcpy(e->st, st, sizeof *st);
+        e->empty = empty;
+        e->nspan = sp.n;
+        e->wmask = sp.wmask;
+        memcpy(e->lo, sp.lo, sizeof sp.lo);
+        memcpy(e->hi, sp.hi, sizeof sp.hi);
+        memcpy(e->job, &j, sizeof j);
+    }
+    if (empty) return true;
+    return vec_data_pass(ctx, &j);
 }
 
 /* vtranspose.b16: dst (16x16 u16, 512 B) = transpose of src; no mask, no

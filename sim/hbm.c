@@ -67,14 +67,24 @@ static void rerate(AscSim *sim)
     uint64_t total_fp = 0;
     for (uint32_t i = 0; i < h->n; i++) {
         AscXfer *x = &h->act[i];
-        uint64_t base = x->cap_fp < share_fp ? x->cap_fp : share_fp;
+        uint64_t base = x->cap_fp < share_fp ? x->cap_fp : share_fp, old = x->rate_fp;
         x->rate_fp = base * x->pct / 100;
         if (!x->rate_fp) x->rate_fp = 1;
         total_fp += x->rate_fp;
         AscCore *c = &sim->cores[x->agent / ASC_AGENTS_PER_CORE];
         AscPipeUnit *p = &c->pipes[x->agent % ASC_AGENTS_PER_CORE];
-        p->busy_until = sim->now + asc_ceil_div(x->rem_fp, x->rate_fp);
-        asc_pipe_reschedule(sim, c, p);
+        /* the same rate: the finish cycle is where it was (rem dropped by exactly rate per cycle
+         * since it was computed, so now + ceil(rem / rate) is that cycle; a transfer still in
+         * act[] has not reached it before now), and so is the pipe's heap key */
+        if (x->rate_fp != old) {
+            /* a finish moved later keeps the pipe's earlier heap key: stepped then, the pipe
+             * finds busy_until ahead and reschedules itself (core.c), one heap move instead
+             * of one per arrival of another transfer */
+            uint64_t until = sim->now + asc_ceil_div(x->rem_fp, x->rate_fp);
+            bool later = old && until >= p->busy_until;
+            p->busy_until = until;
+            if (!later) asc_pipe_reschedule(sim, c, p);
+        }
         if (sim->obs.on_counter) /* per-mille of this transfer's own rate lost to sharing */
             sim->obs.on_counter(sim->obs.ud, sim->now, "hbm_contention", c->index, p->id,
                                 (int64_t)(x->cap_fp ? (x->cap_fp - base) * 1000 / x->cap_fp : 0));
@@ -94,7 +104,7 @@ void asc_hbm_add(AscSim *sim, uint32_t agent, uint64_t bytes, uint64_t cap_bytes
     x->rem_fp = bytes << ASC_FP_SHIFT;
     x->cap_fp = cap_bytes_per_cycle << ASC_FP_SHIFT;
     x->pct = pct;
-    x->rate_fp = 1;
+    x->rate_fp = 0; /* no rate yet: rerate sets it and the finish cycle */
     h->bytes += bytes;
     rerate(sim);
 }

@@ -45,8 +45,11 @@ struct AscPool {
     pthread_cond_t work, done;
     pthread_t *th;
     uint32_t nth;
-    AscJobSlot **queue; /* queued slots, oldest first (mu) */
-    uint32_t nq, cap;
+    /* queued slots, oldest first, in queue[qh, qt) (mu); a slot taken from the middle leaves a
+     * NULL there (its qpos says where it is), qh skips the leading ones and an append that finds
+     * no room at the end first packs the live ones to the front: O(1) to take a job */
+    AscJobSlot **queue;
+    uint32_t nq, qh, qt, qcap, cap; /* nq live entries; qcap = 2 * cap entries */
     _Atomic uint32_t nq_hint; /* nq, read without the mutex by spinning workers */
     uint32_t sleeping;  /* workers waiting on `work` (mu) */
     bool stop;
@@ -61,11 +64,31 @@ static uint32_t job_parts(const AscJobSlot *s) { return s->job.parts > 1 ? s->jo
 /* Remove slot s from the queue (mu held). */
 static void dequeue(AscPool *pl, AscJobSlot *s)
 {
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < pl->nq; i++)
-        if (pl->queue[i] != s) pl->queue[j++] = pl->queue[i];
-    pl->nq = j;
-    atomic_store_explicit(&pl->nq_hint, j, memory_order_relaxed);
+    pl->queue[s->qpos] = NULL;
+    pl->nq--;
+    while (pl->qh < pl->qt && !pl->queue[pl->qh]) pl->qh++;
+    if (!pl->nq) pl->qh = pl->qt = 0;
+    atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
+}
+
+/* Append slot s to the queue (mu held). */
+static void enqueue(AscPool *pl, AscJobSlot *s)
+{
+    if (pl->qt == pl->qcap) { /* pack the live entries (at most cap of them) to the front */
+        uint32_t j = 0;
+        for (uint32_t i = pl->qh; i < pl->qt; i++)
+            if (pl->queue[i]) {
+                pl->queue[j] = pl->queue[i];
+                pl->queue[j]->qpos = j;
+                j++;
+            }
+        pl->qh = 0;
+        pl->qt = j;
+    }
+    s->qpos = pl->qt;
+    pl->queue[pl->qt++] = s;
+    pl->nq++;
+    atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
 }
 
 /* Take the next part of queued slot s's job (mu held): the slot leaves the queue and its job
@@ -93,8 +116,8 @@ static bool runnable(const AscJobSlot *s)
 /* The oldest queued job that may run (mu held), NULL if none. */
 static AscJobSlot *oldest_runnable(AscPool *pl)
 {
-    for (uint32_t i = 0; i < pl->nq; i++)
-        if (runnable(pl->queue[i])) return pl->queue[i];
+    for (uint32_t i = pl->qh; i < pl->qt; i++)
+        if (pl->queue[i] && runnable(pl->queue[i])) return pl->queue[i];
     return NULL;
 }
 
@@ -169,8 +192,8 @@ static void join_slot(AscPool *pl, AscJobSlot *s)
             AscJobSlot *d = s->dep[i];
             if (d->gen == s->dep_gen[i] && d->state == JOB_QUEUED && runnable(d)) o = d;
         }
-        for (uint32_t i = pl->nq; !o && i-- > 0;)
-            if (runnable(pl->queue[i])) o = pl->queue[i];
+        for (uint32_t i = pl->qt; !o && i-- > pl->qh;)
+            if (pl->queue[i] && runnable(pl->queue[i])) o = pl->queue[i];
         if (!o) {
             pthread_cond_wait(&pl->done, &pl->mu);
             continue;
@@ -181,6 +204,7 @@ static void join_slot(AscPool *pl, AscJobSlot *s)
     pthread_mutex_unlock(&pl->mu);
     s->pending = false;
     s->core->jobs_pending--;
+    s->core->range_pend &= ~(1u << (s - s->core->jobs));
     if (s->job.gm)
         for (uint32_t i = 0; i < pl->ngm; i++)
             if (pl->gm[i] == s) {
@@ -226,16 +250,26 @@ static void follow_or_join(AscPool *pl, AscCore *c, AscJobSlot *s, bool collect)
     join_slot(pl, s);
 }
 
+/* The pending jobs of c that use buffer b whole form one chain, each following (or having
+ * joined) every older one (defer), so the newest of them stands for all: following or joining it
+ * orders after every one.  NULL when no job on b is pending (older ones are then done too). */
+static AscJobSlot *whole_newest(const AscCore *c, uint32_t b)
+{
+    AscJobSlot *s = c->whole_last[b];
+    return s && s->pending && s->gen == c->whole_gen[b] ? s : NULL;
+}
+
 static void on_buf(void *ud, AscBuf buf, uint64_t lo, uint64_t hi, bool write)
 {
     AscCore *c = ud;
+    if (!c->jobs_pending) return;
     bool span = hi != UINT64_MAX; /* asc_exec_check_span: the caller's data pass follows the job */
-    for (uint32_t i = 0; c->jobs_pending && i < ASC_CORE_JOBS; i++) {
-        AscJobSlot *s = &c->jobs[i];
-        if (!s->pending) continue;
+    AscJobSlot *w = whole_newest(c, buf);
+    if (w) follow_or_join(c->sim->pool, c, w, span);
+    for (uint32_t m = c->range_pend; m; m &= m - 1) {
+        AscJobSlot *s = &c->jobs[__builtin_ctz(m)];
         const AscExecJob *j = &s->job;
-        if ((j->bufs >> buf & 1u) ||
-            (j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi)))
+        if (s->pending && j->lbuf == buf && (write || j->lwrite) && overlap(lo, hi, j->llo, j->lhi))
             follow_or_join(c->sim->pool, c, s, span);
     }
 }
@@ -279,9 +313,12 @@ static bool defer(void *ud, const AscExecJob *job)
 {
     AscCore *c = ud;
     AscPool *pl = c->sim->pool;
-    /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order */
-    for (uint32_t i = 0; job->bufs && c->jobs_pending && i < ASC_CORE_JOBS; i++)
-        if (c->jobs[i].pending && (c->jobs[i].job.bufs & job->bufs)) follow_or_join(pl, c, &c->jobs[i], true);
+    /* whole-buffer jobs of one kind (vector passes, mmads sharing the scratch) stay in order:
+     * the newest pending job on each of its buffers (whole_newest) */
+    for (uint32_t m = c->jobs_pending ? job->bufs : 0; m; m &= m - 1) {
+        AscJobSlot *o = whole_newest(c, (uint32_t)__builtin_ctz(m));
+        if (o) follow_or_join(pl, c, o, true);
+    }
     AscJobSlot *s = &c->jobs[c->job_rr++ % ASC_CORE_JOBS]; /* the oldest slot */
     join_slot(pl, s);
     /* the predecessors collected since deps_begin (none when not collecting) */
@@ -300,8 +337,7 @@ static bool defer(void *ud, const AscExecJob *job)
         pl->gm[pl->ngm++] = s;
     }
     pthread_mutex_lock(&pl->mu);
-    pl->queue[pl->nq++] = s;
-    atomic_store_explicit(&pl->nq_hint, pl->nq, memory_order_relaxed);
+    enqueue(pl, s);
     s->state = JOB_QUEUED;
     s->gen++;
     memcpy(s->dep, dep, nd * sizeof *dep);
@@ -316,6 +352,11 @@ static bool defer(void *ud, const AscExecJob *job)
     pthread_mutex_unlock(&pl->mu);
     s->pending = true;
     c->jobs_pending++;
+    for (uint32_t m = s->job.bufs; m; m &= m - 1) {
+        c->whole_last[__builtin_ctz(m)] = s;
+        c->whole_gen[__builtin_ctz(m)] = s->gen;
+    }
+    if (s->job.lhi > s->job.llo) c->range_pend |= 1u << (s - c->jobs);
     return true;
 }
 
@@ -340,7 +381,8 @@ bool asc_pool_new(AscSim *sim, uint32_t threads)
     if (!pl) return false;
     pl->sim = sim;
     pl->cap = sim->ncores * ASC_CORE_JOBS;
-    pl->queue = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->queue);
+    pl->qcap = 2 * (pl->cap ? pl->cap : 1);
+    pl->queue = asc_calloc(&sim->alloc, pl->qcap, sizeof *pl->queue);
     pl->gm = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gm);
     pl->gr = asc_calloc(&sim->alloc, pl->cap ? pl->cap : 1, sizeof *pl->gr);
     pl->th = asc_calloc(&sim->alloc, threads - 1, sizeof *pl->th);

@@ -177,6 +177,22 @@ typedef struct AscVecAcct {
     uint32_t repeats, beats, conflict_beats, rr, ww, rw;
 } AscVecAcct;
 
+/* exec_vector.c: a memo of whole vector instructions of one core, by pc: an instruction whose
+ * opcode, register values, mask, CTRL, DEQSCALE and the core's UB and bank config equal a recent
+ * one's at the same pc has the same plan (operands, repeats, masks), the same checks passed, the
+ * same UB spans to order after pending jobs and the same AscExecStats.  A zeroed table is empty. */
+#define ASC_VEC_PLAN_SETS 16
+#define ASC_VEC_PLAN_WAYS 4
+#define ASC_VEC_PLAN_KEY 15
+typedef struct AscVecPlan {
+    uint64_t key[ASC_VEC_PLAN_KEY]; /* key[0] bit 0 is set in every used slot */
+    uint64_t used;                  /* vec_acct_clock at its last use */
+    uint64_t lo[4], hi[4];          /* the UB spans its operand checks gave asc_exec_check_span */
+    uint8_t nspan, wmask, empty;    /* wmask bit k: span k is a write; empty: no repeat */
+    _Alignas(8) unsigned char st[96];   /* the AscExecStats it produced from zero */
+    _Alignas(8) unsigned char job[480]; /* its job state (exec_vector.c's VJob) */
+} AscVecPlan;
+
 typedef struct AscExecCtx {
     const AscConfig *cfg;
     AscMem mem[ASC_BUF_COUNT]; /* mem[ASC_BUF_GM] unused: GM goes through gm */
@@ -233,8 +249,10 @@ typedef struct AscExecCtx {
     uint64_t data_exp[4];
     uint8_t ia_unit;
     AscVecAcct vec_acct[ASC_VEC_ACCT_SLOTS]; /* exec_vector.c's accounting memo */
+    AscVecPlan vec_plan[ASC_VEC_PLAN_SETS * ASC_VEC_PLAN_WAYS]; /* exec_vector.c's instruction memo */
     uint64_t vec_acct_clock;
     int8_t exp_fma; /* exec_vector.c: vexp.f32's vector expf matches the host's expf: 1 yes, -1 no, 0 not checked */
+    int8_t f16c;    /* exec_vector.c: the host's F16C conversions match asc_f16_widen / asc_f16_narrow: 1, -1, 0 */
 } AscExecCtx;
 
 /* What the timing model needs to know about one executed instruction. */

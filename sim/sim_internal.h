@@ -190,6 +190,7 @@ typedef struct AscJobSlot {
     int state;               /* pool.c's JOB_*, under the pool's mutex */
     uint32_t next, left;     /* under the mutex: next part to take, parts not finished */
     uint32_t gen;            /* jobs the slot took so far (under the mutex) */
+    uint32_t qpos;           /* while queued: its index in the pool's queue (under the mutex) */
     /* the earlier jobs this one must follow (a conflicting footprint): slot and its gen then;
      * it runs once each of them is done (or the slot moved on); under the mutex */
     struct AscJobSlot *dep[ASC_JOB_DEPS];
@@ -248,6 +249,11 @@ typedef struct AscCore {
      * conflicting jobs that asc_exec_check_span and asc_gm_sync find are collected here (the
      * next job follows them) instead of joined */
     bool collecting;
+    /* main thread only: the newest job that uses buffer b whole (whole_last[b] while its gen is
+     * whole_gen[b] and it is pending), and the slots whose pending job has a local range (bits) */
+    struct AscJobSlot *whole_last[ASC_BUF_COUNT];
+    uint32_t whole_gen[ASC_BUF_COUNT];
+    uint32_t range_pend;
     uint32_t ncdep;
     AscJobSlot *cdep[ASC_JOB_DEPS];
     uint32_t cdep_gen[ASC_JOB_DEPS];

@@ -10,6 +10,9 @@
  * compare equal whatever their payload, and exp/ln/rsqrt may differ by one
  * ulp (their documented accuracy). */
 #include <check.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -75,7 +78,7 @@ static ExecFn fn_of(const char *fam)
     return NULL;
 }
 
-static bool run(Env *e, AscIssued *q, AscExecStats *st)
+static bool run(Env *e, const AscIssued *q, AscExecStats *st)
 {
     const AscInsnInfo *ii = &asc_insn_info[q->in.op];
     ExecFn fn = fn_of(ii->fam);
@@ -194,7 +197,17 @@ static uint64_t span_lanes(unsigned R, unsigned lanes, unsigned size, unsigned b
 #define REGION 47104u /* four regions: dst, src0, src1, cmpmask */
 
 /* One random instance of `op`; variant picks the mask flavour. */
+static void random_case_q(Env *e, AscOp op, unsigned variant, bool big_repeat, AscIssued *qout, AscExecStats *stout);
+
 static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
+{
+    AscIssued q;
+    AscExecStats st;
+    random_case_q(e, op, variant, big_repeat, &q, &st);
+}
+
+/* One random instance of `op` (random_case), returning the instruction and its stats. */
+static void random_case_q(Env *e, AscOp op, unsigned variant, bool big_repeat, AscIssued *qout, AscExecStats *stout)
 {
     const AscInsnInfo *ii = &asc_insn_info[op];
     const char *fam = ii->fam;
@@ -309,6 +322,28 @@ static void random_case(Env *e, AscOp op, unsigned variant, bool big_repeat)
     if (q.ctrl && (cfg >> 48) & 1) want_rep = (unsigned)(q.mask0 / lanes); /* vcmp whole: whole repeats */
     ck_assert_msg(st.repeats == want_rep, "%s: repeats %u, want %u", what, st.repeats, want_rep);
     ck_assert(st.beats >= st.repeats * (uint32_t)e->cfg.v[ASC_KEY_VEC_BASE_BEATS]);
+    *qout = q;
+    *stout = st;
+}
+
+/* Instruction q once more on fresh data (the instruction memo's plan, AscExecCtx.vec_plan, when
+ * it was kept): the reference's UB, and the stats `want`. */
+static void rerun_case(Env *e, const AscIssued *q, const AscExecStats *want, const char *what)
+{
+    const AscInsnInfo *ii = &asc_insn_info[q->in.op];
+    fill(e, ii->dt0, ii->fam);
+    if (!strcmp(ii->fam, "VSEL"))
+        for (uint32_t a = 3 * REGION; a < e->ub_bytes; a++) e->ub[a] = (uint8_t)rnd(e);
+    memcpy(e->ref, e->ub, e->ub_bytes);
+    e->rlog->n = 0;
+    ref_vec(e->ref, q, e->rlog);
+    AscExecStats st;
+    ck_assert_msg(run(e, q, &st), "%s %s: unexpected fault: %s", ii->mnemonic, what, e->ctx.fault);
+    compare(e, what, !strcmp(ii->fam, "VEXP") || !strcmp(ii->fam, "VLN") || !strcmp(ii->fam, "VRSQRT"));
+    if (want)
+        ck_assert_msg(!memcmp(&st, want, sizeof st), "%s %s: stats differ from the first run (repeats %u/%u beats %u/%u bytes %llu/%llu)",
+                      ii->mnemonic, what, st.repeats, want->repeats, st.beats, want->beats,
+                      (unsigned long long)st.bytes, (unsigned long long)want->bytes);
 }
 
 static bool is_vector(AscOp op)
@@ -337,6 +372,93 @@ START_TEST(every_op_random)
     }
     ck_assert_uint_ge(ops, 90);
     env_free(&e);
+}
+END_TEST
+
+/* The instruction memo (exec_vector.c, AscExecCtx.vec_plan) keeps plans, never data: every
+ * vector instruction run twice at its pc on fresh data gives the reference's UB and the same
+ * stats; then with one mask bit or CTRL's counter bit changed at the same pc (a
+ * different plan) the reference's UB again. */
+START_TEST(every_op_same_pc_twice)
+{
+    Env e;
+    env_init(&e, "ascend910b");
+    for (int op = 1; op < ASC_OP_COUNT; op++) {
+        if (!is_vector((AscOp)op)) continue;
+        for (unsigned t = 0; t < 14; t++) {
+            AscIssued q;
+            AscExecStats st;
+            random_case_q(&e, (AscOp)op, t, false, &q, &st);
+            rerun_case(&e, &q, &st, "again");
+            AscIssued m = q;
+            if (q.ctrl) /* counter mode: one element fewer (or one more after a single one) */
+                m.mask0 = q.mask0 > 1 ? q.mask0 - 1 : 2;
+            else
+                m.mask0 ^= 1ull << rndn(&e, 64);
+            rerun_case(&e, &m, NULL, "one mask bit flipped");
+            AscIssued c = q;
+            c.ctrl ^= 1ull << ASC_CTRL_COUNTER_BIT;
+            if (c.ctrl) c.mask0 = 1 + rndn(&e, 64);
+            rerun_case(&e, &c, NULL, "counter mode toggled");
+            rerun_case(&e, &q, &st, "first form again");
+        }
+    }
+    env_free(&e);
+}
+END_TEST
+
+/* The f16 float families through F16C (exec_vector.c f16_as_f32, VJob.f16w) give the portable
+ * path's bits exactly, NaN payloads included: every f16 value as src0 against random f16 bits
+ * (a quarter of them NaNs or infinities) as src1 / the dst of vaxpy, once with ctx.f16c = -1
+ * (portable) and once as the host decides. */
+START_TEST(f16_wide_matches_portable)
+{
+    static const AscOp ops[] = {ASC_OP_VADD_F16, ASC_OP_VSUB_F16, ASC_OP_VMUL_F16, ASC_OP_VDIV_F16, ASC_OP_VMAX_F16,
+                                ASC_OP_VMIN_F16, ASC_OP_VADDS_F16, ASC_OP_VMULS_F16, ASC_OP_VMAXS_F16,
+                                ASC_OP_VMINS_F16, ASC_OP_VLRELU_F16, ASC_OP_VAXPY_F16, ASC_OP_VEXP_F16, ASC_OP_VLN_F16,
+                                ASC_OP_VSQRT_F16, ASC_OP_VRSQRT_F16, ASC_OP_VREC_F16, ASC_OP_VRELU_F16};
+    Env e[2];
+    env_init(&e[0], "ascend910b");
+    env_init(&e[1], "ascend910b");
+    e[0].ctx.f16c = -1;
+    const unsigned blk[3] = {1, 1, 1}, rep[3] = {8, 8, 8};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        const char *fam = asc_insn_info[ops[k]].fam;
+        bool unary = !strcmp(fam, "VEXP") || !strcmp(fam, "VLN") || !strcmp(fam, "VSQRT") || !strcmp(fam, "VRSQRT") ||
+                     !strcmp(fam, "VREC") || !strcmp(fam, "VRELU");
+        bool scalar = !strcmp(fam, "VADDS") || !strcmp(fam, "VMULS") || !strcmp(fam, "VMAXS") ||
+                      !strcmp(fam, "VMINS") || !strcmp(fam, "VLRELU") || !strcmp(fam, "VAXPY");
+        for (uint32_t part = 0; part < 4; part++) { /* 16384 src0 values per part, 128 repeats of 128 lanes */
+            uint16_t *x = (uint16_t *)(e[1].ub + 32768), *y = (uint16_t *)(e[1].ub + 65536), *z = (uint16_t *)e[1].ub;
+            for (uint32_t i = 0; i < 16384; i++) {
+                x[i] = (uint16_t)(part * 16384 + i);
+                uint16_t r = (uint16_t)rnd(&e[1]);
+                y[i] = z[i] = rndn(&e[1], 4) ? r : (uint16_t)(0x7c00u | (r & 0x83ffu)); /* inf / NaN payloads */
+            }
+            memcpy(e[0].ub, e[1].ub, e[1].ub_bytes);
+            AscIssued q;
+            memset(&q, 0, sizeof q);
+            q.in.op = (uint16_t)ops[k];
+            q.mask0 = q.mask1 = ~0ull;
+            q.rd = 0, q.rs1 = 32768;
+            uint64_t cfg = vcfg(128, blk, rep);
+            if (unary) q.rs2 = cfg;
+            else if (scalar) q.rs2 = 0x3e8f5c29u, q.rs3 = cfg; /* 0.28 as f32 bits, rounded to f16 */
+            else q.rs2 = 65536, q.rs3 = cfg;
+            for (int t = 0; t < 2; t++) {
+                AscExecStats st;
+                ck_assert_msg(run(&e[t], &q, &st), "%s: %s", asc_insn_info[ops[k]].mnemonic, e[t].ctx.fault);
+            }
+            ck_assert_msg(!memcmp(e[0].ub, e[1].ub, e[1].ub_bytes), "%s part %u: F16C path differs from the portable one",
+                          asc_insn_info[ops[k]].mnemonic, part);
+        }
+    }
+#if defined(__GNUC__) && defined(__x86_64__)
+    unsigned a, b, c, d; /* a host with F16C took it (its check against the portable conversions passed) */
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C)) ck_assert_int_eq(e[1].ctx.f16c, 1);
+#endif
+    env_free(&e[0]);
+    env_free(&e[1]);
 }
 END_TEST
 
@@ -1012,6 +1134,8 @@ int main(void)
     TCase *tc = tcase_create("exec_vector");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_op_random);
+    tcase_add_test(tc, every_op_same_pc_twice);
+    tcase_add_test(tc, f16_wide_matches_portable);
     tcase_add_test(tc, repeat_255);
     tcase_add_test(tc, vexp_f32_is_host_expf);
     tcase_add_test(tc, f16_corners);
