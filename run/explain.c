@@ -97,7 +97,7 @@ struct AscExplain {
     uint8_t last_pipe;
     bool oom;
     bool full;  /* more than ASC_EXPLAIN_MAX_EVENTS instructions: nothing is analysed */
-    bool mapped; /* ev is one mapping of ASC_EXPLAIN_MAX_EVENTS events (ev_first), not the allocator's */
+    bool mapped; /* ev is one mapping of ASC_EXPLAIN_MAX_EVENTS events (ev_map), not the allocator's */
     const AscSim *sim;
     Seg *seg;
     uint32_t nseg;
@@ -147,13 +147,28 @@ static inline void rec_store(AscExplain *x, const AscSimInsnEvent *e)
     v->stall_cycles = e->stall_cycles, v->hbm_extra = e->hbm_extra_cycles;
 }
 
-/* The event array.  With the default allocator on Linux the first growth maps room for every
- * event the recorder keeps (ASC_EXPLAIN_MAX_EVENTS x 72 B = 18 MiB of address space, MAP_NORESERVE,
- * madvise MADV_HUGEPAGE): the kernel backs only the pages the events reach, with transparent huge
- * pages where it can, and the array never moves.  Doubling it with realloc instead took a 4 KiB
- * page fault per 57 events (a run that fills the recorder: ~4,600 faults, 19 MB touched through
- * the growth's copies; the full softmax of bench/README.md spent ~15% of its wall time there).
- * A caller's own AscAlloc is used as is, doubling from 4096 events. */
+/* The event array.  With the default allocator on Linux asc_explain_new maps room for every
+ * event the recorder keeps (ev_map: ASC_EXPLAIN_MAX_EVENTS x 72 B = 18 MiB of address space,
+ * MAP_NORESERVE, madvise MADV_HUGEPAGE): the kernel backs only the pages the events reach, with
+ * transparent huge pages where it can, the array never moves and the run allocates nothing for
+ * it.  Doubling it with realloc instead took a 4 KiB page fault per 57 events (a run that fills
+ * the recorder: ~4,600 faults, 19 MB touched through the growth's copies; the full softmax of
+ * bench/README.md spent ~15% of its wall time there).  A caller's own AscAlloc (or a failed
+ * mapping) is used as before, doubling from 4096 events as the run goes. */
+static void ev_map(AscExplain *x)
+{
+#ifdef EV_MAPPED
+    if (!asc_alloc_is_default(&x->a)) return;
+    size_t bytes = (size_t)ASC_EXPLAIN_MAX_EVENTS * sizeof *x->ev;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return;
+    (void)madvise(m, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+    x->ev = m, x->cap = ASC_EXPLAIN_MAX_EVENTS, x->mapped = true;
+#else
+    (void)x;
+#endif
+}
+
 static void ev_release(AscExplain *x)
 {
 #ifdef EV_MAPPED
@@ -167,20 +182,10 @@ static void ev_release(AscExplain *x)
     x->ev = NULL;
 }
 
-/* Room for more events (x->n == x->cap < ASC_EXPLAIN_MAX_EVENTS); false: out of memory. */
+/* Room for more events (x->n == x->cap < ASC_EXPLAIN_MAX_EVENTS: the allocator's array, never
+ * the mapped one); false: out of memory. */
 static bool ev_grow(AscExplain *x)
 {
-#ifdef EV_MAPPED
-    if (!x->cap && asc_alloc_is_default(&x->a)) {
-        size_t bytes = (size_t)ASC_EXPLAIN_MAX_EVENTS * sizeof *x->ev;
-        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m != MAP_FAILED) {
-            (void)madvise(m, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
-            x->ev = m, x->cap = ASC_EXPLAIN_MAX_EVENTS, x->mapped = true;
-            return true;
-        }
-    }
-#endif
     uint32_t nc = x->cap ? x->cap * 2 : 4096;
     Ev *np = asc_realloc(&x->a, x->ev, (size_t)x->cap * sizeof *np, (size_t)nc * sizeof *np);
     if (!np) return false;
@@ -242,6 +247,7 @@ AscExplain *asc_explain_new(const AscAlloc *alloc, AscSimObserver *obs)
     x->a = a;
     x->next = *obs;
     x->last = UINT32_MAX;
+    ev_map(x);
     /* flags and counters are only passed on: with nobody after the recorder to take them
      * it leaves them unset, so the engine skips building them (a counter per transfer
      * every time the HBM sharing changes) */
